@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tapster-run: runs a module built by tapster (staprun's job).
+ *
+ *   tapster-run [-c CMD] [-x PID] [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]
+ *
+ * It inserts the module, starts the session through /proc/tapster_NAME/ctl, streams the
+ * script's output from /proc/tapster_NAME/out (stdout records to stdout or FILE, stderr
+ * records to stderr), stops the session when the -c command exits or a signal arrives, and
+ * removes the module. The exit status is 1 when the session had errors, else the -c
+ * command's status, else 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The record header of the output channel (runtime/transport.h). */
+struct record {
+	uint32_t len;
+	uint32_t channel;
+};
+
+enum { CHANNEL_STDOUT = 1, CHANNEL_STDERR = 2 };
+
+struct options {
+	const char *command;	/* -c */
+	pid_t target_pid;	/* -x */
+	const char *output;	/* -o */
+	bool verbose;
+	const char *module_path;
+	char params[1024];	/* module parameters */
+};
+
+struct session {
+	char name[NAME_MAX];	/* module name */
+	char dir[PATH_MAX];	/* /proc/tapster_NAME */
+	int out_fd, ctl_fd;
+	int stdout_fd;
+	pid_t child;		/* the -c command, 0 when none or reaped */
+	int child_status;
+	bool child_exited;
+	bool stop_sent;
+	int go_pipe[2];		/* the child waits on it until the probes are armed */
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ERROR: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]\n",
+	      out);
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;	/* the reader went away; nothing better to do */
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void parse_options(int argc, char **argv, struct options *opt)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "+c:x:o:vh")) != -1) {
+		switch (c) {
+		case 'c':
+			opt->command = optarg;
+			break;
+		case 'x':
+			opt->target_pid = atoi(optarg);
+			break;
+		case 'o':
+			opt->output = optarg;
+			break;
+		case 'v':
+			opt->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(1);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		exit(1);
+	}
+	opt->module_path = argv[optind++];
+	for (; optind < argc; optind++) {
+		size_t used = strlen(opt->params);
+
+		snprintf(opt->params + used, sizeof(opt->params) - used, " %s", argv[optind]);
+	}
+}
+
+/* The module name is the file name without ".ko", as the kernel will call it. */
+static void module_name(const char *path, char *name, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 3 && !strcmp(base + len - 3, ".ko"))
+		len -= 3;
+	if (len >= size)
+		fail("module name too long: %s", base);
+	memcpy(name, base, len);
+	name[len] = '\0';
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+}
+
+/* The -c command: forked now, held until the probes are armed, then exec'd by the shell. */
+static void fork_command(struct session *s, const char *command)
+{
+	if (pipe2(s->go_pipe, O_CLOEXEC) < 0)
+		fail("pipe: %s", strerror(errno));
+	s->child = fork();
+	if (s->child < 0)
+		fail("fork: %s", strerror(errno));
+	if (s->child == 0) {
+		char go;
+
+		close(s->go_pipe[1]);
+		if (read(s->go_pipe[0], &go, 1) != 1)
+			_exit(127);	/* the session never started */
+		signal(SIGINT, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		fprintf(stderr, "ERROR: cannot run /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(s->go_pipe[0]);
+}
+
+static void release_command(struct session *s)
+{
+	if (s->child && write(s->go_pipe[1], "g", 1) != 1)
+		fail("cannot start the command: %s", strerror(errno));
+	if (s->child)
+		close(s->go_pipe[1]);
+}
+
+static void insert_module(const struct options *opt, const struct session *s)
+{
+	int fd = open(opt->module_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("Couldn't open module '%s': %s", opt->module_path, strerror(errno));
+	if (syscall(SYS_finit_module, fd, opt->params, 0) != 0) {
+		int err = errno;
+
+		if (err == EEXIST)
+			fail("Couldn't insert module '%s': module '%s' is already loaded",
+			     opt->module_path, s->name);
+		fail("Couldn't insert module '%s': %s", opt->module_path, strerror(err));
+	}
+	close(fd);
+}
+
+static void remove_module(const struct session *s)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		if (syscall(SYS_delete_module, s->name, O_NONBLOCK) == 0)
+			return;
+		if (errno != EAGAIN && errno != EBUSY)
+			break;
+		usleep(100000);
+	}
+	fprintf(stderr, "ERROR: Couldn't remove module '%s': %s\n", s->name, strerror(errno));
+}
+
+static int open_proc(const struct session *s, const char *file, int flags)
+{
+	char path[PATH_MAX + 8];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, file);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		fail("cannot open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static int send_command(struct session *s, const char *cmd)
+{
+	ssize_t n = pwrite(s->ctl_fd, cmd, strlen(cmd), 0);
+
+	return n < 0 ? -errno : 0;
+}
+
+/* One counter of the ctl file ("errors", "skipped", "dropped"), or the state's name. */
+static long read_counter(const struct session *s, const char *name, char *state, size_t size)
+{
+	char text[256], *line;
+	ssize_t n = pread(s->ctl_fd, text, sizeof(text) - 1, 0);
+	long value = 0;
+
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char *space = strchr(line, ' ');
+
+		if (!space)
+			continue;
+		*space = '\0';
+		if (state && !strcmp(line, "state"))
+			snprintf(state, size, "%s", space + 1);
+		if (name && !strcmp(line, name))
+			value = strtol(space + 1, NULL, 10);
+	}
+	return value;
+}
+
+/* Demultiplexes the records read from out. */
+static void forward_records(const struct session *s, const char *buf, size_t len)
+{
+	while (len >= sizeof(struct record)) {
+		struct record rec;
+
+		memcpy(&rec, buf, sizeof(rec));
+		if (rec.len > len - sizeof(rec))
+			break;	/* the module hands out whole records; never happens */
+		write_all(rec.channel == CHANNEL_STDERR ? STDERR_FILENO : s->stdout_fd,
+			  buf + sizeof(rec), rec.len);
+		buf += sizeof(rec) + rec.len;
+		len -= sizeof(rec) + rec.len;
+	}
+}
+
+/* Returns false at the end of the output (the session stopped and everything was read). */
+static bool drain_output(struct session *s)
+{
+	static char buf[1 << 20];
+
+	for (;;) {
+		ssize_t n = read(s->out_fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			forward_records(s, buf, (size_t)n);
+			continue;
+		}
+		if (n == 0)
+			return false;
+		if (errno == EAGAIN || errno == EINTR)
+			return true;
+		fail("reading the output: %s", strerror(errno));
+	}
+}
+
+static void stop_session(struct session *s)
+{
+	if (s->stop_sent)
+		return;
+	s->stop_sent = true;
+	send_command(s, "stop");
+}
+
+static void check_command(struct session *s)
+{
+	int status;
+
+	if (!s->child || s->child_exited)
+		return;
+	if (waitpid(s->child, &status, WNOHANG) == s->child) {
+		s->child_exited = true;
+		s->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
+						    : 128 + WTERMSIG(status);
+		stop_session(s);
+	}
+}
+
+static void run_session(struct session *s)
+{
+	struct pollfd pfd = { .fd = s->out_fd, .events = POLLIN };
+
+	for (;;) {
+		if (interrupted)
+			stop_session(s);
+		check_command(s);
+		if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
+			fail("poll: %s", strerror(errno));
+		if (!drain_output(s))
+			return;
+	}
+}
+
+/* The -c command may outlive the script (exit() in a probe): it ends with the session. */
+static void end_command(struct session *s)
+{
+	int status;
+
+	if (!s->child || s->child_exited)
+		return;
+	kill(s->child, SIGTERM);
+	if (waitpid(s->child, &status, 0) == s->child) {
+		s->child_exited = true;
+		s->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
+						    : 128 + WTERMSIG(status);
+	}
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = { 0 };
+	struct session s = { .stdout_fd = STDOUT_FILENO };
+	int rc;
+
+	parse_options(argc, argv, &opt);
+	module_name(opt.module_path, s.name, sizeof(s.name));
+	snprintf(s.dir, sizeof(s.dir), "/proc/tapster_%s", s.name);
+	if (opt.output) {
+		s.stdout_fd = open(opt.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (s.stdout_fd < 0)
+			fail("cannot open output file %s: %s", opt.output, strerror(errno));
+	}
+	install_signals();
+	if (opt.command)
+		fork_command(&s, opt.command);
+	if (s.child || opt.target_pid) {
+		size_t used = strlen(opt.params);
+
+		snprintf(opt.params + used, sizeof(opt.params) - used, " target=%d",
+			 s.child ? (int)s.child : (int)opt.target_pid);
+	}
+	insert_module(&opt, &s);
+	s.out_fd = open_proc(&s, "out", O_RDONLY | O_NONBLOCK);
+	s.ctl_fd = open_proc(&s, "ctl", O_RDWR);
+	rc = send_command(&s, "start");
+	if (rc < 0) {
+		/* The module said why on its stderr channel. */
+		s.stop_sent = true;
+		while (drain_output(&s))
+			usleep(10000);
+		remove_module(&s);
+		end_command(&s);
+		return 1;
+	}
+	release_command(&s);
+	run_session(&s);
+
+	long errors = read_counter(&s, "errors", NULL, 0);
+	long dropped = read_counter(&s, "dropped", NULL, 0);
+
+	if (dropped)
+		fprintf(stderr, "WARNING: There were %ld transport failures.\n", dropped);
+	close(s.out_fd);
+	close(s.ctl_fd);
+	remove_module(&s);
+	end_command(&s);
+	if (opt.verbose)
+		fprintf(stderr, "tapster-run: session ended, errors %ld\n", errors);
+	if (errors)
+		return 1;
+	return s.child ? s.child_status : 0;
+}

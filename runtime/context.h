@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The probe context: what one probe hit owns on its CPU. Every handler enters it first;
+ * a probe that fires while another holds its CPU's context (an interrupt, or a probe inside
+ * a probe) is skipped and counted, as in stap. Holding the context also makes this CPU's
+ * output ring ours alone (see transport.h).
+ *
+ * The generated module defines `union tap_frame` (the locals of every probe body and script
+ * function) before including the runtime; a context holds one frame per nesting level.
+ */
+#ifndef TAP_CONTEXT_H
+#define TAP_CONTEXT_H
+
+#include <asm/local.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/smp.h>
+#include <linux/vmalloc.h>
+
+#include "defaults.h"
+#include "session.h"
+#include "transport.h"
+
+/* What the script sees of the probe point that fired: pp() and ppfunc(). */
+struct tap_probe_point {
+	const char *pp;		/* the probe point as a string, e.g. kernel.function("f").return */
+	const char *func;	/* the probed function's name, or "" */
+};
+
+struct tap_print_buffer {
+	u32 len;
+	char buf[TAP_PRINT_BUFFER_SIZE];
+};
+
+struct tap_context {
+	local_t busy;
+	const struct tap_probe_point *pp;
+	struct pt_regs *regs;		/* registers at the probe hit, or NULL (begin/end) */
+	struct kretprobe_instance *ri;	/* return probes */
+	const char *last_error;		/* set by a failing statement; ends the probe hit */
+	const char *error_location;	/* "operator '/' at FILE:LINE:COL" of that statement */
+	int actions_remaining;
+	int nesting;
+	struct tap_print_buffer print;
+	char error_buffer[MAXSTRINGLEN];	/* room for a formatted last_error */
+	char message[MAXSTRINGLEN + 256];	/* a line for the stderr channel */
+	union tap_frame frames[MAXNESTING + 1];
+};
+
+/* A begin or end probe: run from process context, in priority order. */
+struct tap_been_probe {
+	const struct tap_probe_point *pp;
+	void (*body)(struct tap_context *c);
+};
+
+static struct tap_context **tap_contexts;	/* one per possible CPU */
+
+static void tap_print_flush(struct tap_context *c);
+static void tap_report_error(struct tap_context *c);
+
+/*
+ * Takes this CPU's context for a probe hit, if the session is in `state` and nobody holds it.
+ * The caller runs with preemption disabled (kprobe handlers do; process-context callers use
+ * tap_context_enter_process()).
+ */
+static __always_inline struct tap_context *
+tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int state)
+{
+	struct tap_context *c;
+
+	if (unlikely(atomic_read(&tap_state) != state))
+		return NULL;
+	c = tap_contexts[smp_processor_id()];
+	if (unlikely(local_inc_return(&c->busy) != 1)) {
+		local_dec(&c->busy);
+		atomic_inc(&tap_skipped_count);
+		atomic_inc(&tap_skipped_reentrant);
+		return NULL;
+	}
+	c->pp = pp;
+	c->regs = regs;
+	c->last_error = NULL;
+	c->actions_remaining = MAXACTION;
+	c->nesting = 0;
+	return c;
+}
+
+/* Ends a probe hit: its output goes out whole, its error is reported. */
+static __always_inline void tap_context_exit(struct tap_context *c)
+{
+	if (c->print.len)
+		tap_print_flush(c);
+	if (unlikely(c->last_error))
+		tap_report_error(c);
+	local_dec(&c->busy);
+}
+
+/* For begin/end probes and the runtime's own messages, from process context. */
+static struct tap_context *tap_context_enter_process(const struct tap_probe_point *pp, int state)
+{
+	struct tap_context *c;
+
+	preempt_disable();
+	c = tap_context_enter(pp, NULL, state);
+	if (!c)
+		preempt_enable();
+	return c;
+}
+
+static void tap_context_exit_process(struct tap_context *c)
+{
+	tap_context_exit(c);
+	preempt_enable();
+}
+
+static int tap_contexts_alloc(void)
+{
+	int cpu;
+
+	tap_contexts = kcalloc(nr_cpu_ids, sizeof(*tap_contexts), GFP_KERNEL);
+	if (!tap_contexts)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		tap_contexts[cpu] = vzalloc_node(sizeof(struct tap_context), cpu_to_node(cpu));
+		if (!tap_contexts[cpu])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void tap_contexts_free(void)
+{
+	int cpu;
+
+	if (!tap_contexts)
+		return;
+	for_each_possible_cpu(cpu)
+		vfree(tap_contexts[cpu]);
+	kfree(tap_contexts);
+	tap_contexts = NULL;
+}
+
+#endif

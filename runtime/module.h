@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The session's life in the kernel, driven by the loader through /proc/tapster_MODULE/ctl:
+ *
+ *   insmod        contexts, rings and the proc files are set up; nothing fires yet
+ *   "start"       begin probes run, then every other probe is registered
+ *   "stop"        (or exit(), or an error limit) the stop work unregisters the probes, runs the
+ *                 end probes, reports the counters, and the state becomes STOPPED
+ *   read of out   returns end of file once STOPPED and drained; then the loader unloads us
+ *
+ * Reading ctl gives the state and the counters as "name value" lines.
+ */
+#ifndef TAP_MODULE_H
+#define TAP_MODULE_H
+
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/proc_fs.h>
+#include <linux/workqueue.h>
+
+#include "compat.h"
+#include "context.h"
+#include "kprobes.h"
+#include "print.h"
+#include "session.h"
+#include "transport.h"
+
+static bool tap_started;
+static DEFINE_MUTEX(tap_ctl_mutex);
+static struct proc_dir_entry *tap_proc_dir;
+static struct timer_list tap_poll_timer;
+static void tap_stop_work_fn(struct work_struct *work);
+static DECLARE_WORK(tap_stop_work, tap_stop_work_fn);
+
+#define TAP_POLL_INTERVAL max(1, HZ / 100)
+
+static void tap_run_been(const struct tap_been_probe *probes, int count, int state)
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		struct tap_context *c = tap_context_enter_process(probes[i].pp, state);
+
+		if (!c)
+			continue;
+		probes[i].body(c);
+		tap_context_exit_process(c);
+	}
+}
+
+static void tap_unregister_all(void)
+{
+#if TAP_NUM_KPROBES > 0
+	tap_unregister_kprobes(tap_kprobes, TAP_NUM_KPROBES);
+#endif
+#if TAP_NUM_KRETPROBES > 0
+	tap_unregister_kretprobes(tap_kretprobes, TAP_NUM_KRETPROBES);
+#endif
+}
+
+static int tap_register_all(void)
+{
+	int rc = 0;
+
+#if TAP_NUM_KPROBES > 0
+	rc = tap_register_kprobes(tap_kprobes, TAP_NUM_KPROBES);
+#endif
+#if TAP_NUM_KRETPROBES > 0
+	if (!rc)
+		rc = tap_register_kretprobes(tap_kretprobes, TAP_NUM_KRETPROBES);
+#endif
+	if (rc)
+		tap_unregister_all();
+	return rc;
+}
+
+/* The closing words of a session, as stap has them. */
+static void tap_report_counters(void)
+{
+	struct tap_context *c = tap_context_enter_process(NULL, TAP_STOPPING);
+	int errors = atomic_read(&tap_error_count);
+	int skipped = atomic_read(&tap_skipped_count);
+	int reentrant = atomic_read(&tap_skipped_reentrant);
+
+	if (!c)
+		return;
+#if TAP_NUM_KRETPROBES > 0
+	tap_report_missed_kretprobes(c, tap_kretprobes, TAP_NUM_KRETPROBES);
+#endif
+	if (errors || skipped || reentrant) {
+		tap_channel_stderr(c, "WARNING: Number of errors: %d, skipped probes: %d\n",
+				   errors, skipped);
+		if (reentrant)
+			tap_channel_stderr(c, "WARNING: Skipped due to reentrancy: %d\n", reentrant);
+	}
+	tap_context_exit_process(c);
+}
+
+static void tap_stop_work_fn(struct work_struct *work)
+{
+	if (atomic_cmpxchg(&tap_state, TAP_STOP_REQUESTED, TAP_STOPPING) != TAP_STOP_REQUESTED)
+		return;
+	if (tap_started) {
+		tap_unregister_all();
+		tap_run_been(tap_end_probes, TAP_NUM_END, TAP_STOPPING);
+		tap_report_counters();
+	}
+	atomic_set(&tap_state, TAP_STOPPED);
+	wake_up_interruptible(&tap_read_wait);
+}
+
+/* Wakes the reader when there is output, and starts the stop work when it is due. */
+static void tap_poll_timer_fn(struct timer_list *timer)
+{
+	int state = tap_session_state();
+
+	if (state == TAP_STOP_REQUESTED)
+		schedule_work(&tap_stop_work);
+	if (tap_rings_have_data())
+		wake_up_interruptible(&tap_read_wait);
+	if (state != TAP_STOPPED)
+		mod_timer(&tap_poll_timer, jiffies + TAP_POLL_INTERVAL);
+}
+
+static int tap_session_start(void)
+{
+	int rc;
+
+	if (tap_started)
+		return -EBUSY;
+	tap_started = true;
+	tap_run_been(tap_begin_probes, TAP_NUM_BEGIN, TAP_STARTING);
+	if (tap_session_state() != TAP_STARTING)
+		return 0;	/* exit() in a begin probe: the stop work takes over */
+	rc = tap_register_all();
+	if (rc) {
+		/* Nothing fired but begin; the session ends without end probes. */
+		tap_started = false;
+		tap_request_stop();
+		schedule_work(&tap_stop_work);
+		return rc;
+	}
+	atomic_cmpxchg(&tap_state, TAP_STARTING, TAP_RUNNING);
+	return 0;
+}
+
+static ssize_t tap_ctl_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
+{
+	char text[160];
+	int len = scnprintf(text, sizeof(text),
+			    "state %s\nerrors %d\nskipped %d\ndropped %llu\n",
+			    tap_state_names[tap_session_state()],
+			    atomic_read(&tap_error_count), atomic_read(&tap_skipped_count),
+			    (unsigned long long)tap_rings_dropped());
+
+	return simple_read_from_buffer(buf, count, ppos, text, len);
+}
+
+static ssize_t tap_ctl_write(struct file *file, const char __user *buf, size_t count,
+			     loff_t *ppos)
+{
+	char cmd[16] = "";
+	int rc = 0;
+
+	if (copy_from_user(cmd, buf, min(count, sizeof(cmd) - 1)))
+		return -EFAULT;
+	mutex_lock(&tap_ctl_mutex);
+	if (!strncmp(cmd, "start", 5)) {
+		rc = tap_session_start();
+	} else if (!strncmp(cmd, "stop", 4)) {
+		tap_request_stop();
+		schedule_work(&tap_stop_work);
+	} else {
+		rc = -EINVAL;
+	}
+	mutex_unlock(&tap_ctl_mutex);
+	return rc ? rc : count;
+}
+
+static const struct proc_ops tap_out_ops = {
+	.proc_read = tap_out_read,
+	.proc_poll = tap_out_poll,
+	.proc_lseek = noop_llseek,
+};
+
+static const struct proc_ops tap_ctl_ops = {
+	.proc_read = tap_ctl_read,
+	.proc_write = tap_ctl_write,
+	.proc_lseek = noop_llseek,
+};
+
+static void tap_module_cleanup(void)
+{
+	proc_remove(tap_proc_dir);
+	tap_rings_free();
+	tap_contexts_free();
+}
+
+static int __init tap_module_init(void)
+{
+	int rc = tap_contexts_alloc();
+
+	if (!rc)
+		rc = tap_rings_alloc();
+	if (rc)
+		goto fail;
+	rc = -ENOMEM;
+	tap_proc_dir = proc_mkdir("tapster_" KBUILD_MODNAME, NULL);
+	if (!tap_proc_dir)
+		goto fail;
+	if (!proc_create("out", 0400, tap_proc_dir, &tap_out_ops) ||
+	    !proc_create("ctl", 0600, tap_proc_dir, &tap_ctl_ops))
+		goto fail;
+	timer_setup(&tap_poll_timer, tap_poll_timer_fn, 0);
+	mod_timer(&tap_poll_timer, jiffies + TAP_POLL_INTERVAL);
+	return 0;
+fail:
+	tap_module_cleanup();
+	return rc;
+}
+
+static void __exit tap_module_exit(void)
+{
+	/* The loader normally stopped the session already; if not (it was killed), do it now. */
+	tap_request_stop();
+	schedule_work(&tap_stop_work);
+	flush_work(&tap_stop_work);
+	atomic_set(&tap_state, TAP_STOPPED);
+	tap_timer_delete_sync(&tap_poll_timer);
+	cancel_work_sync(&tap_stop_work);
+	tap_module_cleanup();
+}
+
+module_init(tap_module_init);
+module_exit(tap_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("tapster script module");
+
+#endif

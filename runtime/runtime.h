@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The first runtime header a generated module includes, before its own declarations: the
+ * limits and the pieces that do not depend on the script. The generated module then defines
+ * `union tap_frame` and includes "context.h", its probe bodies, and last "module.h".
+ */
+#ifndef TAP_RUNTIME_H
+#define TAP_RUNTIME_H
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/types.h>
+
+#include "defaults.h"
+#include "compat.h"
+#include "session.h"
+
+#endif

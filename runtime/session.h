@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The session: its state, its counters, and how it is asked to stop.
+ *
+ * STARTING   begin probes run (from the loader's "start" command)
+ * RUNNING    every probe may fire
+ * STOP_REQUESTED  exit(), an error limit or the loader asked for the end; the stop work is due
+ * STOPPING   probes are being unregistered and end probes run
+ * STOPPED    nothing runs any more; the loader drains what is left and unloads the module
+ */
+#ifndef TAP_SESSION_H
+#define TAP_SESSION_H
+
+#include <linux/atomic.h>
+#include <linux/moduleparam.h>
+
+enum tap_state {
+	TAP_STARTING,
+	TAP_RUNNING,
+	TAP_STOP_REQUESTED,
+	TAP_STOPPING,
+	TAP_STOPPED,
+};
+
+static atomic_t tap_state = ATOMIC_INIT(TAP_STARTING);
+static atomic_t tap_error_count = ATOMIC_INIT(0);
+static atomic_t tap_skipped_count = ATOMIC_INIT(0);
+static atomic_t tap_skipped_reentrant = ATOMIC_INIT(0);
+
+/* target(): the pid given by the loader for -c or -x, 0 when none. */
+static int tap_target_pid;
+module_param_named(target, tap_target_pid, int, 0400);
+MODULE_PARM_DESC(target, "pid returned by target()");
+
+static const char *const tap_state_names[] = {
+	[TAP_STARTING] = "starting",
+	[TAP_RUNNING] = "running",
+	[TAP_STOP_REQUESTED] = "stop-requested",
+	[TAP_STOPPING] = "stopping",
+	[TAP_STOPPED] = "stopped",
+};
+
+static inline int tap_session_state(void)
+{
+	return atomic_read(&tap_state);
+}
+
+/*
+ * Asks for the end of the session. Safe in any context: it only changes the state; the
+ * transport's timer (or the loader's "stop" command) starts the stop work.
+ */
+static inline void tap_request_stop(void)
+{
+	atomic_cmpxchg(&tap_state, TAP_RUNNING, TAP_STOP_REQUESTED);
+	atomic_cmpxchg(&tap_state, TAP_STARTING, TAP_STOP_REQUESTED);
+}
+
+#endif

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The output channel: one ring per CPU, filled from probe context and drained by the loader
+ * through /proc/tapster_MODULE/out.
+ *
+ * A ring has a single producer, the probe context that owns its CPU (see context.h), and a
+ * single consumer, the loader's reader (serialised by tap_read_mutex), so it needs no lock:
+ * the producer publishes `head` with a release store after writing the bytes, the consumer
+ * publishes `tail` the same way after reading them. A record is a tap_record header followed
+ * by its bytes; the reader hands out whole records only, so lines are never cut. When a record
+ * does not fit, it is dropped and counted; the loader reports the count at the end.
+ *
+ * Probe context never wakes anybody up (a probe may sit on the scheduler's own path): a timer
+ * polls the rings every few milliseconds and wakes the reader.
+ */
+#ifndef TAP_TRANSPORT_H
+#define TAP_TRANSPORT_H
+
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/proc_fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "defaults.h"
+#include "session.h"
+
+enum tap_channel {
+	TAP_CHANNEL_STDOUT = 1,
+	TAP_CHANNEL_STDERR = 2,
+};
+
+struct tap_record {
+	u32 len;	/* bytes following the header */
+	u32 channel;	/* enum tap_channel */
+};
+
+struct tap_ring {
+	char *data;
+	u32 mask;	/* size - 1 */
+	u32 head;	/* bytes ever written; only the producer stores it */
+	u32 tail;	/* bytes ever read; only the consumer stores it */
+	u64 dropped;	/* records that did not fit */
+};
+
+static struct tap_ring *tap_rings;	/* one per possible CPU */
+static DEFINE_MUTEX(tap_read_mutex);
+static DECLARE_WAIT_QUEUE_HEAD(tap_read_wait);
+
+static unsigned int tap_bufsize = TAP_BUFFER_SIZE;
+module_param_named(bufsize, tap_bufsize, uint, 0400);
+MODULE_PARM_DESC(bufsize, "bytes of output buffer per CPU (rounded up to a power of two)");
+
+static void tap_ring_copy_in(struct tap_ring *ring, u32 pos, const void *src, u32 len)
+{
+	u32 off = pos & ring->mask;
+	u32 first = min(len, ring->mask + 1 - off);
+
+	memcpy(ring->data + off, src, first);
+	memcpy(ring->data, (const char *)src + first, len - first);
+}
+
+/* Appends one record to the ring of the caller's CPU. The caller owns that CPU's context. */
+static void tap_ring_write(struct tap_ring *ring, enum tap_channel channel,
+			   const char *buf, u32 len)
+{
+	struct tap_record rec = { .len = len, .channel = channel };
+	u32 head = ring->head;
+	u32 used = head - smp_load_acquire(&ring->tail);
+
+	if (ring->mask + 1 - used < sizeof(rec) + len) {
+		WRITE_ONCE(ring->dropped, ring->dropped + 1);
+		return;
+	}
+	tap_ring_copy_in(ring, head, &rec, sizeof(rec));
+	tap_ring_copy_in(ring, head + sizeof(rec), buf, len);
+	smp_store_release(&ring->head, head + sizeof(rec) + len);
+}
+
+static bool tap_rings_have_data(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(tap_rings[cpu].head) != READ_ONCE(tap_rings[cpu].tail))
+			return true;
+	return false;
+}
+
+static u64 tap_rings_dropped(void)
+{
+	u64 dropped = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		dropped += READ_ONCE(tap_rings[cpu].dropped);
+	return dropped;
+}
+
+static int tap_ring_copy_out(struct tap_ring *ring, u32 pos, char __user *dst, u32 len)
+{
+	u32 off = pos & ring->mask;
+	u32 first = min(len, ring->mask + 1 - off);
+
+	if (copy_to_user(dst, ring->data + off, first))
+		return -EFAULT;
+	if (copy_to_user(dst + first, ring->data, len - first))
+		return -EFAULT;
+	return 0;
+}
+
+/* Moves whole records of one ring to user space; returns bytes moved or -EFAULT. */
+static ssize_t tap_ring_read(struct tap_ring *ring, char __user *dst, size_t room)
+{
+	u32 tail = ring->tail;
+	u32 head = smp_load_acquire(&ring->head);
+	size_t done = 0;
+
+	while (tail != head) {
+		struct tap_record rec;
+		u32 off = tail & ring->mask;
+		u32 first = min_t(u32, sizeof(rec), ring->mask + 1 - off);
+		u32 size;
+
+		memcpy(&rec, ring->data + off, first);
+		memcpy((char *)&rec + first, ring->data, sizeof(rec) - first);
+		size = sizeof(rec) + rec.len;
+		if (size > room - done)
+			break;
+		if (tap_ring_copy_out(ring, tail, dst + done, size))
+			return -EFAULT;
+		done += size;
+		tail += size;
+	}
+	smp_store_release(&ring->tail, tail);
+	return done;
+}
+
+static ssize_t tap_out_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
+{
+	ssize_t total;
+	int cpu;
+
+	for (;;) {
+		bool stopped = tap_session_state() == TAP_STOPPED;
+
+		total = 0;
+		mutex_lock(&tap_read_mutex);
+		for_each_possible_cpu(cpu) {
+			ssize_t n = tap_ring_read(&tap_rings[cpu], buf + total, count - total);
+
+			if (n < 0) {
+				total = n;
+				break;
+			}
+			total += n;
+		}
+		mutex_unlock(&tap_read_mutex);
+		/* Read after the state: once STOPPED, no producer is left, so empty is final. */
+		if (total != 0 || stopped)
+			return total;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(tap_read_wait, tap_rings_have_data() ||
+					     tap_session_state() == TAP_STOPPED))
+			return -ERESTARTSYS;
+	}
+}
+
+static __poll_t tap_out_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &tap_read_wait, wait);
+	if (tap_rings_have_data() || tap_session_state() == TAP_STOPPED)
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static int tap_rings_alloc(void)
+{
+	u32 size = roundup_pow_of_two(max(tap_bufsize, 4096u));
+	int cpu;
+
+	tap_rings = kcalloc(nr_cpu_ids, sizeof(*tap_rings), GFP_KERNEL);
+	if (!tap_rings)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		tap_rings[cpu].data = vmalloc_node(size, cpu_to_node(cpu));
+		if (!tap_rings[cpu].data)
+			return -ENOMEM;
+		tap_rings[cpu].mask = size - 1;
+	}
+	return 0;
+}
+
+static void tap_rings_free(void)
+{
+	int cpu;
+
+	if (!tap_rings)
+		return;
+	for_each_possible_cpu(cpu)
+		vfree(tap_rings[cpu].data);
+	kfree(tap_rings);
+	tap_rings = NULL;
+}
+
+#endif

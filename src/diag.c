@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Diagnostics in stap's form: see diag.h. */
+#include "diag.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "util.h"
+
+static int error_count;
+static int suppressed_count;
+static bool warnings_enabled = true;
+
+/* The messages of the parse errors printed so far. */
+static char **seen_messages;
+static int nseen_messages;
+
+int diag_suppressed_count(void)
+{
+	return suppressed_count;
+}
+
+int diag_error_count(void)
+{
+	return error_count;
+}
+
+void diag_reset(void)
+{
+	error_count = 0;
+}
+
+void diag_set_warnings(bool enabled)
+{
+	warnings_enabled = enabled;
+}
+
+/* The text of line `line` of `source`, without its newline. */
+static void source_line(const struct source *source, int line, const char **start, int *len)
+{
+	const char *p = source->text;
+	const char *end = source->text + source->len;
+
+	for (int n = 1; n < line && p < end; p++)
+		if (*p == '\n')
+			n++;
+	const char *eol = memchr(p, '\n', end - p);
+	*start = p;
+	*len = eol ? (int)(eol - p) : (int)(end - p);
+}
+
+void diag_print_source(struct loc loc, const char *label)
+{
+	const char *text;
+	int len;
+
+	if (!loc.source || !loc.source->text)
+		return;
+	source_line(loc.source, loc.line, &text, &len);
+	fprintf(stderr, "%s: %.*s\n", label, len, text);
+	/* The caret sits under column `col`; tabs in the line keep their width. */
+	int indent = (int)strlen(label) + 2;
+	fprintf(stderr, "%*s", indent, "");
+	for (int i = 0; i < loc.col - 1 && i < len; i++)
+		fputc(text[i] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+static void print_loc(struct loc loc)
+{
+	if (loc.source)
+		fprintf(stderr, " at %s:%d:%d", loc.source->name, loc.line, loc.col);
+}
+
+static void print_token(const struct token_desc *tok)
+{
+	if (!tok)
+		return;
+	if (tok->text)
+		fprintf(stderr, "%s '%s'", tok->what, tok->text);
+	else
+		fputs(tok->what, stderr);
+}
+
+void diag_error_at(const char *kind, const struct token_desc *tok, struct loc loc,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	error_count++;
+	fprintf(stderr, "%s: ", kind);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (tok) {
+		fputs(": ", stderr);
+		print_token(tok);
+	}
+	print_loc(loc);
+	fputc('\n', stderr);
+	diag_print_source(loc, "        source");
+	fputc('\n', stderr);
+}
+
+/* Records `key`; false when it was seen before. */
+static bool first_time(char *key)
+{
+	for (int i = 0; i < nseen_messages; i++) {
+		if (!strcmp(seen_messages[i], key)) {
+			free(key);
+			return false;
+		}
+	}
+	seen_messages = xrealloc(seen_messages, sizeof(*seen_messages) * (size_t)(nseen_messages + 1));
+	seen_messages[nseen_messages++] = key;
+	return true;
+}
+
+static void parse_error(const char *site, const char *label, const struct token_desc *tok,
+			struct loc loc, const char *fmt, va_list ap)
+{
+	struct strbuf message = { 0 };
+
+	error_count++;
+	sb_vaddf(&message, fmt, ap);
+	if (!first_time(xasprintf("%s\n%s", site ? site : "", message.buf))) {
+		suppressed_count++;
+		free(message.buf);
+		return;
+	}
+	fprintf(stderr, "parse error: %s\n", message.buf);
+	free(message.buf);
+	if (tok) {
+		fprintf(stderr, "%12s ", label);
+		print_token(tok);
+		print_loc(loc);
+		fputc('\n', stderr);
+	}
+	diag_print_source(loc, "     source");
+	fputc('\n', stderr);
+}
+
+void diag_parse_error_site(const char *site, const char *label, const struct token_desc *tok,
+			   struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	parse_error(site, label, tok, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_parse_error(const struct token_desc *saw, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	parse_error(NULL, "saw:", saw, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_parse_error_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	parse_error(NULL, "at:", tok, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_error(const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	error_count++;
+	fprintf(stderr, "%s: ", kind);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void diag_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!warnings_enabled)
+		return;
+	fputs("WARNING: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Diagnostics in stap's form. A located message is printed as
+ *
+ *     semantic error: unresolved function foo: identifier 'foo' at seed.stp:1:15
+ *             source: probe begin { foo() }
+ *                                   ^
+ *
+ * followed by a blank line. Each pass counts its errors; the driver prints the pass's
+ * closing line ("Pass 2: analysis failed.  [man error::pass2]").
+ */
+#ifndef TAPSTER_DIAG_H
+#define TAPSTER_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+struct source;
+
+struct loc {
+	const struct source *source;	/* NULL for "no location" */
+	int line, col;			/* 1-based */
+};
+
+/* What a token or node is, as stap names it in "saw:" and "at:" lines:
+ * "identifier 'foo'", "operator '}'", "number '3'", "string '\"x\"'", "keyword 'probe'". */
+struct token_desc {
+	const char *what;	/* "identifier", "operator", "number", "string", "keyword", ... */
+	const char *text;	/* the token as written; NULL for end of input */
+};
+
+/* "kind: message: what 'text' at file:line:col" + source line + caret + blank line. */
+void diag_error_at(const char *kind, const struct token_desc *tok, struct loc loc,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* stap's parse-error layout:
+ *     parse error: expected foo
+ *             saw: operator '}' at <input>:1:23
+ *          source: probe begin { x = 1 + }
+ *                                        ^
+ */
+void diag_parse_error(const struct token_desc *saw, struct loc loc,
+		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same with the token line labelled "at:" instead of "saw:", as stap has it for errors
+ * about a token itself (a malformed literal, an alias name with `?`, ...). */
+void diag_parse_error_at(const struct token_desc *tok, struct loc loc,
+			 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * As in stap, a parse error that was already printed is counted but not printed again; the
+ * driver ends with
+ *     Number of similar error messages suppressed: N.
+ *     Rerun with -v to see them.
+ * when this is not zero. Errors are the same when their message is, and their `site`:
+ * stap tells its errors apart by the place in its parser that raises them, so the same
+ * message can come from different sites ("expected identifier" after `global` and after
+ * `function` are both printed). NULL is a site of its own.
+ */
+void diag_parse_error_site(const char *site, const char *label, const struct token_desc *tok,
+			   struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+int diag_suppressed_count(void);
+
+/* An unlocated error or warning: "semantic error: ..." / "WARNING: ...". */
+void diag_error(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "        source: LINE\n" and the caret line, with the given label width. */
+void diag_print_source(struct loc loc, const char *label);
+
+/* Errors reported since the last diag_reset(). */
+int diag_error_count(void);
+void diag_reset(void);
+
+/* -w: warnings are not printed. */
+void diag_set_warnings(bool enabled);
+
+#endif

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 2: resolution and type inference.
+ *
+ * Derives each probe's points through the providers, resolves every
+ * identifier to a local, parameter or global and every call to a script or library function
+ * (pulling in only what is used), then infers types to a fixed point and checks them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "format.h"
+#include "program.h"
+#include "providers/providers.h"
+#include "util.h"
+
+struct elab {
+	struct program *program;
+	struct used_function *function;	/* the function being inferred, NULL in probes */
+	struct scope *scope;		/* locals of the body being resolved */
+	struct derived_probe *probe;	/* the probe being resolved, NULL in functions */
+	struct var **globals_tail;
+	bool changed;			/* inference made progress in this round */
+	bool report;			/* the last round: type errors are reported */
+};
+
+/* ---- Symbols ---- */
+
+static struct var *scope_find(struct scope *scope, const char *name)
+{
+	for (struct var *v = scope->vars; v; v = v->next)
+		if (!strcmp(v->name, name))
+			return v;
+	return NULL;
+}
+
+static struct var *scope_add(struct scope *scope, const char *name, struct loc loc)
+{
+	struct var **tail = &scope->vars;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = xcalloc(1, sizeof(**tail));
+	(*tail)->name = xstrdup(name);
+	(*tail)->loc = loc;
+	scope->nvars++;
+	return *tail;
+}
+
+static struct global *find_global_in(struct file *file, const char *name)
+{
+	for (struct global *g = file->globals; g; g = g->next)
+		if (!strcmp(g->name, name))
+			return g;
+	return NULL;
+}
+
+/* The user's globals first, then the library's. */
+static struct var *find_global(struct elab *e, const char *name)
+{
+	struct global *g = find_global_in(e->program->user, name);
+
+	for (struct file *f = e->program->tapsets; !g && f; f = f->next)
+		g = find_global_in(f, name);
+	if (!g)
+		return NULL;
+	for (struct var *v = e->program->globals; v; v = v->next)
+		if (v->global == g)
+			return v;
+
+	struct var *v = xcalloc(1, sizeof(*v));
+
+	v->name = xstrdup(g->name);
+	v->global = g;
+	v->loc = g->loc;
+	if (g->init)
+		v->type = g->init->kind == N_STRING ? TYPE_STRING : TYPE_LONG;
+	*e->globals_tail = v;
+	e->globals_tail = &v->next;
+	e->program->nglobals++;
+	return v;
+}
+
+static struct function *find_function_in(struct file *file, const char *name, int arity)
+{
+	for (struct function *f = file->functions; f; f = f->next)
+		if (!strcmp(f->name, name) && f->nparams == arity)
+			return f;
+	return NULL;
+}
+
+static struct used_function *use_function(struct elab *e, struct function *f);
+
+static struct used_function *find_function(struct elab *e, const char *name, int arity)
+{
+	struct function *f = find_function_in(e->program->user, name, arity);
+
+	for (struct file *file = e->program->tapsets; !f && file; file = file->next)
+		f = find_function_in(file, name, arity);
+	return f ? use_function(e, f) : NULL;
+}
+
+static bool function_exists(struct elab *e, const char *name)
+{
+	for (struct function *f = e->program->user->functions; f; f = f->next)
+		if (!strcmp(f->name, name))
+			return true;
+	for (struct file *file = e->program->tapsets; file; file = file->next)
+		for (struct function *f = file->functions; f; f = f->next)
+			if (!strcmp(f->name, name))
+				return true;
+	return false;
+}
+
+/* ---- Resolution ---- */
+
+static void resolve_node(struct elab *e, struct node *n);
+
+static void resolve_list(struct elab *e, struct node_list *list)
+{
+	for (int i = 0; i < list->len; i++)
+		resolve_node(e, list->items[i]);
+}
+
+static void unsupported(struct node *n, const char *what)
+{
+	struct token_desc tok = { "operator", n->text ? n->text : op_text(n->op) };
+
+	diag_error_at("semantic error", &tok, n->loc, "tapster does not support %s yet", what);
+}
+
+static void resolve_ident(struct elab *e, struct node *n)
+{
+	struct var *v = scope_find(e->scope, n->text);
+
+	if (!v)
+		v = find_global(e, n->text);
+	if (!v)
+		v = scope_add(e->scope, n->text, n->loc);
+	n->sym = v;
+}
+
+static void resolve_call(struct elab *e, struct node *n)
+{
+	struct used_function *f;
+
+	resolve_list(e, &n->args);
+	f = find_function(e, n->text, n->args.len);
+	if (!f) {
+		struct token_desc tok = { "identifier", n->text };
+
+		if (function_exists(e, n->text))
+			diag_error_at("semantic error", &tok, n->loc,
+				      "unresolved function %s with %d arguments", n->text,
+				      n->args.len);
+		else
+			diag_error_at("semantic error", &tok, n->loc, "unresolved function %s",
+				      n->text);
+		return;
+	}
+	n->sym = f;
+}
+
+static void resolve_target(struct elab *e, struct node *n)
+{
+	struct token_desc tok = { "identifier", n->text };
+
+	if (e->probe && e->probe->is_return && !strcmp(n->text, "$return") && !n->comps &&
+	    !n->suffix) {
+		n->type = TYPE_LONG;
+		return;
+	}
+	diag_error_at("semantic error", &tok, n->loc, "unresolved target-symbol expression");
+}
+
+static void resolve_entry(struct elab *e, struct node *n)
+{
+	if (!e->probe || !e->probe->is_return) {
+		struct token_desc tok = { "operator", "@entry" };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "@entry is only valid in .return probes");
+		return;
+	}
+	resolve_node(e, n->lhs);
+	n->entry_slot = e->probe->entries.len;
+	node_list_push(&e->probe->entries, n);
+}
+
+static void check_print_format(struct node *n)
+{
+	struct format format;
+	const char *error;
+	bool formatted = !strcmp(n->text, "printf") || !strcmp(n->text, "sprintf");
+
+	if (!formatted)
+		return;
+	if (n->args.len == 0 || n->args.items[0]->kind != N_STRING)
+		return;	/* pass 1 refuses these */
+	if (!format_parse(n->args.items[0]->text, &format, &error))
+		return;	/* so does it these */
+	if (format.nargs != n->args.len - 1) {
+		struct token_desc tok = { "identifier", n->text };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "Wrong number of args to formatted print operator");
+	}
+	format_free(&format);
+}
+
+static void resolve_node(struct elab *e, struct node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_NUMBER:
+	case N_STRING:
+	case N_NULL:
+	case N_BREAK:
+	case N_CONTINUE:
+	case N_NEXT:
+		return;
+	case N_IDENT:
+		resolve_ident(e, n);
+		return;
+	case N_TARGET:
+		resolve_target(e, n);
+		return;
+	case N_CALL:
+		resolve_call(e, n);
+		return;
+	case N_PRINT:
+		resolve_list(e, &n->args);
+		check_print_format(n);
+		return;
+	case N_ENTRY:
+		resolve_entry(e, n);
+		return;
+	case N_ASSIGN:
+		if (n->op == OP_STATS_ADD) {
+			unsupported(n, "statistics");
+			return;
+		}
+		/* fall through */
+	case N_UNARY:
+	case N_PREINC:
+	case N_POSTINC:
+	case N_BINARY:
+	case N_EXPR_STMT:
+	case N_RETURN:
+		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&
+		    n->lhs && n->lhs->kind != N_IDENT) {
+			unsupported(n, "assignment to this kind of value");
+			return;
+		}
+		if (n->kind == N_BINARY && (n->op == OP_MATCH || n->op == OP_NOMATCH)) {
+			unsupported(n, "regular expressions");
+			return;
+		}
+		resolve_node(e, n->lhs);
+		resolve_node(e, n->rhs);
+		return;
+	case N_TERNARY:
+	case N_IF:
+	case N_WHILE:
+	case N_FOR:
+		resolve_node(e, n->init);
+		resolve_node(e, n->cond);
+		resolve_node(e, n->inc);
+		resolve_node(e, n->then);
+		resolve_node(e, n->els);
+		return;
+	case N_BLOCK:
+		resolve_list(e, &n->body);
+		return;
+	case N_INDEX:
+	case N_IN:
+	case N_DELETE:
+	case N_FOREACH:
+		unsupported(n, "arrays");
+		return;
+	case N_STAR:
+	case N_STATOP:
+	case N_HIST:
+		unsupported(n, "statistics");
+		return;
+	case N_TRY:
+		unsupported(n, "try/catch");
+		return;
+	case N_DEFINED:
+	case N_PROBEWRITE:
+	case N_CAST:
+	case N_ATVAR:
+		unsupported(n, "this target-variable operator");
+		return;
+	case N_EMBEDDED_EXPR:
+	case N_EMBEDDED_STMT:
+		unsupported(n, "embedded C in a script body");
+		return;
+	}
+}
+
+static struct used_function *use_function(struct elab *e, struct function *f)
+{
+	struct used_function **tail = &e->program->functions;
+
+	for (; *tail; tail = &(*tail)->next)
+		if ((*tail)->function == f)
+			return *tail;
+
+	struct used_function *u = xcalloc(1, sizeof(*u));
+
+	u->function = f;
+	u->ret = f->ret;
+	*tail = u;
+	e->program->nfunctions++;
+	for (struct param *p = f->params; p; p = p->next) {
+		struct var *v = scope_add(&u->scope, p->name, p->loc);
+
+		v->is_param = true;
+		v->type = p->type;
+	}
+	if (f->body) {
+		struct scope *saved_scope = e->scope;
+		struct derived_probe *saved_probe = e->probe;
+
+		e->scope = &u->scope;
+		e->probe = NULL;
+		resolve_node(e, f->body);
+		e->scope = saved_scope;
+		e->probe = saved_probe;
+	} else if (u->ret == TYPE_UNKNOWN) {
+		u->ret = TYPE_VOID;	/* an embedded-C function with no declared type */
+	}
+	return u;
+}
+
+/* ---- Probes ---- */
+
+static bool all_return_points(const struct derived_point *points)
+{
+	for (; points; points = points->next)
+		if (points->kind != PROVIDER_KRETPROBE)
+			return false;
+	return true;
+}
+
+static bool any_return_point(const struct derived_point *points)
+{
+	for (; points; points = points->next)
+		if (points->kind == PROVIDER_KRETPROBE)
+			return true;
+	return false;
+}
+
+static void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***tail)
+{
+	struct derived_probe *d = xcalloc(1, sizeof(*d));
+	struct derived_point **points_tail = &d->points;
+	bool ok = true;
+
+	for (int i = 0; i < probe->points.len; i++) {
+		struct probe_point *point = probe->points.items[i];
+
+		if (point->cond || point->optional || point->sufficient) {
+			struct token_desc tok = { "identifier", point->components->name };
+
+			diag_error_at("semantic error", &tok, point->loc,
+				      "tapster does not support optional or conditional probe points yet");
+			ok = false;
+			continue;
+		}
+		ok &= providers_derive(point, &points_tail);
+	}
+	if (!ok)
+		return;
+	if (any_return_point(d->points) && !all_return_points(d->points)) {
+		struct token_desc tok = { "keyword", "probe" };
+
+		diag_error_at("semantic error", &tok, probe->loc,
+			      "tapster cannot share one probe body between return and other probe points yet");
+		return;
+	}
+	d->probe = probe;
+	d->is_return = all_return_points(d->points);
+	d->index = e->program->nprobes++;
+	e->scope = &d->scope;
+	e->probe = d;
+	resolve_node(e, probe->body);
+	e->probe = NULL;
+	e->scope = NULL;
+	**tail = d;
+	*tail = &d->next;
+}
+
+/* ---- Types ---- */
+
+static enum type infer(struct elab *e, struct node *n);
+
+static void type_error(struct elab *e, struct node *n, enum type expected, enum type found)
+{
+	struct token_desc tok;
+
+	if (!e->report)
+		return;
+	switch (n->kind) {
+	case N_NUMBER: tok = (struct token_desc){ "number", n->text }; break;
+	case N_STRING: tok = (struct token_desc){ "string", n->text }; break;
+	case N_IDENT:
+	case N_CALL:
+	case N_TARGET:
+	case N_PRINT: tok = (struct token_desc){ "identifier", n->text }; break;
+	default: tok = (struct token_desc){ "operator", op_text(n->op) }; break;
+	}
+	diag_error_at("semantic error", &tok, n->loc, "type mismatch: expected %s but found %s",
+		      type_name(expected), type_name(found));
+}
+
+/* Infers n's type and makes it `want`: an untyped variable or function takes it on. */
+static void expect(struct elab *e, struct node *n, enum type want)
+{
+	enum type have = infer(e, n);
+
+	if (want == TYPE_UNKNOWN || have == want)
+		return;
+	if (have == TYPE_UNKNOWN) {
+		if (n->kind == N_IDENT && n->sym) {
+			((struct var *)n->sym)->type = want;
+			e->changed = true;
+		} else if (n->kind == N_CALL && n->sym) {
+			((struct used_function *)n->sym)->ret = want;
+			e->changed = true;
+		}
+		return;
+	}
+	type_error(e, n, want, have);
+}
+
+/* Both sides of `a = b`, `a == b`, `c ? a : b` have one type. */
+static enum type unify(struct elab *e, struct node *a, struct node *b)
+{
+	enum type ta = infer(e, a), tb = infer(e, b);
+
+	if (ta == TYPE_UNKNOWN && tb != TYPE_UNKNOWN)
+		expect(e, a, tb);
+	else if (tb == TYPE_UNKNOWN && ta != TYPE_UNKNOWN)
+		expect(e, b, ta);
+	else if (ta != tb)
+		type_error(e, b, ta, tb);
+	return infer(e, a);
+}
+
+static bool is_comparison(int op)
+{
+	return op == '<' || op == '>' || op == OP_LE || op == OP_GE || op == OP_EQ || op == OP_NE;
+}
+
+static enum type infer_binary(struct elab *e, struct node *n)
+{
+	if (n->op == '.') {
+		expect(e, n->lhs, TYPE_STRING);
+		expect(e, n->rhs, TYPE_STRING);
+		return TYPE_STRING;
+	}
+	if (is_comparison(n->op)) {
+		unify(e, n->lhs, n->rhs);
+		return TYPE_LONG;
+	}
+	expect(e, n->lhs, TYPE_LONG);
+	expect(e, n->rhs, TYPE_LONG);
+	return TYPE_LONG;
+}
+
+static enum type infer_assign(struct elab *e, struct node *n)
+{
+	if (n->op == '=')
+		return unify(e, n->lhs, n->rhs);
+	if (n->op == OP_ASSIGN_BASE + '.') {
+		expect(e, n->lhs, TYPE_STRING);
+		expect(e, n->rhs, TYPE_STRING);
+		return TYPE_STRING;
+	}
+	expect(e, n->lhs, TYPE_LONG);
+	expect(e, n->rhs, TYPE_LONG);
+	return TYPE_LONG;
+}
+
+static enum type infer_call(struct elab *e, struct node *n)
+{
+	struct used_function *f = n->sym;
+	struct var *param = f ? f->scope.vars : NULL;
+
+	for (int i = 0; i < n->args.len; i++, param = param ? param->next : NULL) {
+		if (param && param->type == TYPE_UNKNOWN) {
+			enum type t = infer(e, n->args.items[i]);
+
+			if (t != TYPE_UNKNOWN) {
+				param->type = t;
+				e->changed = true;
+			}
+		} else {
+			expect(e, n->args.items[i], param ? param->type : TYPE_UNKNOWN);
+		}
+	}
+	return f ? f->ret : TYPE_UNKNOWN;
+}
+
+static enum type infer_print(struct elab *e, struct node *n)
+{
+	bool formatted = !strcmp(n->text, "printf") || !strcmp(n->text, "sprintf");
+	bool to_string = n->text[0] == 's';
+	struct format format;
+	const char *error;
+
+	if (formatted && n->args.len > 0 && n->args.items[0]->kind == N_STRING &&
+	    format_parse(n->args.items[0]->text, &format, &error)) {
+		int arg = 1;
+
+		for (int i = 0; i < format.npieces && arg < n->args.len; i++) {
+			struct format_piece *p = &format.pieces[i];
+
+			if (p->is_literal)
+				continue;
+			if (p->width == FORMAT_STAR)
+				expect(e, n->args.items[arg++], TYPE_LONG);
+			if (p->precision == FORMAT_STAR && arg < n->args.len)
+				expect(e, n->args.items[arg++], TYPE_LONG);
+			if (arg < n->args.len)
+				expect(e, n->args.items[arg++], format_arg_type(p->conversion));
+		}
+		format_free(&format);
+	} else {
+		for (int i = 0; i < n->args.len; i++)
+			infer(e, n->args.items[i]);
+	}
+	return to_string ? TYPE_STRING : TYPE_LONG;
+}
+
+static void infer_list(struct elab *e, struct node_list *list)
+{
+	for (int i = 0; i < list->len; i++)
+		infer(e, list->items[i]);
+}
+
+static enum type infer(struct elab *e, struct node *n)
+{
+	if (!n)
+		return TYPE_UNKNOWN;
+	switch (n->kind) {
+	case N_NUMBER: n->type = TYPE_LONG; break;
+	case N_STRING: n->type = TYPE_STRING; break;
+	case N_IDENT: n->type = n->sym ? ((struct var *)n->sym)->type : TYPE_UNKNOWN; break;
+	case N_TARGET: n->type = TYPE_LONG; break;
+	case N_CALL: n->type = infer_call(e, n); break;
+	case N_PRINT: n->type = infer_print(e, n); break;
+	case N_ENTRY: n->type = infer(e, n->lhs); break;
+	case N_UNARY:
+	case N_PREINC:
+	case N_POSTINC:
+		expect(e, n->lhs, TYPE_LONG);
+		n->type = TYPE_LONG;
+		break;
+	case N_BINARY:
+		n->type = n->op == OP_ANDAND || n->op == OP_OROR ? TYPE_LONG : infer_binary(e, n);
+		if (n->op == OP_ANDAND || n->op == OP_OROR) {
+			expect(e, n->lhs, TYPE_LONG);
+			expect(e, n->rhs, TYPE_LONG);
+		}
+		break;
+	case N_ASSIGN: n->type = infer_assign(e, n); break;
+	case N_TERNARY:
+		expect(e, n->cond, TYPE_LONG);
+		n->type = unify(e, n->then, n->els);
+		break;
+	case N_EXPR_STMT: infer(e, n->lhs); break;
+	case N_RETURN:
+		if (e->function && n->lhs) {
+			enum type t = infer(e, n->lhs);
+
+			if (e->function->ret == TYPE_UNKNOWN && t != TYPE_UNKNOWN) {
+				e->function->ret = t;
+				e->changed = true;
+			} else {
+				expect(e, n->lhs, e->function->ret);
+			}
+		}
+		break;
+	case N_IF:
+	case N_WHILE:
+	case N_FOR:
+		infer(e, n->init);
+		if (n->cond)
+			expect(e, n->cond, TYPE_LONG);
+		infer(e, n->inc);
+		infer(e, n->then);
+		infer(e, n->els);
+		break;
+	case N_BLOCK: infer_list(e, &n->body); break;
+	default: break;
+	}
+	return n->type;
+}
+
+static void infer_program(struct elab *e)
+{
+	for (int round = 0; round < 50; round++) {
+		e->changed = false;
+		for (struct used_function *f = e->program->functions; f; f = f->next) {
+			e->function = f;
+			infer(e, f->function->body);
+		}
+		e->function = NULL;
+		for (struct derived_probe *p = e->program->probes; p; p = p->next)
+			infer(e, p->probe->body);
+		if (!e->changed)
+			break;
+	}
+	e->report = true;
+	for (struct used_function *f = e->program->functions; f; f = f->next) {
+		e->function = f;
+		infer(e, f->function->body);
+	}
+	e->function = NULL;
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		infer(e, p->probe->body);
+}
+
+static void check_unresolved_types(struct scope *scope)
+{
+	for (struct var *v = scope->vars; v; v = v->next) {
+		struct token_desc tok = { "identifier", v->name };
+
+		if (v->type == TYPE_UNKNOWN)
+			diag_error_at("semantic error", &tok, v->loc, "unresolved type");
+	}
+}
+
+static void check_types(struct elab *e)
+{
+	for (struct used_function *f = e->program->functions; f; f = f->next)
+		check_unresolved_types(&f->scope);
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		check_unresolved_types(&p->scope);
+	for (struct var *v = e->program->globals; v; v = v->next) {
+		struct token_desc tok = { "identifier", v->name };
+
+		if (v->type == TYPE_UNKNOWN)
+			diag_error_at("semantic error", &tok, v->loc, "unresolved type");
+	}
+}
+
+/* ---- The pass ---- */
+
+static int compare_functions(const void *a, const void *b)
+{
+	const struct used_function *fa = *(struct used_function *const *)a;
+	const struct used_function *fb = *(struct used_function *const *)b;
+
+	return strcmp(fa->function->name, fb->function->name);
+}
+
+static void sort_functions(struct program *program)
+{
+	struct used_function **all = xcalloc((size_t)program->nfunctions + 1, sizeof(*all));
+	int n = 0;
+
+	for (struct used_function *f = program->functions; f; f = f->next)
+		all[n++] = f;
+	qsort(all, (size_t)n, sizeof(*all), compare_functions);
+	for (int i = 0; i < n; i++)
+		all[i]->next = i + 1 < n ? all[i + 1] : NULL;
+	program->functions = n ? all[0] : NULL;
+	free(all);
+}
+
+int elaborate(struct file *user, struct file *tapsets, struct program *program)
+{
+	struct elab e = { .program = program };
+	struct derived_probe **tail = &program->probes;
+
+	memset(program, 0, sizeof(*program));
+	program->user = user;
+	program->tapsets = tapsets;
+	e.globals_tail = &program->globals;
+	int before = diag_error_count();
+
+	for (struct probe *p = user->probes; p; p = p->next)
+		if (p->kind == PROBE_PLAIN)
+			derive_probe(&e, p, &tail);
+	for (struct embed *em = user->embeds; em; em = em->next)
+		program->nembeds++;
+	program->embeds = user->embeds;
+	if (diag_error_count() == before && !program->probes)
+		diag_error("semantic error", "no probes found\n");
+	if (diag_error_count() == before)
+		infer_program(&e);
+	if (diag_error_count() == before)
+		check_types(&e);
+	sort_functions(program);
+	return diag_error_count() - before;
+}

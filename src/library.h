@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The tapset library: the *.stp files of the tapset directories, parsed in pass 1. */
+#ifndef TAPSTER_LIBRARY_H
+#define TAPSTER_LIBRARY_H
+
+#include "ast.h"
+#include "session.h"
+
+/* Parses the library files of the session's tapset directory and -I directories; sets
+ * *count to the number of files read. Parse errors are reported as for the user script. */
+struct file *library_read(const struct session *session, int *count);
+
+#endif

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tapster: the driver. Reads the command line (stap's), then runs the passes in order,
+ * stopping after -p N:
+ *
+ *   1 parse      script and library -> trees          (parse.h, library.h)
+ *   2 elaborate  trees -> resolved, typed program     (program.h)
+ *   3 translate  program -> module C source           (translate.h)
+ *   4 build      C -> .ko with kbuild                 (build.h)
+ *   5 run        .ko -> output, here or in the VM     (run.h)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "diag.h"
+#include "library.h"
+#include "parse.h"
+#include "program.h"
+#include "run.h"
+#include "session.h"
+#include "translate.h"
+#include "util.h"
+#include "vm.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1"
+#endif
+
+/* ---- Timing, in stap's -v form ---- */
+
+struct stamp {
+	struct timeval real;
+	struct rusage usage;
+};
+
+static struct stamp stamp_now(void)
+{
+	struct stamp s;
+
+	gettimeofday(&s.real, NULL);
+	getrusage(RUSAGE_SELF, &s.usage);
+	return s;
+}
+
+static long ms_between(struct timeval a, struct timeval b)
+{
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_usec - a.tv_usec) / 1000;
+}
+
+/* "using 106692virt/96348res/7328shr/88940data kb, " */
+static void print_memory(FILE *out)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	long virt = 0, res = 0, shr = 0, text = 0, lib = 0, data = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld %ld %ld %ld %ld", &virt, &res, &shr, &text, &lib, &data) != 6)
+			virt = res = shr = data = 0;
+		fclose(f);
+	}
+	fprintf(out, "using %ldvirt/%ldres/%ldshr/%lddata kb, ", virt * page_kb, res * page_kb,
+		shr * page_kb, data * page_kb);
+}
+
+static void print_times(FILE *out, struct stamp start)
+{
+	struct stamp end = stamp_now();
+
+	fprintf(out, "in %ldusr/%ldsys/%ldreal ms.\n",
+		ms_between(start.usage.ru_utime, end.usage.ru_utime),
+		ms_between(start.usage.ru_stime, end.usage.ru_stime),
+		ms_between(start.real, end.real));
+}
+
+/* ---- Command line ---- */
+
+static void usage(FILE *out)
+{
+	fputs("Usage: tapster [options] FILE [ARGS]      Run script in file.\n"
+	      "   or: tapster [options] -e SCRIPT [ARGS] Run given script.\n"
+	      "\n"
+	      "Options:\n"
+	      "   -h --help      show this help\n"
+	      "   -V --version   show version\n"
+	      "   -v             add verbosity to all passes\n"
+	      "   -p NUM         stop after pass NUM 1-5\n"
+	      "                  (parse, elaborate, translate, compile, run)\n"
+	      "   -e SCRIPT      run given script\n"
+	      "   -g             guru mode\n"
+	      "   -w             suppress warnings\n"
+	      "   -k             keep temporary directory\n"
+	      "   -m MODULE      set the name of the compiled module\n"
+	      "   -o FILE        send script output to FILE\n"
+	      "   -c CMD         start the probes, run CMD, and exit when it finishes\n"
+	      "   -x PID         sets target() to PID\n"
+	      "   -D NAME=VALUE  emit a macro definition into the generated C code\n"
+	      "   -I DIR         look in DIR for additional .stp script files\n"
+	      "   -r KVER|DIR    build for the kernel release KVER or the kernel build tree DIR\n"
+	      "   --vm           run pass 5 in the bundled VM\n"
+	      "   --no-vm        never run pass 5 in the bundled VM\n"
+	      "   --vm-cpus N    virtual CPUs of the bundled VM (default 2)\n",
+	      out);
+}
+
+static void try_help(void)
+{
+	fputs("Try '--help' for more information. [man tapster]\n", stderr);
+	exit(1);
+}
+
+static bool is_valid_module_name(const char *name)
+{
+	if (!*name || strlen(name) > 55)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (p != name && *p >= '0' && *p <= '9')))
+			return false;
+	return true;
+}
+
+static void add_define(struct session *s, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	s->defines = xrealloc(s->defines, sizeof(*s->defines) * (size_t)(s->ndefines + 1));
+	s->defines[s->ndefines].name = eq ? xstrndup(arg, (size_t)(eq - arg)) : xstrdup(arg);
+	s->defines[s->ndefines].value = eq ? xstrdup(eq + 1) : NULL;
+	s->ndefines++;
+}
+
+enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS };
+
+static void parse_command_line(struct session *s, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "vm", no_argument, NULL, OPT_VM },
+		{ "no-vm", no_argument, NULL, OPT_NO_VM },
+		{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+hVvp:e:gwkm:o:c:x:D:I:r:", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("tapster translator/driver (version %s, SystemTap 4.8 language)\n"
+			       "This is free software; see the source for copying conditions.\n",
+			       PACKAGE_VERSION);
+			exit(0);
+		case 'v': s->verbose++; break;
+		case 'p':
+			s->last_pass = (int)strtol(optarg, &end, 10);
+			if (*end || s->last_pass < 1 || s->last_pass > 5) {
+				fputs("Invalid pass number (should be 1-5).\n", stderr);
+				exit(1);
+			}
+			break;
+		case 'e': s->script_text = optarg; break;
+		case 'g': s->guru = true; break;
+		case 'w': s->suppress_warnings = true; break;
+		case 'k': s->keep_tmpdir = true; break;
+		case 'm':
+			if (!is_valid_module_name(optarg)) {
+				fprintf(stderr, "ERROR: Invalid module name '%s': use letters, digits"
+					" and '_', at most 55 characters, not starting with a digit.\n",
+					optarg);
+				exit(1);
+			}
+			s->module_name = optarg;
+			break;
+		case 'o': s->output_file = optarg; break;
+		case 'c': s->command = optarg; break;
+		case 'x':
+			s->target_pid = (int)strtol(optarg, &end, 10);
+			if (*end || s->target_pid <= 0) {
+				fputs("Invalid target process ID number.\n", stderr);
+				exit(1);
+			}
+			break;
+		case 'D': add_define(s, optarg); break;
+		case 'I':
+			s->include_dirs = xrealloc(s->include_dirs,
+						   sizeof(char *) * (size_t)(s->ninclude_dirs + 1));
+			s->include_dirs[s->ninclude_dirs++] = optarg;
+			break;
+		case 'r': s->kernel = optarg; break;
+		case OPT_VM: s->vm = VM_FORCE; break;
+		case OPT_NO_VM: s->vm = VM_NEVER; break;
+		case OPT_VM_CPUS:
+			s->vm_cpus = (int)strtol(optarg, &end, 10);
+			if (*end || s->vm_cpus < 1 || s->vm_cpus > 64) {
+				fputs("ERROR: --vm-cpus takes a number from 1 to 64.\n", stderr);
+				exit(1);
+			}
+			break;
+		default:
+			try_help();
+		}
+	}
+	if (!s->script_text) {
+		if (optind >= argc) {
+			fputs("A script must be specified.\n", stderr);
+			try_help();
+		}
+		s->script_file = argv[optind++];
+	}
+	s->argc = argc - optind;
+	s->argv = argv + optind;
+}
+
+/* ---- Where things are ---- */
+
+/* Run from the build tree (tests, make demo), the source tree's pieces are used. */
+static void locate_pieces(struct session *s)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	bool uninstalled = false;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+
+		if (slash) {
+			*slash = '\0';
+			uninstalled = !strcmp(exe, TAPSTER_BUILDDIR "/src");
+		}
+	}
+	if (uninstalled) {
+		s->tapset_dir = TAPSTER_SRCDIR "/tapsets";
+		s->runtime_dir = TAPSTER_SRCDIR "/runtime";
+		s->loader_path = TAPSTER_BUILDDIR "/loader/tapster-run";
+		s->vmkit_path = TAPSTER_SRCDIR "/scripts/tapster-vmkit";
+	} else {
+		s->tapset_dir = TAPSTER_PKGDATADIR "/tapsets";
+		s->runtime_dir = TAPSTER_PKGDATADIR "/runtime";
+		s->loader_path = TAPSTER_PKGLIBEXECDIR "/tapster-run";
+		s->vmkit_path = TAPSTER_PKGLIBEXECDIR "/tapster-vmkit";
+	}
+}
+
+/* Picks the target kernel and where pass 5 runs; false after printing why it can't. */
+static bool choose_target(struct session *s)
+{
+	bool host_ok = s->vm != VM_FORCE && (s->kernel || host_can_run_modules());
+
+	if (s->vm == VM_NEVER || host_ok) {
+		struct stat st;
+
+		s->run_in_vm = false;
+		if (s->kernel && s->kernel[0] == '/') {
+			s->kernel_build_dir = s->kernel;
+		} else {
+			char release[256] = "";
+			FILE *f = s->kernel ? NULL : popen("uname -r", "r");
+
+			if (f) {
+				if (!fgets(release, sizeof(release), f))
+					release[0] = '\0';
+				release[strcspn(release, "\n")] = '\0';
+				pclose(f);
+			}
+			s->kernel_release = s->kernel ? s->kernel : xstrdup(release);
+			s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
+		}
+		if (s->last_pass >= 4 && stat(s->kernel_build_dir, &st) != 0) {
+			fprintf(stderr, "ERROR: kernel build tree %s is missing\n",
+				s->kernel_build_dir);
+			return false;
+		}
+		return true;
+	}
+	s->vm_kit_dir = vm_kit_dir(s->vmkit_path);
+	if (!s->vm_kit_dir)
+		return false;
+	s->run_in_vm = true;
+	s->kernel_release = vm_kit_kernel_release(s->vm_kit_dir);
+	s->kernel_build_dir = xasprintf("%s/build", s->vm_kit_dir);
+	if (s->vm == VM_AUTO && s->last_pass >= 5)
+		fprintf(stderr, "tapster: this host cannot load kernel modules; running in the"
+			" bundled VM (kernel %s)\n", s->kernel_release ? s->kernel_release : "?");
+	return true;
+}
+
+/* ---- The passes ---- */
+
+static void pass_failed(int pass)
+{
+	static const char *const what[] = { "", "parse", "analysis", "translation",
+					    "compilation", "run" };
+
+	fprintf(stderr, "Pass %d: %s failed.  [man error::pass%d]\n", pass, what[pass], pass);
+}
+
+/* A stable module name from the script: stap_ and 16 hex digits. */
+static char *default_module_name(const struct source *src)
+{
+	uint64_t hash = 0xcbf29ce484222325ULL;
+
+	for (long i = 0; i < src->len; i++)
+		hash = (hash ^ (unsigned char)src->text[i]) * 0x100000001b3ULL;
+	return xasprintf("stap_%016llx", (unsigned long long)hash);
+}
+
+static struct source *read_user_script(const struct session *s)
+{
+	if (s->script_text)
+		return source_from_text("<input>", s->script_text);
+	if (!strcmp(s->script_file, "-")) {
+		struct strbuf sb = { 0 };
+		char buf[4096];
+		size_t n;
+
+		while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+			sb_addn(&sb, buf, n);
+		return source_from_text("<input>", sb.buf ? sb.buf : "");
+	}
+	if (access(s->script_file, R_OK) != 0) {
+		fprintf(stderr, "Input file '%s' is missing.\n", s->script_file);
+		return NULL;
+	}
+	return source_read(s->script_file, false);
+}
+
+static void report_parse_errors(void)
+{
+	int n = diag_error_count();
+
+	fprintf(stderr, "%d parse error%s.\n", n, n == 1 ? "" : "s");
+}
+
+static int run_passes(struct session *s)
+{
+	struct parse_options options = { .guru = s->guru, .argc = s->argc, .argv = s->argv,
+					 .arch = "x86_64" };
+	struct stamp start = stamp_now();
+	struct source *src = read_user_script(s);
+	struct file *user = NULL, *library = NULL;
+	struct program program;
+	int nlibrary = 0;
+
+	if (src)
+		user = parse_source(src, &options);
+	if (user)
+		library = library_read(s, &nlibrary);
+	if (!user || diag_error_count()) {
+		if (src)
+			report_parse_errors();
+		pass_failed(1);
+		return 1;
+	}
+	if (s->verbose) {
+		fprintf(stderr, "Pass 1: parsed user script and %d library scripts ", nlibrary);
+		print_memory(stderr);
+		print_times(stderr, start);
+	}
+	if (s->last_pass == 1) {
+		puts("# parse tree dump");
+		print_file(stdout, user);
+		return 0;
+	}
+
+	if (!choose_target(s))
+		return 1;
+	start = stamp_now();
+	if (elaborate(user, library, &program)) {
+		pass_failed(2);
+		return 1;
+	}
+	if (s->verbose) {
+		fprintf(stderr, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s,"
+			" %d global%s ", program.nprobes, program.nprobes == 1 ? "" : "s",
+			program.nfunctions, program.nfunctions == 1 ? "" : "s", program.nembeds,
+			program.nembeds == 1 ? "" : "s", program.nglobals,
+			program.nglobals == 1 ? "" : "s");
+		print_memory(stderr);
+		print_times(stderr, start);
+	}
+	if (s->last_pass == 2) {
+		print_program(stdout, &program, s->verbose > 0);
+		return 0;
+	}
+
+	start = stamp_now();
+	char *name = s->module_name ? xstrdup(s->module_name) : default_module_name(src);
+	char *c_path = xasprintf("%s/%s.c", s->tmpdir, name);
+	FILE *c_file = fopen(c_path, "w");
+
+	if (!c_file || translate(s, &program, c_file)) {
+		if (c_file)
+			fclose(c_file);
+		pass_failed(3);
+		return 1;
+	}
+	fclose(c_file);
+	if (s->verbose) {
+		fprintf(stderr, "Pass 3: translated to C into \"%s\" ", c_path);
+		print_memory(stderr);
+		print_times(stderr, start);
+	}
+	if (s->last_pass == 3) {
+		FILE *f = fopen(c_path, "r");
+		char buf[8192];
+		size_t n;
+
+		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, stdout);
+		if (f)
+			fclose(f);
+		return 0;
+	}
+
+	start = stamp_now();
+	char *ko = build_module(s, name);
+
+	if (!ko) {
+		pass_failed(4);
+		return 1;
+	}
+	if (s->verbose) {
+		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" ", name);
+		print_times(stderr, start);
+	}
+	if (s->last_pass == 4) {
+		char *dest = xasprintf("%s.ko", name);
+		char *cmd = xasprintf("cp '%s' '%s'", ko, dest);
+
+		if (system(cmd) != 0) {
+			fprintf(stderr, "ERROR: cannot copy the module to %s\n", dest);
+			pass_failed(4);
+			return 1;
+		}
+		puts(dest);
+		return 0;
+	}
+
+	if (s->verbose)
+		fputs("Pass 5: starting run.\n", stderr);
+	start = stamp_now();
+	int status = run_module(s, ko);
+
+	if (s->verbose) {
+		fputs("Pass 5: run completed ", stderr);
+		print_times(stderr, start);
+	}
+	return status;
+}
+
+static void remove_tmpdir(const struct session *s)
+{
+	char *cmd;
+
+	if (!s->tmpdir)
+		return;
+	if (s->keep_tmpdir) {
+		fprintf(stderr, "Keeping temporary directory \"%s\"\n", s->tmpdir);
+		return;
+	}
+	cmd = xasprintf("rm -rf '%s'", s->tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "WARNING: could not remove %s\n", s->tmpdir);
+	free(cmd);
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = { .last_pass = 5, .vm_cpus = 2 };
+	char tmpl[] = "/tmp/tapsterXXXXXX";
+	int status;
+
+	program_invocation_name = (char *)"tapster";	/* getopt's messages say "tapster:" */
+	parse_command_line(&s, argc, argv);
+	diag_set_warnings(!s.suppress_warnings);
+	locate_pieces(&s);
+	if (s.last_pass >= 3) {
+		if (!mkdtemp(tmpl)) {
+			fprintf(stderr, "ERROR: cannot make a temporary directory: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		s.tmpdir = tmpl;
+	}
+	status = run_passes(&s);
+	remove_tmpdir(&s);
+	return status;
+}

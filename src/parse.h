@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Pass 1: reading sources, parsing them into struct file, and printing the tree (-p1). */
+#ifndef TAPSTER_PARSE_H
+#define TAPSTER_PARSE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ast.h"
+
+struct parse_options {
+	bool guru;		/* -g: embedded C allowed in the user script */
+	int argc;		/* command-line script arguments, for $1/@1 and $#/@# */
+	char *const *argv;
+	const char *kernel_release;	/* target kernel, for %( kernel_v ... %) (may be NULL) */
+	const char *arch;		/* "x86_64" */
+};
+
+/* Reads a file into a new source; prints "ERROR: ..." and returns NULL when it can't. */
+struct source *source_read(const char *path, bool is_tapset);
+/* A source from text in memory, e.g. -e 'SCRIPT' as "<input>". The text is copied. */
+struct source *source_from_text(const char *name, const char *text);
+
+/* Parses one source. Errors are printed through diag_parse_error() as they are found,
+ * with recovery where possible; returns NULL when there was any error (diag_error_count()
+ * tells how many). */
+struct file *parse_source(struct source *source, const struct parse_options *options);
+
+/* -p1: prints a parsed file in stap's canonical form ("# file NAME" line included). */
+void print_file(FILE *out, const struct file *file);
+/* Printers for pieces, used by -p2 as well. */
+void print_expr(FILE *out, const struct node *expr);
+void print_stmt(FILE *out, const struct node *stmt);
+void print_probe_point(FILE *out, const struct probe_point *point);
+
+#endif

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* -p2: the elaborated program in stap's layout. */
+#include "parse.h"
+#include "program.h"
+
+static void print_scope_locals(FILE *out, const struct scope *scope)
+{
+	bool any = false;
+
+	for (const struct var *v = scope->vars; v; v = v->next) {
+		if (v->is_param)
+			continue;
+		if (!any)
+			fputs("  # locals\n", out);
+		any = true;
+		fprintf(out, "  %s:%s\n", v->name, type_name(v->type));
+	}
+}
+
+static void print_function(FILE *out, const struct used_function *f, bool verbose)
+{
+	const struct var *p = f->scope.vars;
+
+	fprintf(out, "%s:%s (", f->function->name, type_name(f->ret == TYPE_VOID ? TYPE_UNKNOWN : f->ret));
+	for (bool first = true; p && p->is_param; p = p->next, first = false)
+		fprintf(out, "%s%s:%s", first ? "" : ", ", p->name, type_name(p->type));
+	fputs(")\n", out);
+	print_scope_locals(out, &f->scope);
+	if (!verbose)
+		return;
+	if (f->function->body) {
+		print_stmt(out, f->function->body);
+		fputc('\n', out);
+	} else {
+		fprintf(out, "%%{%s%%}\n", f->function->embedded);
+	}
+}
+
+static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
+{
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		fprintf(out, "%s%s /* <- %s */", d == p->points ? "" : ",\n", d->pp, d->origin);
+	fputc('\n', out);
+	print_scope_locals(out, &p->scope);
+	if (verbose) {
+		print_stmt(out, p->probe->body);
+		fputc('\n', out);
+	}
+}
+
+void print_program(FILE *out, const struct program *program, bool verbose)
+{
+	if (program->globals)
+		fputs("# globals\n", out);
+	for (const struct var *v = program->globals; v; v = v->next)
+		fprintf(out, "%s:%s\n", v->name, type_name(v->type));
+	if (program->functions)
+		fputs("# functions\n", out);
+	for (const struct used_function *f = program->functions; f; f = f->next)
+		print_function(out, f, verbose);
+	if (program->probes)
+		fputs("# probes\n", out);
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		print_probe(out, p, verbose);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The elaborated program: what pass 2 makes of the parsed files and what pass 3 translates.
+ * Every symbol in it is resolved and typed; only what the script uses is in it.
+ */
+#ifndef TAPSTER_PROGRAM_H
+#define TAPSTER_PROGRAM_H
+
+#include <stdio.h>
+
+#include "ast.h"
+
+/* A variable: a local or parameter of a probe body or function, or a global the program
+ * uses (then `global` is its declaration). Identifiers in the tree point here (node->sym). */
+struct var {
+	char *name;
+	enum type type;
+	bool is_param;
+	struct global *global;	/* NULL for locals and parameters */
+	struct loc loc;		/* declaration or first use */
+	struct var *next;
+};
+
+/* A probe or function body's locals, in order of first appearance. */
+struct scope {
+	struct var *vars;
+	int nvars;
+	int ntemps;		/* temporaries pass 3 will need; it owns the count */
+};
+
+enum provider_kind {
+	PROVIDER_BEGIN,
+	PROVIDER_END,
+	PROVIDER_KPROBE,	/* kernel.function("f") entry */
+	PROVIDER_KRETPROBE,	/* kernel.function("f").return */
+};
+
+/* One concrete probe point: what a provider derived from a probe's point. */
+struct derived_point {
+	enum provider_kind kind;
+	char *pp;		/* the point as pp() shows it */
+	char *origin;		/* the point as written, shown after "<-" by -p2 */
+	char *function;		/* kernel.function: the symbol; "" otherwise */
+	int64_t priority;	/* begin/end(N) */
+	int maxactive;		/* .maxactive(N), or -1 for the default */
+	struct derived_point *next;
+};
+
+/* A probe body with every point it is attached to. */
+struct derived_probe {
+	int index;			/* probe_N in the generated module */
+	struct probe *probe;		/* the source probe (its body and location) */
+	struct derived_point *points;
+	struct scope scope;
+	bool is_return;			/* all its points are return probes */
+	struct node_list entries;	/* @entry(...) expressions, evaluated at function entry */
+	struct derived_probe *next;
+};
+
+/* A function the program uses, resolved from the script or the tapset library. */
+struct used_function {
+	struct function *function;
+	struct scope scope;		/* parameters first, then locals */
+	enum type ret;
+	struct used_function *next;
+};
+
+struct program {
+	struct file *user;		/* the user's script */
+	struct file *tapsets;		/* every library file that was read */
+	struct var *globals;		/* the globals the program uses (from any file) */
+	struct used_function *functions;	/* sorted by name */
+	struct derived_probe *probes;	/* in source order */
+	struct embed *embeds;		/* top-level %{ %} of the user's script */
+	int nprobes, nfunctions, nglobals, nembeds;
+};
+
+/* Pass 2. Resolves and types the user's script against the library files `tapsets` and
+ * fills `program`; returns the number of errors (printed as they are found). */
+int elaborate(struct file *user, struct file *tapsets, struct program *program);
+
+/* -p2: prints the program as stap does; with verbose, the bodies too. */
+void print_program(FILE *out, const struct program *program, bool verbose);
+
+#endif

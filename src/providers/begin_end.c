@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* begin, end, begin(N), end(N): run once at the start or end of the session, by priority. */
+#include "providers.h"
+
+static bool derive_been(const struct probe_point *point, struct derived_point ***tail,
+			enum provider_kind kind)
+{
+	const struct component *comp = point->components;
+	struct derived_point *d;
+	int64_t priority = 0;
+
+	if (comp->next) {
+		provider_mismatch(point, comp->next);
+		return false;
+	}
+	if (comp->arg && !component_number(comp, &priority)) {
+		provider_mismatch(point, comp);
+		return false;
+	}
+	d = derived_point_new(kind, point);
+	d->priority = priority;
+	**tail = d;
+	*tail = &d->next;
+	return true;
+}
+
+static bool derive_begin(const struct probe_point *point, struct derived_point ***tail)
+{
+	return derive_been(point, tail, PROVIDER_BEGIN);
+}
+
+static bool derive_end(const struct probe_point *point, struct derived_point ***tail)
+{
+	return derive_been(point, tail, PROVIDER_END);
+}
+
+const struct provider provider_begin = { "begin", derive_begin };
+const struct provider provider_end = { "end", derive_end };

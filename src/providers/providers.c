@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "providers.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../diag.h"
+#include "../util.h"
+
+static const struct provider *const providers[] = {
+	&provider_begin,
+	&provider_end,
+	&provider_kernel,
+};
+
+static void add_escaped(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '"': sb_add(sb, "\\\""); break;
+		case '\\': sb_add(sb, "\\\\"); break;
+		case '\n': sb_add(sb, "\\n"); break;
+		case '\t': sb_add(sb, "\\t"); break;
+		default: sb_addc(sb, *s); break;
+		}
+	}
+}
+
+char *probe_point_text(const struct probe_point *point)
+{
+	struct strbuf sb = { 0 };
+
+	for (const struct component *c = point->components; c; c = c->next) {
+		if (c != point->components)
+			sb_addc(&sb, '.');
+		sb_add(&sb, c->name);
+		if (!c->arg)
+			continue;
+		sb_addc(&sb, '(');
+		if (c->arg->kind == N_STRING) {
+			sb_addc(&sb, '"');
+			add_escaped(&sb, c->arg->text);
+			sb_addc(&sb, '"');
+		} else {
+			sb_addf(&sb, "%" PRId64, c->arg->num);
+		}
+		sb_addc(&sb, ')');
+	}
+	return sb_steal(&sb);
+}
+
+struct derived_point *derived_point_new(enum provider_kind kind, const struct probe_point *point)
+{
+	struct derived_point *d = xcalloc(1, sizeof(*d));
+
+	d->kind = kind;
+	d->pp = probe_point_text(point);
+	d->origin = xstrdup(d->pp);
+	d->function = xstrdup("");
+	d->maxactive = -1;
+	return d;
+}
+
+bool component_number(const struct component *comp, int64_t *value)
+{
+	if (!comp->arg || comp->arg->kind != N_NUMBER)
+		return false;
+	*value = comp->arg->num;
+	return true;
+}
+
+const char *component_string(const struct component *comp)
+{
+	return comp->arg && comp->arg->kind == N_STRING ? comp->arg->text : NULL;
+}
+
+void provider_mismatch(const struct probe_point *point, const struct component *comp)
+{
+	struct token_desc first = { "identifier", point->components->name };
+	struct token_desc bad = { "identifier", comp->name };
+
+	diag_error_at("semantic error", &first, point->components->loc,
+		      "while resolving probe point");
+	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch");
+}
+
+bool providers_derive(const struct probe_point *point, struct derived_point ***tail)
+{
+	const char *name = point->components->name;
+
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (!strcmp(providers[i]->name, name))
+			return providers[i]->derive(point, tail);
+	provider_mismatch(point, point->components);
+	return false;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Probe-point providers: each knows one family of probe points (begin/end, kernel.function,
+ * ...), checks a written point against its grammar and derives the concrete points pass 3
+ * registers. Pass 2 asks providers_derive() and knows nothing of any single provider.
+ */
+#ifndef TAPSTER_PROVIDERS_H
+#define TAPSTER_PROVIDERS_H
+
+#include <stdbool.h>
+
+#include "../ast.h"
+#include "../program.h"
+
+struct provider {
+	const char *name;	/* the first component it answers to */
+	/* Appends the derived points to *out; returns false after printing an error. */
+	bool (*derive)(const struct probe_point *point, struct derived_point ***tail);
+};
+
+extern const struct provider provider_begin;
+extern const struct provider provider_end;
+extern const struct provider provider_kernel;
+
+/* Derives `point` through the provider named by its first component. */
+bool providers_derive(const struct probe_point *point, struct derived_point ***tail);
+
+/* The canonical text of a point: kernel.function("f").return, begin(10). */
+char *probe_point_text(const struct probe_point *point);
+
+/* A new derived point of `kind` for `point`, its pp the point's canonical text. */
+struct derived_point *derived_point_new(enum provider_kind kind, const struct probe_point *point);
+
+/* stap's two-part error for a component no provider accepts. */
+void provider_mismatch(const struct probe_point *point, const struct component *comp);
+
+/* A component's argument: is it a number / a string, and its value. */
+bool component_number(const struct component *comp, int64_t *value);
+const char *component_string(const struct component *comp);
+
+#endif

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "vm.h"
+
+bool host_can_run_modules(void)
+{
+	struct utsname u;
+	char *build;
+	bool ok;
+
+	if (access("/proc/modules", F_OK) != 0 || geteuid() != 0 || uname(&u) != 0)
+		return false;
+	build = xasprintf("/lib/modules/%s/build", u.release);
+	ok = access(build, F_OK) == 0;
+	free(build);
+	return ok;
+}
+
+/* The loader's arguments after its name, for a module at `ko`. */
+static char **loader_args(const struct session *s, const char *ko, bool with_output)
+{
+	char **argv = xcalloc(16, sizeof(*argv));
+	int n = 0;
+
+	if (s->command) {
+		argv[n++] = xstrdup("-c");
+		argv[n++] = xstrdup(s->command);
+	}
+	if (s->target_pid) {
+		argv[n++] = xstrdup("-x");
+		argv[n++] = xasprintf("%d", s->target_pid);
+	}
+	if (with_output && s->output_file) {
+		argv[n++] = xstrdup("-o");
+		argv[n++] = xstrdup(s->output_file);
+	}
+	argv[n++] = xstrdup(ko);
+	return argv;
+}
+
+static void free_args(char **argv)
+{
+	for (char **p = argv; *p; p++)
+		free(*p);
+	free(argv);
+}
+
+static int run_local(const struct session *s, const char *ko)
+{
+	char **args = loader_args(s, ko, true);
+	int nargs = 0;
+	pid_t pid;
+	int status;
+
+	while (args[nargs])
+		nargs++;
+	char **argv = xcalloc((size_t)nargs + 2, sizeof(*argv));
+
+	argv[0] = (char *)s->loader_path;
+	memcpy(argv + 1, args, sizeof(*args) * (size_t)nargs);
+	pid = fork();
+	if (pid == 0) {
+		execv(s->loader_path, argv);
+		fprintf(stderr, "ERROR: cannot run %s: %s\n", s->loader_path, strerror(errno));
+		_exit(127);
+	}
+	/* ^C reaches the loader too (same process group); it stops the session itself. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	free(argv);
+	free_args(args);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* Quotes `arg` for the guest's shell. */
+static void add_quoted(struct strbuf *sb, const char *arg)
+{
+	sb_addc(sb, '\'');
+	for (const char *p = arg; *p; p++) {
+		if (*p == '\'')
+			sb_add(sb, "'\\''");
+		else
+			sb_addc(sb, *p);
+	}
+	sb_add(sb, "' ");
+}
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	vm_interrupt();
+}
+
+static int run_in_vm(const struct session *s, const char *ko)
+{
+	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
+	char *guest_ko = xasprintf("/job/%s", base);
+	char **args = loader_args(s, guest_ko, false);
+	const char *files[] = { ko, s->loader_path, NULL };
+	struct strbuf script = { 0 };
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	int out_fd = STDOUT_FILENO;
+	int status = 1;
+
+	sb_add(&script, "exec /job/tapster-run ");
+	for (char **p = args; *p; p++)
+		add_quoted(&script, *p);
+	sb_addc(&script, '\n');
+	if (s->output_file) {
+		out_fd = open(s->output_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			fprintf(stderr, "ERROR: cannot open output file %s: %s\n", s->output_file,
+				strerror(errno));
+			return 1;
+		}
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	struct vm_job job = {
+		.kit_dir = s->vm_kit_dir,
+		.files = files,
+		.run_script = script.buf,
+		.out_fd = out_fd,
+		.err_fd = STDERR_FILENO,
+		.cpus = s->vm_cpus,
+		.mem_mb = 512,
+		.console_log = getenv("TAPSTER_VM_CONSOLE"),
+	};
+
+	if (vm_run(&job, &status) != 0)
+		status = 1;
+	if (out_fd != STDOUT_FILENO)
+		close(out_fd);
+	free(script.buf);
+	free_args(args);
+	free(guest_ko);
+	return status;
+}
+
+int run_module(const struct session *s, const char *ko)
+{
+	return s->run_in_vm ? run_in_vm(s, ko) : run_local(s, ko);
+}

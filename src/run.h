@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Pass 5: the module run by tapster-run, on this host or in the bundled VM. */
+#ifndef TAPSTER_RUN_H
+#define TAPSTER_RUN_H
+
+#include "session.h"
+
+/* Runs the module; returns the exit status tapster should end with (the loader's). */
+int run_module(const struct session *session, const char *ko_path);
+
+/* Can this host load modules and probe its kernel? */
+bool host_can_run_modules(void);
+
+#endif

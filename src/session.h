@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the command line asked for, read by every pass. */
+#ifndef TAPSTER_SESSION_H
+#define TAPSTER_SESSION_H
+
+#include <stdbool.h>
+
+enum vm_choice {
+	VM_AUTO,	/* the VM where the host can't load modules */
+	VM_FORCE,	/* --vm */
+	VM_NEVER,	/* --no-vm */
+};
+
+struct define {
+	char *name;
+	char *value;	/* NULL for -D NAME */
+};
+
+struct session {
+	int last_pass;		/* -p N; 5 by default */
+	int verbose;		/* -v count */
+	bool guru;		/* -g */
+	bool keep_tmpdir;	/* -k */
+	bool suppress_warnings;	/* -w */
+	const char *script_file;	/* SCRIPT, or NULL with -e */
+	const char *script_text;	/* -e */
+	int argc;		/* script arguments after SCRIPT */
+	char **argv;
+	const char *module_name;	/* -m */
+	const char *output_file;	/* -o */
+	const char *command;	/* -c */
+	int target_pid;		/* -x */
+	const char *kernel;	/* -r KVER|DIR */
+	struct define *defines;	/* -D */
+	int ndefines;
+	const char **include_dirs;	/* -I */
+	int ninclude_dirs;
+	enum vm_choice vm;
+	int vm_cpus;		/* --vm-cpus N (default 2) */
+
+	/* Where things are: the source tree when run uninstalled, else the installed paths. */
+	const char *tapset_dir;
+	const char *runtime_dir;
+	const char *loader_path;
+	const char *vmkit_path;
+
+	/* The target kernel, decided before pass 2. */
+	const char *kernel_release;
+	const char *kernel_build_dir;
+	bool run_in_vm;
+	const char *vm_kit_dir;
+
+	char *tmpdir;		/* the session's temporary directory */
+};
+
+#endif

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 3: the module's layout. In order, the generated C file holds: the counts the runtime
+ * needs, the globals, one frame struct per probe body and function (its locals and
+ * temporaries) and their union, the runtime, the script functions, the probe bodies, one
+ * small handler per probe point, the probe tables, and the runtime's module init/exit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "translate.h"
+
+/* A generated function with its frame. */
+struct unit {
+	char *name;		/* function_f, probe_0 */
+	struct strbuf fields;	/* the frame's members */
+	char *code;		/* the C function(s) */
+	struct unit *next;
+};
+
+struct module {
+	struct session *session;
+	struct program *program;
+	FILE *out;
+	struct unit *units, **units_tail;
+	int npoints;		/* tap_pp_N descriptors */
+	struct strbuf points;	/* probe-point descriptors and handlers */
+	struct strbuf kprobes, kretprobes, begins, ends;	/* table entries */
+	int nkprobes, nkretprobes, nbegins, nends;
+};
+
+static void add_unit(struct module *m, char *name, struct strbuf *fields, char *code)
+{
+	struct unit *u = xcalloc(1, sizeof(*u));
+
+	u->name = name;
+	u->fields = *fields;
+	u->code = code;
+	*m->units_tail = u;
+	m->units_tail = &u->next;
+}
+
+static void add_field(struct strbuf *fields, enum type type, const char *name)
+{
+	if (type == TYPE_STRING)
+		sb_addf(fields, "\tchar %s[MAXSTRINGLEN];\n", name);
+	else
+		sb_addf(fields, "\tint64_t %s;\n", name);
+}
+
+static void scope_fields(struct strbuf *fields, const struct scope *scope)
+{
+	for (struct var *v = scope->vars; v; v = v->next) {
+		char *name = xasprintf("v_%s", v->name);
+
+		add_field(fields, v->type, name);
+		free(name);
+	}
+}
+
+/* Locals start at 0 and "" on each entry, as in stap; parameters come from the caller. */
+static void init_locals(struct strbuf *code, const struct scope *scope)
+{
+	for (struct var *v = scope->vars; v; v = v->next) {
+		if (v->is_param)
+			continue;
+		if (v->type == TYPE_STRING)
+			sb_addf(code, "\tl->v_%s[0] = '\\0';\n", v->name);
+		else
+			sb_addf(code, "\tl->v_%s = 0;\n", v->name);
+	}
+}
+
+static char *source_comment(const char *what, struct loc loc)
+{
+	return xasprintf("/* %s at %s:%d:%d */\n", what, loc.source ? loc.source->name : "?",
+			 loc.line, loc.col);
+}
+
+/* ---- Functions ---- */
+
+static void embedded_function(struct strbuf *code, const struct used_function *f)
+{
+	const struct function *fn = f->function;
+
+	sb_add(code, "#define CONTEXT c\n#define STAP_RETVALUE l->retvalue\n");
+	if (f->ret == TYPE_LONG)
+		sb_add(code, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n");
+	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next)
+		sb_addf(code, "#define STAP_ARG_%s l->v_%s\n", p->name, p->name);
+	sb_addf(code, "\t{\n%s\n\t}\n", fn->embedded);
+	sb_add(code, "\tgoto out;\nout: __attribute__((unused));\n");
+	sb_add(code, "#undef CONTEXT\n#undef STAP_RETVALUE\n");
+	if (f->ret == TYPE_LONG)
+		sb_add(code, "#undef STAP_RETURN\n");
+	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next)
+		sb_addf(code, "#undef STAP_ARG_%s\n", p->name);
+}
+
+static void translate_function(struct module *m, struct used_function *f)
+{
+	const char *name = f->function->name;
+	struct body b = { .function = f, .indent = 1 };
+	struct strbuf code = { 0 };
+	char *comment = source_comment(f->function->body ? "function" : "embedded function",
+				       f->function->loc);
+
+	b.sink = &b.code;
+	scope_fields(&b.fields, &f->scope);
+	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
+		add_field(&b.fields, f->ret, "retvalue");
+	sb_add(&code, comment);
+	sb_addf(&code, "static void function_%s(struct tap_context *c)\n{\n", name);
+	sb_addf(&code, "\tstruct frame_function_%s *l = &c->frames[c->nesting].function_%s;\n\n",
+		name, name);
+	sb_add(&code, "\t(void)l;\n");
+	if (f->function->body) {
+		init_locals(&code, &f->scope);
+		if (f->ret == TYPE_STRING)
+			sb_add(&code, "\tl->retvalue[0] = '\\0';\n");
+		else if (f->ret == TYPE_LONG)
+			sb_add(&code, "\tl->retvalue = 0;\n");
+		gen_stmt(&b, f->function->body);
+		sb_add(&code, b.code.buf ? b.code.buf : "");
+		sb_add(&code, "out: __attribute__((unused));\n\t;\n");
+	} else {
+		embedded_function(&code, f);
+	}
+	sb_add(&code, "}\n\n");
+	add_unit(m, xasprintf("function_%s", name), &b.fields, sb_steal(&code));
+	free(b.code.buf);
+	free(comment);
+}
+
+/* ---- Probes ---- */
+
+static void probe_body(struct derived_probe *p, struct body *b, struct strbuf *code)
+{
+	sb_addf(code, "static void probe_%d(struct tap_context *c)\n{\n", p->index);
+	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[c->nesting].probe_%d;\n",
+		p->index, p->index);
+	if (p->entries.len)
+		sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n",
+			p->index, p->index);
+	sb_add(code, "\n\t(void)l;\n");
+	init_locals(code, &p->scope);
+	gen_stmt(b, p->probe->body);
+	sb_add(code, b->code.buf ? b->code.buf : "");
+	sb_add(code, "out: __attribute__((unused));\n\t;\n}\n\n");
+}
+
+/* The @entry values of a return probe, computed when the function is entered. */
+static void probe_entry_handler(struct derived_probe *p, struct body *b, struct strbuf *code)
+{
+	sb_addf(code, "struct probe_%d_entry {\n", p->index);
+	for (int i = 0; i < p->entries.len; i++) {
+		char *name = xasprintf("entry%d", i);
+
+		add_field(code, p->entries.items[i]->type, name);
+		free(name);
+	}
+	sb_add(code, "};\n\n");
+	free(b->code.buf);
+	b->code = (struct strbuf){ 0 };
+	b->in_entry_handler = true;
+	for (int i = 0; i < p->entries.len; i++) {
+		struct node *entry = p->entries.items[i];
+		char *value = gen_expr(b, entry->lhs);
+
+		if (entry->type == TYPE_STRING)
+			emit(b, "tap_strcpy(e->entry%d, %s);", i, value);
+		else
+			emit(b, "e->entry%d = %s;", i, value);
+		free(value);
+	}
+	sb_addf(code, "static void probe_%d_entry(struct tap_context *c)\n{\n", p->index);
+	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[c->nesting].probe_%d;\n",
+		p->index, p->index);
+	sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n\n",
+		p->index, p->index);
+	sb_add(code, "\t(void)l;\n");
+	init_locals(code, &p->scope);
+	sb_add(code, b->code.buf ? b->code.buf : "");
+	sb_add(code, "\tgoto out;\nout: __attribute__((unused));\n\t;\n}\n\n");
+	b->in_entry_handler = false;
+}
+
+static int add_point_descriptor(struct module *m, const struct derived_point *d)
+{
+	char *pp = c_string_literal(d->pp);
+	char *func = c_string_literal(d->function);
+	int id = m->npoints++;
+
+	sb_addf(&m->points, "static const struct tap_probe_point tap_pp_%d = {\n", id);
+	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n};\n\n", pp, func);
+	free(pp);
+	free(func);
+	return id;
+}
+
+static void kprobe_point(struct module *m, const struct derived_probe *p, int pp)
+{
+	char *symbol = c_string_literal(p->points->function);
+
+	sb_addf(&m->points,
+		"static int tap_kprobe_%d(struct kprobe *kp, struct pt_regs *regs)\n{\n"
+		"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
+		"\tif (c) {\n\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n\treturn 0;\n}\n\n",
+		pp, pp, p->index);
+	sb_addf(&m->kprobes, "\t{ .kp = { .symbol_name = %s, .pre_handler = tap_kprobe_%d },"
+		" .pp = &tap_pp_%d },\n", symbol, pp, pp);
+	m->nkprobes++;
+	free(symbol);
+}
+
+static void kretprobe_point(struct module *m, const struct derived_probe *p,
+			    const struct derived_point *d, int pp)
+{
+	char *symbol = c_string_literal(d->function);
+	bool has_entry = p->entries.len > 0;
+
+	if (has_entry)
+		sb_addf(&m->points,
+			"static int tap_kretprobe_entry_%d(struct kretprobe_instance *ri, struct pt_regs *regs)\n{\n"
+			"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
+			"\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
+			"\tc->ri = ri;\n\tprobe_%d_entry(c);\n\ttap_context_exit(c);\n\treturn 0;\n}\n\n",
+			pp, pp, p->index);
+	sb_addf(&m->points,
+		"static int tap_kretprobe_%d(struct kretprobe_instance *ri, struct pt_regs *regs)\n{\n"
+		"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
+		"\tif (c) {\n\t\tc->ri = ri;\n\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n"
+		"\treturn 0;\n}\n\n",
+		pp, pp, p->index);
+	sb_addf(&m->kretprobes, "\t{ .rp = { .kp.symbol_name = %s, .handler = tap_kretprobe_%d,",
+		symbol, pp);
+	if (has_entry)
+		sb_addf(&m->kretprobes,
+			" .entry_handler = tap_kretprobe_entry_%d,"
+			" .data_size = sizeof(struct probe_%d_entry),", pp, p->index);
+	sb_addf(&m->kretprobes, " .maxactive = %d }, .pp = &tap_pp_%d },\n", d->maxactive, pp);
+	m->nkretprobes++;
+	free(symbol);
+}
+
+static void been_point(struct module *m, const struct derived_probe *p,
+		       const struct derived_point *d, int pp)
+{
+	if (d->kind == PROVIDER_BEGIN) {
+		sb_addf(&m->begins, "\t{ .pp = &tap_pp_%d, .body = probe_%d },\n", pp, p->index);
+		m->nbegins++;
+	} else {
+		sb_addf(&m->ends, "\t{ .pp = &tap_pp_%d, .body = probe_%d },\n", pp, p->index);
+		m->nends++;
+	}
+}
+
+static void translate_probe(struct module *m, struct derived_probe *p)
+{
+	struct body b = { .probe = p, .indent = 1 };
+	struct strbuf code = { 0 };
+	struct derived_point *first = p->points;
+	char *what = xasprintf("probe %s", first->origin);
+	char *comment = source_comment(what, p->probe->loc);
+
+	b.sink = &b.code;
+	scope_fields(&b.fields, &p->scope);
+	if (p->entries.len)
+		probe_entry_handler(p, &b, &code);
+	free(b.code.buf);
+	b.code = (struct strbuf){ 0 };
+	sb_add(&code, comment);
+	probe_body(p, &b, &code);
+	for (struct derived_point *d = p->points; d; d = d->next) {
+		int pp = add_point_descriptor(m, d);
+
+		if (d->kind == PROVIDER_KPROBE)
+			kprobe_point(m, p, pp);
+		else if (d->kind == PROVIDER_KRETPROBE)
+			kretprobe_point(m, p, d, pp);
+	}
+	add_unit(m, xasprintf("probe_%d", p->index), &b.fields, sb_steal(&code));
+	free(b.code.buf);
+	free(what);
+	free(comment);
+}
+
+/* begin and end probes run by priority, in source order among equals. */
+static void collect_been(struct module *m, enum provider_kind kind)
+{
+	int64_t lowest = INT64_MAX;
+	bool any = false;
+
+	for (struct derived_probe *p = m->program->probes; p; p = p->next)
+		for (struct derived_point *d = p->points; d; d = d->next)
+			if (d->kind == kind && (!any || d->priority < lowest)) {
+				lowest = d->priority;
+				any = true;
+			}
+	for (int64_t prio = lowest; any;) {
+		int64_t next = INT64_MAX;
+		bool more = false;
+
+		for (struct derived_probe *p = m->program->probes; p; p = p->next)
+			for (struct derived_point *d = p->points; d; d = d->next) {
+				if (d->kind != kind)
+					continue;
+				if (d->priority == prio)
+					been_point(m, p, d, add_point_descriptor(m, d));
+				else if (d->priority > prio && d->priority <= next) {
+					next = d->priority;
+					more = true;
+				}
+			}
+		if (!more)
+			break;
+		prio = next;
+	}
+}
+
+/* ---- The file ---- */
+
+static void write_globals(struct module *m)
+{
+	for (struct var *v = m->program->globals; v; v = v->next) {
+		struct global *g = v->global;
+
+		if (v->type == TYPE_STRING) {
+			char *init = c_string_literal(g->init ? g->init->text : "");
+
+			fprintf(m->out, "static char tap_g_%s[MAXSTRINGLEN] = %s;\n", v->name, init);
+			free(init);
+		} else {
+			fprintf(m->out, "static int64_t tap_g_%s = %lldLL;\n", v->name,
+				g->init ? (long long)g->init->num : 0LL);
+		}
+	}
+	if (m->program->globals)
+		fputc('\n', m->out);
+}
+
+static void write_frames(struct module *m)
+{
+	for (struct unit *u = m->units; u; u = u->next)
+		fprintf(m->out, "struct frame_%s {\n%s};\n\n", u->name,
+			u->fields.len ? u->fields.buf : "\tchar unused;\n");
+	fputs("union tap_frame {\n", m->out);
+	for (struct unit *u = m->units; u; u = u->next)
+		fprintf(m->out, "\tstruct frame_%s %s;\n", u->name, u->name);
+	fputs("};\n\n", m->out);
+}
+
+static void write_tables(struct module *m)
+{
+	fputs(m->points.buf ? m->points.buf : "", m->out);
+	if (m->nkprobes)
+		fprintf(m->out, "static struct tap_kprobe tap_kprobes[] = {\n%s};\n\n",
+			m->kprobes.buf);
+	if (m->nkretprobes)
+		fprintf(m->out, "static struct tap_kretprobe tap_kretprobes[] = {\n%s};\n\n",
+			m->kretprobes.buf);
+	fprintf(m->out, "static const struct tap_been_probe tap_begin_probes[] = {\n%s\t{ NULL },\n};\n\n",
+		m->begins.buf ? m->begins.buf : "");
+	fprintf(m->out, "static const struct tap_been_probe tap_end_probes[] = {\n%s\t{ NULL },\n};\n\n",
+		m->ends.buf ? m->ends.buf : "");
+}
+
+static void write_module(struct module *m)
+{
+	const char *script = m->session->script_file ? m->session->script_file : "<input>";
+
+	fprintf(m->out, "/* Generated by tapster from %s. */\n\n", script);
+	fprintf(m->out, "#define TAP_NUM_KPROBES %d\n#define TAP_NUM_KRETPROBES %d\n",
+		m->nkprobes, m->nkretprobes);
+	fprintf(m->out, "#define TAP_NUM_BEGIN %d\n#define TAP_NUM_END %d\n\n", m->nbegins,
+		m->nends);
+	fputs("#include \"runtime.h\"\n\n", m->out);
+	write_globals(m);
+	write_frames(m);
+	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
+	      "#include \"kprobes.h\"\n\n", m->out);
+	for (struct embed *e = m->program->embeds; e; e = e->next)
+		fprintf(m->out, "%s\n\n", e->code);
+	for (struct unit *u = m->units; u; u = u->next)
+		if (!strncmp(u->name, "function_", 9))
+			fprintf(m->out, "static void %s(struct tap_context *c);\n", u->name);
+	fputc('\n', m->out);
+	for (struct unit *u = m->units; u; u = u->next)
+		fputs(u->code, m->out);
+	write_tables(m);
+	fputs("#include \"module.h\"\n", m->out);
+}
+
+int translate(struct session *session, struct program *program, FILE *out)
+{
+	struct module m = { .session = session, .program = program, .out = out };
+
+	m.units_tail = &m.units;
+	for (struct used_function *f = program->functions; f; f = f->next)
+		translate_function(&m, f);
+	for (struct derived_probe *p = program->probes; p; p = p->next)
+		translate_probe(&m, p);
+	collect_been(&m, PROVIDER_BEGIN);
+	collect_been(&m, PROVIDER_END);
+	write_module(&m);
+	return 0;
+}

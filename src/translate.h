@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pass 3: the elaborated program as the C source of a kernel module.
+ *
+ * translate.c lays the module out (frames, functions, probe handlers, probe tables);
+ * translate_code.c turns statements and expressions into C. This header is their shared
+ * state; no other pass includes it.
+ */
+#ifndef TAPSTER_TRANSLATE_H
+#define TAPSTER_TRANSLATE_H
+
+#include <stdio.h>
+
+#include "program.h"
+#include "util.h"
+
+struct session;
+
+/* Writes the module's C source to `out`; returns the number of errors. */
+int translate(struct session *session, struct program *program, FILE *out);
+
+/* The body being generated: a probe handler, a probe's entry handler, or a function. */
+struct body {
+	struct strbuf code;		/* statements so far */
+	struct strbuf *sink;		/* where emit() writes: &code or a branch's buffer */
+	struct strbuf fields;		/* temporaries to add to the frame struct */
+	int ntemps;
+	int nlabels;
+	int indent;
+	int break_label, continue_label;	/* of the innermost loop, 0 outside loops */
+	struct derived_probe *probe;	/* NULL in functions */
+	bool in_entry_handler;		/* evaluating @entry expressions at function entry */
+	struct used_function *function;	/* NULL in probes */
+};
+
+void emit(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A C expression of the node's value: int64_t for longs, const char * for strings. */
+char *gen_expr(struct body *b, struct node *n);
+void gen_stmt(struct body *b, struct node *n);
+
+/* Names in the generated C. */
+char *c_string_literal(const char *s);
+char *var_ref(const struct var *v);	/* l->v_x or tap_g_x */
+char *location_literal(const struct node *n);	/* "\"operator '/' at f.stp:1:2\"" */
+
+#endif

@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Statements and expressions into C.
+ *
+ * gen_expr() returns a side-effect-free C expression for a node's value and emits, before it,
+ * whatever statements computing it takes (calls, assignments, increments). Operands are
+ * evaluated left to right as in stap: when a later operand emits statements, an earlier
+ * operand's value is saved in a temporary first, at the place it was computed.
+ * A failing operation sets c->last_error; each statement ends with a check that leaves the
+ * body (`goto out`) when one is set.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "translate.h"
+
+void emit(struct body *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < b->indent; i++)
+		sb_addc(b->sink, '\t');
+	va_start(ap, fmt);
+	sb_vaddf(b->sink, fmt, ap);
+	va_end(ap);
+	sb_addc(b->sink, '\n');
+}
+
+char *c_string_literal(const char *s)
+{
+	struct strbuf sb = { 0 };
+
+	sb_addc(&sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_addf(&sb, "\\%c", *p);
+		else if (*p == '\n')
+			sb_add(&sb, "\\n");
+		else if (*p == '\t')
+			sb_add(&sb, "\\t");
+		else if (*p < 0x20 || *p >= 0x7f || *p == '?')
+			sb_addf(&sb, "\\%03o", *p);	/* octal: no trigraphs, no hex run-on */
+		else
+			sb_addc(&sb, (char)*p);
+	}
+	sb_addc(&sb, '"');
+	return sb_steal(&sb);
+}
+
+char *var_ref(const struct var *v)
+{
+	return v->global ? xasprintf("tap_g_%s", v->name) : xasprintf("l->v_%s", v->name);
+}
+
+static const char *node_token_kind(const struct node *n)
+{
+	switch (n->kind) {
+	case N_IDENT:
+	case N_CALL:
+	case N_PRINT:
+	case N_TARGET: return "identifier";
+	case N_NUMBER: return "number";
+	case N_STRING: return "string";
+	default: return "operator";
+	}
+}
+
+char *location_literal(const struct node *n)
+{
+	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN ? op_text(n->op) : n->text;
+	char *text = xasprintf("%s '%s' at %s:%d:%d", node_token_kind(n), what ? what : "",
+			       n->loc.source ? n->loc.source->name : "", n->loc.line, n->loc.col);
+	char *lit = c_string_literal(text);
+
+	free(text);
+	return lit;
+}
+
+/* A new temporary of the body's frame. */
+static char *new_temp(struct body *b, enum type type)
+{
+	int id = b->ntemps++;
+
+	if (type == TYPE_STRING)
+		sb_addf(&b->fields, "\tchar t%d[MAXSTRINGLEN];\n", id);
+	else
+		sb_addf(&b->fields, "\tint64_t t%d;\n", id);
+	return xasprintf("l->t%d", id);
+}
+
+static void check_error(struct body *b)
+{
+	emit(b, "if (unlikely(c->last_error))");
+	emit(b, "\tgoto out;");
+}
+
+/* Saves `expr` in a temporary, the saving statement inserted at byte `at` of the sink. */
+static char *save_at(struct body *b, size_t at, enum type type, char *expr)
+{
+	char *temp = new_temp(b, type);
+	struct strbuf line = { 0 };
+
+	for (int i = 0; i < b->indent; i++)
+		sb_addc(&line, '\t');
+	if (type == TYPE_STRING)
+		sb_addf(&line, "tap_strcpy(%s, %s);\n", temp, expr);
+	else
+		sb_addf(&line, "%s = %s;\n", temp, expr);
+
+	struct strbuf *s = b->sink;
+	size_t tail = s->len - at;
+	char *rest = xstrndup(s->buf + at, tail);
+
+	s->len = at;
+	sb_add(s, line.buf);
+	sb_addn(s, rest, tail);
+	free(rest);
+	free(line.buf);
+	free(expr);
+	return temp;
+}
+
+static bool is_literal(const struct node *n)
+{
+	return n->kind == N_NUMBER || n->kind == N_STRING;
+}
+
+/* Evaluates nodes[0..n) left to right into exprs[]; see the comment at the top. */
+static void gen_operands(struct body *b, struct node **nodes, int n, char **exprs)
+{
+	size_t *after = xcalloc((size_t)n + 1, sizeof(*after));
+	size_t *before = xcalloc((size_t)n + 1, sizeof(*before));
+
+	for (int i = 0; i < n; i++) {
+		before[i] = b->sink->len;
+		exprs[i] = gen_expr(b, nodes[i]);
+		after[i] = b->sink->len;
+	}
+	/* From the last, so that an insertion does not move the places still to come. */
+	bool later_emits = false;
+
+	for (int i = n - 1; i >= 0; i--) {
+		if (later_emits && !is_literal(nodes[i]))
+			exprs[i] = save_at(b, after[i], nodes[i]->type, exprs[i]);
+		if (after[i] != before[i])
+			later_emits = true;
+	}
+	free(after);
+	free(before);
+}
+
+/* Generates `n` into a separate buffer; returns its statements and sets *expr. */
+static char *gen_branch(struct body *b, struct node *n, char **expr)
+{
+	struct strbuf branch = { 0 };
+	struct strbuf *saved = b->sink;
+
+	b->sink = &branch;
+	b->indent++;
+	*expr = gen_expr(b, n);
+	b->indent--;
+	b->sink = saved;
+	return sb_steal(&branch);
+}
+
+static char *gen_logical(struct body *b, struct node *n)
+{
+	bool is_and = n->op == OP_ANDAND;
+	char *lhs = gen_expr(b, n->lhs);
+	char *rhs;
+	char *code = gen_branch(b, n->rhs, &rhs);
+	char *result;
+
+	if (!*code) {
+		result = xasprintf("((int64_t)(%s %s %s))", lhs, is_and ? "&&" : "||", rhs);
+	} else {
+		/* The right side's statements run only when it is evaluated. */
+		result = new_temp(b, TYPE_LONG);
+		emit(b, "%s = !!(%s);", result, lhs);
+		emit(b, "if (%s%s) {", is_and ? "" : "!", result);
+		sb_add(b->sink, code);
+		emit(b, "\t%s = !!(%s);", result, rhs);
+		emit(b, "}");
+	}
+	free(lhs);
+	free(rhs);
+	free(code);
+	return result;
+}
+
+static char *gen_ternary(struct body *b, struct node *n)
+{
+	char *cond = gen_expr(b, n->cond);
+	char *then_expr, *else_expr;
+	char *then_code = gen_branch(b, n->then, &then_expr);
+	char *else_code = gen_branch(b, n->els, &else_expr);
+	char *result;
+
+	if (!*then_code && !*else_code) {
+		result = xasprintf("(%s ? %s : %s)", cond, then_expr, else_expr);
+	} else {
+		char *temp = new_temp(b, n->type);
+		const char *fmt = n->type == TYPE_STRING ? "\ttap_strcpy(%s, %s);" : "\t%s = %s;";
+
+		emit(b, "if (%s) {", cond);
+		sb_add(b->sink, then_code);
+		emit(b, fmt, temp, then_expr);
+		emit(b, "} else {");
+		sb_add(b->sink, else_code);
+		emit(b, fmt, temp, else_expr);
+		emit(b, "}");
+		result = temp;
+	}
+	free(cond);
+	free(then_expr);
+	free(else_expr);
+	free(then_code);
+	free(else_code);
+	return result;
+}
+
+static const char *c_operator(int op)
+{
+	switch (op) {
+	case OP_LE: return "<=";
+	case OP_GE: return ">=";
+	case OP_EQ: return "==";
+	case OP_NE: return "!=";
+	default: return NULL;
+	}
+}
+
+/* The C expression of `lhs op rhs`, both already evaluated; n locates errors. */
+static char *binary_expr(struct body *b, const struct node *n, int op, enum type operand_type,
+			 const char *lhs, const char *rhs)
+{
+	const char *cop = c_operator(op);
+	char opc[2] = { (char)op, 0 };
+
+	if (op == '.') {
+		char *temp = new_temp(b, TYPE_STRING);
+
+		emit(b, "tap_concat(%s, %s, %s);", temp, lhs, rhs);
+		return temp;
+	}
+	if (operand_type == TYPE_STRING)
+		return xasprintf("((int64_t)(strcmp(%s, %s) %s 0))", lhs, rhs, cop ? cop : opc);
+	if (op == '/' || op == '%') {
+		char *loc = location_literal(n);
+		char *result = xasprintf("tap_%s(c, %s, %s, %s)", op == '/' ? "div" : "mod", lhs,
+					 rhs, loc);
+
+		free(loc);
+		return result;
+	}
+	if (op == OP_SHL || op == OP_SHR)
+		return xasprintf("tap_%s(%s, %s)", op == OP_SHL ? "shl" : "shr", lhs, rhs);
+	if (cop)
+		return xasprintf("((int64_t)(%s %s %s))", lhs, cop, rhs);
+	if (op == '+' || op == '-' || op == '*')
+		/* Wrapping arithmetic, done unsigned so that C calls nothing undefined. */
+		return xasprintf("((int64_t)((uint64_t)%s %c (uint64_t)%s))", lhs, op, rhs);
+	return xasprintf("((int64_t)(%s %c %s))", lhs, op, rhs);
+}
+
+static char *gen_binary(struct body *b, struct node *n)
+{
+	struct node *operands[2] = { n->lhs, n->rhs };
+	char *e[2];
+	char *result;
+
+	if (n->op == OP_ANDAND || n->op == OP_OROR)
+		return gen_logical(b, n);
+	gen_operands(b, operands, 2, e);
+	result = binary_expr(b, n, n->op, n->lhs->type, e[0], e[1]);
+	free(e[0]);
+	free(e[1]);
+	return result;
+}
+
+static char *gen_unary(struct body *b, struct node *n)
+{
+	char *operand = gen_expr(b, n->lhs);
+	char *result;
+
+	switch (n->op) {
+	case '-': result = xasprintf("((int64_t)(0 - (uint64_t)%s))", operand); break;
+	case '!': result = xasprintf("((int64_t)!%s)", operand); break;
+	case '~': result = xasprintf("(~%s)", operand); break;
+	default: result = xstrdup(operand); break;
+	}
+	free(operand);
+	return result;
+}
+
+static char *gen_incdec(struct body *b, struct node *n)
+{
+	char *ref = var_ref(n->lhs->sym);
+	const char *op = n->op == OP_INC ? "+" : "-";
+	char *result;
+
+	if (n->kind == N_POSTINC) {
+		result = new_temp(b, TYPE_LONG);
+		emit(b, "%s = %s;", result, ref);
+		emit(b, "%s = (int64_t)((uint64_t)%s %s 1);", ref, ref, op);
+	} else {
+		emit(b, "%s = (int64_t)((uint64_t)%s %s 1);", ref, ref, op);
+		result = xstrdup(ref);
+	}
+	free(ref);
+	return result;
+}
+
+static char *gen_assign(struct body *b, struct node *n)
+{
+	char *ref = var_ref(n->lhs->sym);
+	char *value = gen_expr(b, n->rhs);
+
+	if (n->op == '=') {
+		if (n->type == TYPE_STRING)
+			emit(b, "tap_strcpy(%s, %s);", ref, value);
+		else
+			emit(b, "%s = %s;", ref, value);
+	} else if (n->op == OP_ASSIGN_BASE + '.') {
+		emit(b, "tap_concat(%s, %s, %s);", ref, ref, value);
+	} else {
+		/* a op= b is a = a op b, with the operator's own rules. */
+		char *combined = binary_expr(b, n, n->op - OP_ASSIGN_BASE, TYPE_LONG, ref, value);
+
+		emit(b, "%s = %s;", ref, combined);
+		free(combined);
+	}
+	free(value);
+	return ref;
+}
+
+static char *gen_call(struct body *b, struct node *n)
+{
+	struct used_function *f = n->sym;
+	char **args = xcalloc((size_t)n->args.len + 1, sizeof(*args));
+	const char *name = f->function->name;
+	char *loc = location_literal(n);
+	char *result;
+	int i = 0;
+
+	gen_operands(b, n->args.items, n->args.len, args);
+	emit(b, "if (unlikely(c->nesting >= MAXNESTING)) {");
+	emit(b, "\ttap_set_error(c, \"MAXNESTING exceeded\", %s);", loc);
+	emit(b, "\tgoto out;");
+	emit(b, "}");
+	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next, i++) {
+		if (p->type == TYPE_STRING)
+			emit(b, "tap_strcpy(c->frames[c->nesting + 1].function_%s.v_%s, %s);", name,
+			     p->name, args[i]);
+		else
+			emit(b, "c->frames[c->nesting + 1].function_%s.v_%s = %s;", name, p->name,
+			     args[i]);
+		free(args[i]);
+	}
+	free(args);
+	free(loc);
+	emit(b, "c->nesting++;");
+	emit(b, "function_%s(c);", name);
+	emit(b, "c->nesting--;");
+	check_error(b);
+	if (f->ret != TYPE_LONG && f->ret != TYPE_STRING)
+		return xstrdup("0");
+	result = new_temp(b, f->ret);
+	if (f->ret == TYPE_STRING)
+		emit(b, "tap_strcpy(%s, c->frames[c->nesting + 1].function_%s.retvalue);", result,
+		     name);
+	else
+		emit(b, "%s = c->frames[c->nesting + 1].function_%s.retvalue;", result, name);
+	return result;
+}
+
+/* The kernel vsnprintf() spec for one stap conversion, and how to pass its argument. */
+static void kernel_spec(const struct format_piece *p, struct strbuf *fmt)
+{
+	sb_addc(fmt, '%');
+	sb_add(fmt, p->flags);
+	if (p->width == FORMAT_STAR)
+		sb_addc(fmt, '*');
+	else if (p->width >= 0)
+		sb_addf(fmt, "%d", p->width);
+	if (p->precision == FORMAT_STAR)
+		sb_add(fmt, ".*");
+	else if (p->precision >= 0)
+		sb_addf(fmt, ".%d", p->precision);
+	switch (p->conversion) {
+	case 'i': sb_add(fmt, "lld"); break;
+	case 'd': case 'u': case 'o': case 'x': case 'X': sb_addf(fmt, "ll%c", p->conversion); break;
+	case 'p': sb_add(fmt, "llx"); break;
+	default: sb_addc(fmt, p->conversion); break;
+	}
+}
+
+static void add_literal_to_format(struct strbuf *fmt, const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (*p == '%')
+			sb_addc(fmt, '%');
+		sb_addc(fmt, *p);
+	}
+}
+
+static char *cast_arg(char conversion, const char *expr)
+{
+	if (conversion == 's')
+		return xasprintf("%s", expr);
+	if (conversion == 'c')
+		return xasprintf("(int)%s", expr);
+	return xasprintf("(long long)%s", expr);
+}
+
+/* Builds the kernel format and argument list of a print-family call. */
+static void print_format(struct node *n, char **exprs, struct strbuf *fmt, struct strbuf *args)
+{
+	const char *name = n->text;
+	int first = 0;
+
+	if (!strcmp(name, "printf") || !strcmp(name, "sprintf")) {
+		struct format format;
+		const char *error;
+		int arg = 1;
+
+		format_parse(n->args.items[0]->text, &format, &error);
+		for (int i = 0; i < format.npieces; i++) {
+			struct format_piece *p = &format.pieces[i];
+			char *cast;
+
+			if (p->is_literal) {
+				add_literal_to_format(fmt, p->text);
+				continue;
+			}
+			if (p->width == FORMAT_STAR)
+				sb_addf(args, ", (int)%s", exprs[arg++]);
+			if (p->precision == FORMAT_STAR)
+				sb_addf(args, ", (int)%s", exprs[arg++]);
+			if (p->conversion == 'p')
+				sb_add(fmt, "0x");
+			kernel_spec(p, fmt);
+			cast = cast_arg(p->conversion, exprs[arg++]);
+			sb_addf(args, ", %s", cast);
+			free(cast);
+		}
+		format_free(&format);
+		return;
+	}
+	for (int i = first; i < n->args.len; i++) {
+		bool is_string = n->args.items[i]->type == TYPE_STRING;
+		char *cast = cast_arg(is_string ? 's' : 'd', exprs[i]);
+
+		sb_add(fmt, is_string ? "%s" : "%lld");
+		sb_addf(args, ", %s", cast);
+		free(cast);
+	}
+	if (!strcmp(name, "println") || !strcmp(name, "sprintln"))
+		sb_add(fmt, "\n");
+}
+
+static char *gen_print(struct body *b, struct node *n)
+{
+	char **exprs = xcalloc((size_t)n->args.len + 1, sizeof(*exprs));
+	struct strbuf fmt = { 0 }, args = { 0 };
+	char *fmt_literal;
+	char *result;
+
+	gen_operands(b, n->args.items, n->args.len, exprs);
+	sb_add(&fmt, "");
+	sb_add(&args, "");
+	print_format(n, exprs, &fmt, &args);
+	fmt_literal = c_string_literal(fmt.buf);
+	if (n->text[0] == 's') {
+		result = new_temp(b, TYPE_STRING);
+		emit(b, "tap_sprintf(%s, %s%s);", result, fmt_literal, args.buf);
+	} else {
+		emit(b, "tap_printf(c, %s%s);", fmt_literal, args.buf);
+		result = xstrdup("0");
+	}
+	for (int i = 0; i < n->args.len; i++)
+		free(exprs[i]);
+	free(exprs);
+	free(fmt.buf);
+	free(args.buf);
+	free(fmt_literal);
+	return result;
+}
+
+static char *gen_entry(struct body *b, struct node *n)
+{
+	if (b->in_entry_handler)
+		return gen_expr(b, n->lhs);
+	return xasprintf("e->entry%d", n->entry_slot);
+}
+
+char *gen_expr(struct body *b, struct node *n)
+{
+	switch (n->kind) {
+	case N_NUMBER:
+		return n->num == INT64_MIN ? xstrdup("((int64_t)(-9223372036854775807LL - 1))")
+					   : xasprintf("((int64_t)%" PRId64 "LL)", n->num);
+	case N_STRING: return c_string_literal(n->text);
+	case N_IDENT: return var_ref(n->sym);
+	case N_TARGET: return xstrdup("((int64_t)regs_return_value(c->regs))");
+	case N_BINARY: return gen_binary(b, n);
+	case N_UNARY: return gen_unary(b, n);
+	case N_PREINC:
+	case N_POSTINC: return gen_incdec(b, n);
+	case N_ASSIGN: return gen_assign(b, n);
+	case N_TERNARY: return gen_ternary(b, n);
+	case N_CALL: return gen_call(b, n);
+	case N_PRINT: return gen_print(b, n);
+	case N_ENTRY: return gen_entry(b, n);
+	default: return xstrdup("0");	/* pass 2 refused every other kind */
+	}
+}
+
+/* ---- Statements ---- */
+
+static void gen_block(struct body *b, struct node *n)
+{
+	for (int i = 0; i < n->body.len; i++)
+		gen_stmt(b, n->body.items[i]);
+}
+
+static void gen_if(struct body *b, struct node *n)
+{
+	char *cond = gen_expr(b, n->cond);
+
+	emit(b, "if (%s) {", cond);
+	b->indent++;
+	gen_stmt(b, n->then);
+	b->indent--;
+	if (n->els) {
+		emit(b, "} else {");
+		b->indent++;
+		gen_stmt(b, n->els);
+		b->indent--;
+	}
+	emit(b, "}");
+	free(cond);
+}
+
+/* Each iteration costs MAXACTION budget, as in stap, so that no loop runs forever. */
+static void gen_action_check(struct body *b, const struct node *n)
+{
+	char *loc = location_literal(n);
+
+	emit(b, "if (unlikely(--c->actions_remaining < 0)) {");
+	emit(b, "\ttap_set_error(c, \"MAXACTION exceeded\", %s);", loc);
+	emit(b, "\tgoto out;");
+	emit(b, "}");
+	free(loc);
+}
+
+/* while and for: for (;;) { cond; body; continue_label: inc; } break_label: */
+static void gen_loop(struct body *b, struct node *n)
+{
+	int saved_break = b->break_label, saved_continue = b->continue_label;
+	int label = ++b->nlabels;
+
+	if (n->init)
+		gen_stmt(b, n->init);
+	emit(b, "for (;;) {");
+	b->indent++;
+	gen_action_check(b, n);
+	if (n->cond) {
+		char *cond = gen_expr(b, n->cond);
+
+		emit(b, "if (!(%s))", cond);
+		emit(b, "\tbreak;");
+		free(cond);
+	}
+	b->break_label = label;
+	b->continue_label = label;
+	gen_stmt(b, n->then);
+	b->indent--;
+	emit(b, "continue_%d: __attribute__((unused));", label);
+	b->indent++;
+	if (n->inc) {
+		char *inc = gen_expr(b, n->inc);
+
+		free(inc);
+		check_error(b);
+	}
+	b->indent--;
+	emit(b, "}");
+	emit(b, "break_%d: __attribute__((unused));", label);
+	b->break_label = saved_break;
+	b->continue_label = saved_continue;
+}
+
+static void gen_return(struct body *b, struct node *n)
+{
+	if (n->lhs && b->function) {
+		char *value = gen_expr(b, n->lhs);
+
+		if (n->lhs->type == TYPE_STRING)
+			emit(b, "tap_strcpy(l->retvalue, %s);", value);
+		else
+			emit(b, "l->retvalue = %s;", value);
+		free(value);
+	}
+	emit(b, "goto out;");
+}
+
+void gen_stmt(struct body *b, struct node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_BLOCK: gen_block(b, n); return;
+	case N_NULL: return;
+	case N_IF: gen_if(b, n); return;
+	case N_WHILE:
+	case N_FOR: gen_loop(b, n); return;
+	case N_BREAK: emit(b, "goto break_%d;", b->break_label); return;
+	case N_CONTINUE: emit(b, "goto continue_%d;", b->continue_label); return;
+	case N_NEXT: emit(b, "goto out;"); return;
+	case N_RETURN: gen_return(b, n); return;
+	case N_EXPR_STMT: {
+		char *value = gen_expr(b, n->lhs);
+
+		free(value);
+		check_error(b);
+		return;
+	}
+	default: return;	/* pass 2 refused every other kind */
+	}
+}

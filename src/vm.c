@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Pass 5's VM: boots the kit's kernel under qemu, runs one job, streams its output. */
+#define _GNU_SOURCE
+#include "vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define VM_INTERRUPT_BYTE '\003'
+
+/* Whether vm_run() is running, for vm_interrupt(). */
+static volatile sig_atomic_t vm_active;
+/* The host end of the guest's ttyS3 while qemu runs; -1 otherwise. */
+static volatile sig_atomic_t interrupt_fd = -1;
+/* Whether the guest said "ready" (before that, an interrupt byte could be lost). */
+static volatile sig_atomic_t guest_ready;
+/* An interrupt asked for before the guest was ready, to be sent when it is. */
+static volatile sig_atomic_t interrupt_pending;
+
+static void send_interrupt(void)
+{
+	int fd = interrupt_fd;
+	char byte = VM_INTERRUPT_BYTE;
+
+	if (fd >= 0)
+		(void)send(fd, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+void vm_interrupt(void)
+{
+	int saved_errno = errno;
+
+	if (!vm_active)
+		return;
+	if (guest_ready)
+		send_interrupt();
+	else
+		interrupt_pending = 1;
+	errno = saved_errno;
+}
+
+/* ---- Small I/O helpers --------------------------------------------------------------- */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Appends the file at PATH to FD; returns its size, or -1 with errno set. */
+static long long copy_file(int fd, const char *path)
+{
+	char buf[65536];
+	long long total = 0;
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (in < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || write_all(fd, buf, (size_t)n) < 0) {
+			int err = errno;
+
+			close(in);
+			errno = err;
+			return n == 0 ? total : -1;
+		}
+		total += n;
+	}
+}
+
+/* Reads a whole (small) file; NULL when it cannot. */
+static char *read_small_file(const char *path)
+{
+	struct strbuf sb = { 0 };
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sb_addn(&sb, buf, (size_t)n);
+	}
+	close(fd);
+	return sb_steal(&sb);
+}
+
+static void chomp(char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' '))
+		s[--len] = '\0';
+}
+
+static int wait_child(pid_t pid, int *wstatus)
+{
+	while (waitpid(pid, wstatus, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- The kit ------------------------------------------------------------------------- */
+
+char *vm_kit_dir(const char *vmkit_script)
+{
+	const char *script = vmkit_script ? vmkit_script : "tapster-vmkit";
+	struct strbuf out = { 0 };
+	int pipefd[2], wstatus = 0;
+	char buf[4096], *dir, *nl, *kver;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "ERROR: pipe: %s\n", strerror(errno));
+		return NULL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "ERROR: fork: %s\n", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		execlp(script, script, (char *)NULL);
+		fprintf(stderr, "ERROR: cannot run %s: %s\n", script, strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sb_addn(&out, buf, (size_t)n);
+	}
+	close(pipefd[0]);
+	dir = sb_steal(&out);
+	if (wait_child(pid, &wstatus) < 0 || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
+		/* 127: the child said it could not run the script. */
+		if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 127)
+			fprintf(stderr, "ERROR: %s could not make the VM kit\n", script);
+		free(dir);
+		return NULL;
+	}
+	/* The kit directory is the last line of the output. */
+	chomp(dir);
+	nl = strrchr(dir, '\n');
+	if (nl)
+		memmove(dir, nl + 1, strlen(nl + 1) + 1);
+	kver = *dir ? vm_kit_kernel_release(dir) : NULL;
+	if (!kver) {
+		fprintf(stderr, "ERROR: %s printed no usable kit directory ('%s')\n", script, dir);
+		free(dir);
+		return NULL;
+	}
+	free(kver);
+	return dir;
+}
+
+char *vm_kit_kernel_release(const char *kit_dir)
+{
+	char *path = xasprintf("%s/kver", kit_dir);
+	char *kver = read_small_file(path);
+
+	free(path);
+	if (!kver)
+		return NULL;
+	chomp(kver);
+	if (!*kver) {
+		free(kver);
+		return NULL;
+	}
+	return kver;
+}
+
+char *vm_kit_build_dir(const char *kit_dir)
+{
+	return xasprintf("%s/build", kit_dir);
+}
+
+/* ---- The job's initramfs ------------------------------------------------------------- */
+
+/* A newc archive being written: where, and the next inode number. */
+struct newc {
+	int fd;
+	unsigned int ino;
+};
+
+static const char zeros[4];
+
+/* Writes an entry's header and name; the caller writes SIZE bytes of data and newc_pad(). */
+static int newc_header(struct newc *nc, const char *name, unsigned int mode, unsigned int nlink,
+		       unsigned long long size)
+{
+	size_t namesize = strlen(name) + 1;
+	char hdr[112];
+	int len;
+
+	if (size > 0xffffffffULL) {
+		errno = EFBIG;
+		return -1;
+	}
+	len = snprintf(hdr, sizeof(hdr),
+		       "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08zX%08X",
+		       nc->ino++, mode, 0, 0, nlink, 0, (unsigned int)size, 0, 0, 0, 0,
+		       namesize, 0);
+	if (len != 110 || write_all(nc->fd, hdr, 110) < 0 ||
+	    write_all(nc->fd, name, namesize) < 0)
+		return -1;
+	return write_all(nc->fd, zeros, (4 - (110 + namesize) % 4) % 4);
+}
+
+static int newc_pad(struct newc *nc, unsigned long long size)
+{
+	return write_all(nc->fd, zeros, (4 - size % 4) % 4);
+}
+
+static int newc_data(struct newc *nc, const char *name, unsigned int mode, const char *data,
+		     size_t size)
+{
+	if (newc_header(nc, name, S_IFREG | mode, 1, size) < 0 ||
+	    write_all(nc->fd, data, size) < 0)
+		return -1;
+	return newc_pad(nc, size);
+}
+
+static int newc_file(struct newc *nc, const char *name, const char *path)
+{
+	struct stat st;
+	long long copied;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (newc_header(nc, name, S_IFREG | (st.st_mode & 07777), 1,
+			(unsigned long long)st.st_size) < 0)
+		return -1;
+	copied = copy_file(nc->fd, path);
+	if (copied < 0)
+		return -1;
+	if (copied != (long long)st.st_size) {
+		errno = EIO;	/* the file changed while we copied it */
+		return -1;
+	}
+	return newc_pad(nc, (unsigned long long)copied);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Writes the kit's base initramfs followed by an archive with /job/ to PATH. */
+static int write_initrd(const char *path, const struct vm_job *job)
+{
+	char *base = xasprintf("%s/initramfs-base.cpio", job->kit_dir);
+	struct newc nc = { .ino = 900000 };
+	const char *script = job->run_script ? job->run_script : "";
+	int ret = -1;
+
+	nc.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (nc.fd < 0) {
+		fprintf(stderr, "ERROR: cannot create %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (copy_file(nc.fd, base) < 0) {
+		fprintf(stderr, "ERROR: cannot copy %s: %s\n", base, strerror(errno));
+		goto out;
+	}
+	if (newc_header(&nc, "job", S_IFDIR | 0755, 2, 0) < 0)
+		goto write_error;
+	for (const char *const *f = job->files; f && *f; f++) {
+		const char *name = base_name(*f);
+		char *entry;
+		int err;
+
+		if (!*name || !strcmp(name, "run.sh")) {
+			fprintf(stderr, "ERROR: cannot put %s into the VM's /job\n", *f);
+			goto out;
+		}
+		entry = xasprintf("job/%s", name);
+		err = newc_file(&nc, entry, *f);
+		free(entry);
+		if (err < 0) {
+			fprintf(stderr, "ERROR: cannot copy %s into %s: %s\n", *f, path,
+				strerror(errno));
+			goto out;
+		}
+	}
+	if (newc_data(&nc, "job/run.sh", 0755, script, strlen(script)) < 0 ||
+	    newc_header(&nc, "TRAILER!!!", 0, 1, 0) < 0)
+		goto write_error;
+	ret = 0;
+	goto out;
+write_error:
+	fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
+out:
+	if (nc.fd >= 0 && close(nc.fd) < 0 && ret == 0) {
+		fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
+		ret = -1;
+	}
+	free(base);
+	return ret;
+}
+
+/* ---- qemu ---------------------------------------------------------------------------- */
+
+/* A NULL-terminated argument vector being built. */
+struct argv {
+	char **v;
+	size_t n, cap;
+};
+
+static void argv_add(struct argv *a, char *arg)	/* takes ARG (malloc'd) */
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 64;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = arg;
+	a->v[a->n] = NULL;
+}
+
+static void argv_free(struct argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+}
+
+/* A value inside a qemu option list: commas are doubled. */
+static char *qemu_escape(const char *s)
+{
+	struct strbuf sb = { 0 };
+
+	for (; *s; s++) {
+		sb_addc(&sb, *s);
+		if (*s == ',')
+			sb_addc(&sb, ',');
+	}
+	return sb_steal(&sb);
+}
+
+/* The host ends of the guest's serial ports, and qemu's ends, by guest port. */
+enum { PORT_OUT, PORT_ERR, PORT_CTL, NR_PORTS };
+
+struct vm_run_state {
+	char *tmpdir;
+	char *initrd;		/* tmpdir/initrd */
+	char *qemu_log;		/* tmpdir/qemu.log: qemu's own stdout and stderr */
+	char *console;		/* job->console_log or tmpdir/console.log */
+	int host_fd[NR_PORTS];	/* our ends of the socket pairs; -1 once at EOF */
+	int guest_fd[NR_PORTS];	/* qemu's ends; -1 once handed over */
+	pid_t pid;		/* qemu, 0 when not running */
+};
+
+static void build_qemu_argv(struct argv *a, const struct vm_job *job, struct vm_run_state *st)
+{
+	const char *qemu = getenv("TAPSTER_QEMU");
+	const char *extra = getenv("TAPSTER_VM_APPEND");
+	int cpus = job->cpus > 0 ? job->cpus : 1;
+	int mem = job->mem_mb > 0 ? job->mem_mb : 512;
+	char *console = qemu_escape(st->console);
+
+	argv_add(a, xstrdup(qemu && *qemu ? qemu : "qemu-system-x86_64"));
+	/* q35 without its SATA controller boots fastest here (the pc machine is close). */
+	argv_add(a, xstrdup("-machine"));
+	argv_add(a, xstrdup("q35,sata=off,smbus=off"));
+	argv_add(a, xstrdup("-cpu"));
+	argv_add(a, xstrdup("max"));
+	/* Multi-threaded TCG oopses with live kprobe code patching on more than one vCPU. */
+	argv_add(a, xstrdup("-accel"));
+	argv_add(a, xstrdup("tcg,thread=single"));
+	argv_add(a, xstrdup("-smp"));
+	argv_add(a, xasprintf("%d", cpus));
+	argv_add(a, xstrdup("-m"));
+	argv_add(a, xasprintf("%d", mem));
+	if (job->icount) {
+		argv_add(a, xstrdup("-icount"));
+		argv_add(a, xstrdup("shift=0"));
+	}
+	argv_add(a, xstrdup("-nodefaults"));
+	argv_add(a, xstrdup("-no-user-config"));
+	argv_add(a, xstrdup("-display"));
+	argv_add(a, xstrdup("none"));
+	argv_add(a, xstrdup("-no-reboot"));
+	argv_add(a, xstrdup("-kernel"));
+	argv_add(a, xasprintf("%s/vmlinuz", job->kit_dir));
+	argv_add(a, xstrdup("-initrd"));
+	argv_add(a, xstrdup(st->initrd));
+	argv_add(a, xstrdup("-append"));
+	/* panic=-1 and -no-reboot: a panic ends qemu. nr_uarts: the kernel's default is 4
+	 * already, but the ports are not optional. cryptomgr.notests saves ~0.2 s of crypto
+	 * self-tests; nokaslr keeps kernel addresses the same from run to run. */
+	argv_add(a, xasprintf("console=ttyS0 quiet panic=-1 8250.nr_uarts=4 nokaslr "
+			      "mitigations=off cryptomgr.notests%s%s",
+			      extra && *extra ? " " : "", extra ? extra : ""));
+	argv_add(a, xstrdup("-chardev"));
+	argv_add(a, xasprintf("file,id=con,path=%s", console));
+	argv_add(a, xstrdup("-serial"));
+	argv_add(a, xstrdup("chardev:con"));
+	for (int i = 0; i < NR_PORTS; i++) {
+		argv_add(a, xstrdup("-chardev"));
+		argv_add(a, xasprintf("socket,id=port%d,fd=%d", i + 1, st->guest_fd[i]));
+		argv_add(a, xstrdup("-serial"));
+		argv_add(a, xasprintf("chardev:port%d", i + 1));
+	}
+	free(console);
+}
+
+/* Starts qemu with the guest ends of the ports; its stdout and stderr go to qemu.log. */
+static int start_qemu(struct argv *a, struct vm_run_state *st)
+{
+	pid_t parent = getpid();
+	int log = open(st->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	pid_t pid;
+
+	if (log < 0 || null < 0) {
+		fprintf(stderr, "ERROR: cannot open %s: %s\n", st->qemu_log, strerror(errno));
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "ERROR: fork: %s\n", strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		sigset_t none;
+
+		/* Out of the terminal's process group, so ^C reaches us rather than qemu,
+		 * and gone when we are. */
+		setsid();
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		dup2(null, STDIN_FILENO);
+		dup2(log, STDOUT_FILENO);
+		dup2(log, STDERR_FILENO);
+		/* Only qemu's own ends of the ports survive the exec. */
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		for (int i = 0; i < NR_PORTS; i++)
+			fcntl(st->guest_fd[i], F_SETFD, 0);
+		execvp(a->v[0], a->v);
+		dprintf(STDERR_FILENO, "cannot run %s: %s\n", a->v[0], strerror(errno));
+		_exit(127);
+	}
+	st->pid = pid;
+	close(log);
+	close(null);
+	return 0;
+fail:
+	if (log >= 0)
+		close(log);
+	if (null >= 0)
+		close(null);
+	return -1;
+}
+
+/* Copies FILE's last lines (at most MAX bytes of them) to stderr, each with a prefix. */
+static void show_tail(const char *path, const char *prefix, size_t max)
+{
+	char *text = read_small_file(path);
+	size_t len;
+	char *p, *line;
+
+	if (!text)
+		return;
+	len = strlen(text);
+	p = text;
+	if (len > max) {
+		p = text + len - max;
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p;
+	}
+	while ((line = strsep(&p, "\n"))) {
+		chomp(line);
+		if (*line || p)
+			fprintf(stderr, "%s%s\n", prefix, line);
+	}
+	free(text);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What came back on ttyS3 so far: a partial line, and the last status seen. Lines are
+ * "ready" (the guest listens for interrupts now) and "status N". */
+struct control {
+	char line[64];
+	size_t len;
+	bool have_status;
+	int status;
+};
+
+static void control_input(struct control *c, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (c->len < sizeof(c->line) - 1)
+				c->line[c->len++] = buf[i];
+			continue;
+		}
+		c->line[c->len] = '\0';
+		c->len = 0;
+		chomp(c->line);
+		if (!strcmp(c->line, "ready")) {
+			/* A signal handler in between sees guest_ready and sends itself. */
+			guest_ready = 1;
+			if (interrupt_pending) {
+				interrupt_pending = 0;
+				send_interrupt();
+			}
+		} else if (!strncmp(c->line, "status ", 7)) {
+			char *end;
+			long v = strtol(c->line + 7, &end, 10);
+
+			chomp(end);
+			if (end != c->line + 7 && !*end && v >= 0 && v <= 255) {
+				c->have_status = true;
+				c->status = (int)v;
+			}
+		}
+	}
+}
+
+/*
+ * Streams the ports until qemu has closed all of them (it exits after the guest powers
+ * off), or the deadline passes (qemu is then killed). Returns true when it timed out.
+ */
+static bool pump(const struct vm_job *job, struct vm_run_state *st, struct control *ctl)
+{
+	long long deadline = job->timeout_s > 0 ? now_ms() + job->timeout_s * 1000LL : 0;
+	int sink[NR_PORTS] = { job->out_fd, job->err_fd, -1 };
+	bool timed_out = false;
+	char buf[65536];
+
+	for (;;) {
+		struct pollfd pfd[NR_PORTS];
+		int port[NR_PORTS];	/* which port each pfd is */
+		int nfds = 0, timeout = -1, r;
+
+		for (int i = 0; i < NR_PORTS; i++) {
+			if (st->host_fd[i] < 0)
+				continue;
+			pfd[nfds] = (struct pollfd){ .fd = st->host_fd[i], .events = POLLIN };
+			port[nfds++] = i;
+		}
+		if (!nfds)
+			return timed_out;
+		if (deadline && !timed_out) {
+			long long left = deadline - now_ms();
+
+			if (left <= 0) {
+				kill(st->pid, SIGKILL);
+				timed_out = true;
+				continue;
+			}
+			timeout = left > INT_MAX ? INT_MAX : (int)left;
+		}
+		r = poll(pfd, (nfds_t)nfds, timeout);
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "ERROR: poll: %s\n", strerror(errno));
+			kill(st->pid, SIGKILL);
+			timed_out = true;	/* nothing better to do than to wait for EOF */
+			deadline = 0;
+		}
+		for (int k = 0; r > 0 && k < nfds; k++) {
+			int i = port[k];
+			ssize_t n;
+
+			if (!pfd[k].revents)
+				continue;
+			n = recv(st->host_fd[i], buf, sizeof(buf), MSG_DONTWAIT);
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+				continue;
+			if (n <= 0) {
+				if (i == PORT_CTL)
+					interrupt_fd = -1;
+				close(st->host_fd[i]);
+				st->host_fd[i] = -1;
+				continue;
+			}
+			if (i == PORT_CTL) {
+				control_input(ctl, buf, (size_t)n);
+			} else if (sink[i] >= 0 && write_all(sink[i], buf, (size_t)n) < 0) {
+				/* Keep draining, so that the guest is not blocked. */
+				fprintf(stderr, "ERROR: cannot write the job's output: %s\n",
+					strerror(errno));
+				sink[i] = -1;
+			}
+		}
+	}
+}
+
+static void cleanup(struct vm_run_state *st, const struct vm_job *job)
+{
+	for (int i = 0; i < NR_PORTS; i++) {
+		if (i == PORT_CTL)
+			interrupt_fd = -1;
+		if (st->host_fd[i] >= 0)
+			close(st->host_fd[i]);
+		if (st->guest_fd[i] >= 0)
+			close(st->guest_fd[i]);
+	}
+	if (st->pid > 0) {
+		kill(st->pid, SIGKILL);
+		wait_child(st->pid, NULL);
+	}
+	if (st->tmpdir) {
+		unlink(st->initrd);
+		unlink(st->qemu_log);
+		if (!job->console_log)
+			unlink(st->console);
+		rmdir(st->tmpdir);
+	}
+	free(st->tmpdir);
+	free(st->initrd);
+	free(st->qemu_log);
+	free(st->console);
+	vm_active = 0;
+}
+
+static void report_failure(struct vm_run_state *st)
+{
+	show_tail(st->qemu_log, "qemu: ", 4096);
+	show_tail(st->console, "console: ", 4096);
+}
+
+int vm_run(const struct vm_job *job, int *status)
+{
+	struct vm_run_state st = { .host_fd = { -1, -1, -1 }, .guest_fd = { -1, -1, -1 } };
+	struct control ctl = { 0 };
+	const char *tmp = getenv("TMPDIR");
+	struct argv argv = { 0 };
+	int wstatus = 0, ret = -1;
+	bool timed_out;
+
+	interrupt_pending = 0;
+	guest_ready = 0;
+	vm_active = 1;
+	st.tmpdir = xasprintf("%s/tapster-vm.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(st.tmpdir)) {
+		fprintf(stderr, "ERROR: cannot create %s: %s\n", st.tmpdir, strerror(errno));
+		free(st.tmpdir);
+		vm_active = 0;
+		return -1;
+	}
+	st.initrd = xasprintf("%s/initrd", st.tmpdir);
+	st.qemu_log = xasprintf("%s/qemu.log", st.tmpdir);
+	st.console = job->console_log ? xstrdup(job->console_log)
+				       : xasprintf("%s/console.log", st.tmpdir);
+	if (write_initrd(st.initrd, job) < 0)
+		goto out;
+	for (int i = 0; i < NR_PORTS; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+			fprintf(stderr, "ERROR: socketpair: %s\n", strerror(errno));
+			goto out;
+		}
+		st.host_fd[i] = sv[0];
+		st.guest_fd[i] = sv[1];
+	}
+	build_qemu_argv(&argv, job, &st);
+	if (start_qemu(&argv, &st) < 0)
+		goto out;
+	for (int i = 0; i < NR_PORTS; i++) {
+		close(st.guest_fd[i]);
+		st.guest_fd[i] = -1;
+	}
+	interrupt_fd = st.host_fd[PORT_CTL];
+
+	timed_out = pump(job, &st, &ctl);
+	wait_child(st.pid, &wstatus);
+	st.pid = 0;
+
+	if (timed_out) {
+		fprintf(stderr, "ERROR: the VM did not finish within %d s; killed it\n",
+			job->timeout_s);
+		report_failure(&st);
+	} else if (!ctl.have_status) {
+		if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus))
+			fprintf(stderr, "ERROR: qemu failed (exit status %d)\n",
+				WEXITSTATUS(wstatus));
+		else if (WIFSIGNALED(wstatus))
+			fprintf(stderr, "ERROR: qemu was killed by signal %d\n",
+				WTERMSIG(wstatus));
+		else
+			fprintf(stderr, "ERROR: the VM stopped without the job's status\n");
+		report_failure(&st);
+	} else {
+		*status = ctl.status;
+		ret = 0;
+	}
+out:
+	argv_free(&argv);
+	cleanup(&st, job);
+	return ret;
+}

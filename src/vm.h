@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pass 5's VM: the host has no kprobes, so a module runs in a small qemu guest (TCG) booted
+ * from the kit that scripts/tapster-vmkit makes: Debian's cloud kernel, a busybox initramfs
+ * whose /init is scripts/vm-init, and a kbuild tree to build modules against.
+ *
+ * A run boots the kit's kernel with the base initramfs plus a second newc archive holding
+ * /job/ (the given files and run.sh). The guest's serial ports are
+ *
+ *     ttyS0  the kernel console, to job->console_log
+ *     ttyS1  the job's stdout, streamed to job->out_fd as it arrives
+ *     ttyS2  the job's stderr, streamed to job->err_fd
+ *     ttyS3  control: the guest says "ready\n" once it listens there; vm_interrupt() sends
+ *            a byte (held back until "ready"), upon which the guest sends SIGINT to the
+ *            job; the guest says "status N\n" when the job ends, then powers off.
+ *
+ * One run at a time per process (vm_interrupt() needs to know which).
+ *
+ * Environment: TAPSTER_QEMU names the qemu binary (default qemu-system-x86_64);
+ * TAPSTER_VM_APPEND is added to the kernel command line.
+ */
+#ifndef TAPSTER_VM_H
+#define TAPSTER_VM_H
+
+#include <stdbool.h>
+
+/*
+ * Returns the kit directory (malloc'd), running VMKIT_SCRIPT (tapster-vmkit; looked up in
+ * PATH when NULL) to make it if need be, or NULL with a message on stderr. The script's own
+ * progress messages pass through to stderr.
+ */
+char *vm_kit_dir(const char *vmkit_script);
+
+/* The kernel release the kit was made for ("6.1.0-56-cloud-amd64"), malloc'd, or NULL. */
+char *vm_kit_kernel_release(const char *kit_dir);
+
+/* The kbuild tree of a kit, for `make -C DIR M=... modules` (malloc'd). */
+char *vm_kit_build_dir(const char *kit_dir);
+
+struct vm_job {
+	const char *kit_dir;
+	const char *const *files;	/* host paths copied into the guest's /job/ (basename
+					 * kept, mode kept), NULL-terminated; may be NULL */
+	const char *run_script;		/* the contents of /job/run.sh, run as `sh /job/run.sh`
+					 * in /job with stdin /dev/null; `exec` the loader so
+					 * that vm_interrupt() reaches it */
+	int out_fd, err_fd;		/* where the guest's ttyS1 / ttyS2 bytes go, as they
+					 * arrive; -1 discards */
+	int cpus;			/* -smp N; 0 means 1 */
+	int mem_mb;			/* guest memory; 0 means 512 */
+	bool icount;			/* -icount shift=0: deterministic virtual time */
+	const char *console_log;	/* the kernel console goes here; NULL: not kept (its
+					 * tail is still shown when the run fails) */
+	int timeout_s;			/* kill the VM after this long; 0: no limit */
+};
+
+/*
+ * Boots the VM, runs the job and streams its output. Returns 0 and sets *status to the job's
+ * exit status (128 + N when signal N killed it, 127 when there was no run.sh), or -1 with a
+ * message on stderr when qemu did not start, the run timed out, or no status came back.
+ */
+int vm_run(const struct vm_job *job, int *status);
+
+/*
+ * Asks the running job to stop, as ^C would: the guest sends SIGINT to the job's process.
+ * Async-signal-safe; does nothing when no job runs.
+ */
+void vm_interrupt(void);
+
+#endif
