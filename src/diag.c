@@ -68,11 +68,32 @@ void diag_print_source(struct loc loc, const char *label)
 	fputs("^\n", stderr);
 }
 
+static void print_token(const struct token_desc *tok);
+
 static void print_loc(struct loc loc)
 {
 	if (loc.source)
 		fprintf(stderr, " at %s:%d:%d", loc.source->name, loc.line, loc.col);
 }
+
+/* As stap has it, a semantic message names its file only when the previous one named
+ * another: "at seed.stp:1:7", then "at :1:14". */
+static const struct source *last_semantic_source;
+
+static void print_semantic_loc(struct loc loc)
+{
+	if (!loc.source)
+		return;
+	fprintf(stderr, " at %s:%d:%d", loc.source == last_semantic_source ? "" : loc.source->name,
+		loc.line, loc.col);
+	last_semantic_source = loc.source;
+}
+
+void diag_count_suppressed(void)
+{
+	suppressed_count++;
+}
+
 
 static void print_token(const struct token_desc *tok)
 {
@@ -84,24 +105,47 @@ static void print_token(const struct token_desc *tok)
 		fputs(tok->what, stderr);
 }
 
+static void semantic_error(const char *kind, const struct token_desc *tok, struct loc loc,
+			   const struct token_desc *also_tok, const struct loc *also_loc,
+			   const char *fmt, va_list ap)
+{
+	error_count++;
+	fprintf(stderr, "%s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	if (tok) {
+		fputs(": ", stderr);
+		print_token(tok);
+	}
+	print_semantic_loc(loc);
+	fputc('\n', stderr);
+	diag_print_source(loc, "        source");
+	if (also_tok) {
+		print_token(also_tok);
+		print_semantic_loc(*also_loc);
+		fputc('\n', stderr);
+		diag_print_source(*also_loc, "        source");
+	}
+	fputc('\n', stderr);
+}
+
 void diag_error_at(const char *kind, const struct token_desc *tok, struct loc loc,
 		   const char *fmt, ...)
 {
 	va_list ap;
 
-	error_count++;
-	fprintf(stderr, "%s: ", kind);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	semantic_error(kind, tok, loc, NULL, NULL, fmt, ap);
 	va_end(ap);
-	if (tok) {
-		fputs(": ", stderr);
-		print_token(tok);
-	}
-	print_loc(loc);
-	fputc('\n', stderr);
-	diag_print_source(loc, "        source");
-	fputc('\n', stderr);
+}
+
+void diag_error_at_also(const char *kind, const struct token_desc *tok, struct loc loc,
+			const struct token_desc *also_tok, struct loc also_loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	semantic_error(kind, tok, loc, also_tok, &also_loc, fmt, ap);
+	va_end(ap);
 }
 
 /* Records `key`; false when it was seen before. */

@@ -60,6 +60,16 @@ void diag_parse_error_site(const char *site, const char *label, const struct tok
 			   struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int diag_suppressed_count(void);
+/* Counts an error that stap reports twice, the second time suppressed. */
+void diag_count_suppressed(void);
+
+/* A semantic error that points at a second place as well, printed under the first:
+ *     identifier 'f' at :1:10
+ *             source: function f(a) { return a }
+ *                              ^ */
+void diag_error_at_also(const char *kind, const struct token_desc *tok, struct loc loc,
+			const struct token_desc *also_tok, struct loc also_loc, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /* An unlocated error or warning: "semantic error: ..." / "WARNING: ...". */
 void diag_error(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

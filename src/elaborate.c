@@ -101,16 +101,17 @@ static struct used_function *find_function(struct elab *e, const char *name, int
 	return f ? use_function(e, f) : NULL;
 }
 
-static bool function_exists(struct elab *e, const char *name)
+/* The first function called `name`, whatever its arity, or NULL. */
+static struct function *function_named(struct elab *e, const char *name)
 {
 	for (struct function *f = e->program->user->functions; f; f = f->next)
 		if (!strcmp(f->name, name))
-			return true;
+			return f;
 	for (struct file *file = e->program->tapsets; file; file = file->next)
 		for (struct function *f = file->functions; f; f = f->next)
 			if (!strcmp(f->name, name))
-				return true;
-	return false;
+				return f;
+	return NULL;
 }
 
 /* ---- Resolution ---- */
@@ -149,11 +150,12 @@ static void resolve_call(struct elab *e, struct node *n)
 	f = find_function(e, n->text, n->args.len);
 	if (!f) {
 		struct token_desc tok = { "identifier", n->text };
+		struct function *other = function_named(e, n->text);
 
-		if (function_exists(e, n->text))
-			diag_error_at("semantic error", &tok, n->loc,
-				      "unresolved function %s with %d arguments", n->text,
-				      n->args.len);
+		if (other)
+			diag_error_at_also("semantic error", &tok, n->loc, &tok, other->loc,
+					   "arity mismatch found (function '%s' takes %d args)",
+					   n->text, other->nparams);
 		else
 			diag_error_at("semantic error", &tok, n->loc, "unresolved function %s",
 				      n->text);
@@ -179,8 +181,11 @@ static void resolve_entry(struct elab *e, struct node *n)
 	if (!e->probe || !e->probe->is_return) {
 		struct token_desc tok = { "operator", "@entry" };
 
+		/* stap words this one as an internal error of the probe's processing. */
+		diag_error("semantic error", "while processing probe %s\n",
+			   e->probe ? e->probe->points->origin : "");
 		diag_error_at("semantic error", &tok, n->loc,
-			      "@entry is only valid in .return probes");
+			      "internal error: @entry is only valid in .return probes");
 		return;
 	}
 	resolve_node(e, n->lhs);
@@ -354,6 +359,20 @@ static bool any_return_point(const struct derived_point *points)
 	return false;
 }
 
+/* Every point of a probe names, as its origin, the probe's points as written. */
+static void set_origin(struct derived_probe *d)
+{
+	struct strbuf sb = { 0 };
+
+	for (struct derived_point *p = d->points; p; p = p->next)
+		sb_addf(&sb, "%s%s", p == d->points ? "" : ",", p->origin);
+	for (struct derived_point *p = d->points; p; p = p->next) {
+		free(p->origin);
+		p->origin = xstrdup(sb.buf);
+	}
+	free(sb.buf);
+}
+
 static void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***tail)
 {
 	struct derived_probe *d = xcalloc(1, sizeof(*d));
@@ -375,6 +394,7 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 	}
 	if (!ok)
 		return;
+	set_origin(d);
 	if (any_return_point(d->points) && !all_return_points(d->points)) {
 		struct token_desc tok = { "keyword", "probe" };
 
@@ -417,6 +437,25 @@ static void type_error(struct elab *e, struct node *n, enum type expected, enum 
 		      type_name(expected), type_name(found));
 }
 
+/* A variable used as `wanted` whose type was inferred otherwise, in stap's two parts:
+ * "type mismatch (string): identifier 'x' at ..." and "type was first inferred here (long)". */
+static void var_type_error(struct elab *e, struct node *n, enum type wanted)
+{
+	struct var *v = n->sym;
+	struct token_desc tok = { "identifier", n->text };
+
+	if (!e->report)
+		return;
+	diag_error_at("semantic error", &tok, n->loc, "type mismatch (%s)", type_name(wanted));
+	diag_error_at("semantic error", &tok, v->type_loc.source ? v->type_loc : v->loc,
+		      "type was first inferred here (%s)", type_name(v->type));
+}
+
+static bool is_var(const struct node *n)
+{
+	return n->kind == N_IDENT && n->sym;
+}
+
 /* Infers n's type and makes it `want`: an untyped variable or function takes it on. */
 static void expect(struct elab *e, struct node *n, enum type want)
 {
@@ -425,8 +464,9 @@ static void expect(struct elab *e, struct node *n, enum type want)
 	if (want == TYPE_UNKNOWN || have == want)
 		return;
 	if (have == TYPE_UNKNOWN) {
-		if (n->kind == N_IDENT && n->sym) {
+		if (is_var(n)) {
 			((struct var *)n->sym)->type = want;
+			((struct var *)n->sym)->type_loc = n->loc;
 			e->changed = true;
 		} else if (n->kind == N_CALL && n->sym) {
 			((struct used_function *)n->sym)->ret = want;
@@ -434,7 +474,10 @@ static void expect(struct elab *e, struct node *n, enum type want)
 		}
 		return;
 	}
-	type_error(e, n, want, have);
+	if (is_var(n))
+		var_type_error(e, n, want);
+	else
+		type_error(e, n, want, have);
 }
 
 /* Both sides of `a = b`, `a == b`, `c ? a : b` have one type. */
@@ -446,6 +489,10 @@ static enum type unify(struct elab *e, struct node *a, struct node *b)
 		expect(e, a, tb);
 	else if (tb == TYPE_UNKNOWN && ta != TYPE_UNKNOWN)
 		expect(e, b, ta);
+	else if (ta != tb && is_var(a))
+		var_type_error(e, a, tb);
+	else if (ta != tb && is_var(b))
+		var_type_error(e, b, ta);
 	else if (ta != tb)
 		type_error(e, b, ta, tb);
 	return infer(e, a);
@@ -506,6 +553,17 @@ static enum type infer_call(struct elab *e, struct node *n)
 	return f ? f->ret : TYPE_UNKNOWN;
 }
 
+/* stap checks a literal argument of a formatted print twice and reports the second
+ * mismatch as a suppressed duplicate. */
+static void expect_print_arg(struct elab *e, struct node *arg, enum type want)
+{
+	int errors = diag_error_count();
+
+	expect(e, arg, want);
+	if (diag_error_count() > errors && (arg->kind == N_STRING || arg->kind == N_NUMBER))
+		diag_count_suppressed();
+}
+
 static enum type infer_print(struct elab *e, struct node *n)
 {
 	bool formatted = !strcmp(n->text, "printf") || !strcmp(n->text, "sprintf");
@@ -527,7 +585,7 @@ static enum type infer_print(struct elab *e, struct node *n)
 			if (p->precision == FORMAT_STAR && arg < n->args.len)
 				expect(e, n->args.items[arg++], TYPE_LONG);
 			if (arg < n->args.len)
-				expect(e, n->args.items[arg++], format_arg_type(p->conversion));
+				expect_print_arg(e, n->args.items[arg++], format_arg_type(p->conversion));
 		}
 		format_free(&format);
 	} else {

@@ -309,6 +309,9 @@ static void pass_failed(int pass)
 					    "compilation", "run" };
 
 	fprintf(stderr, "Pass %d: %s failed.  [man error::pass%d]\n", pass, what[pass], pass);
+	if (diag_suppressed_count())
+		fprintf(stderr, "Number of similar error messages suppressed: %d.\n"
+			"Rerun with -v to see them.\n", diag_suppressed_count());
 }
 
 /* A stable module name from the script: stap_ and 16 hex digits. */
@@ -487,7 +490,8 @@ int main(int argc, char **argv)
 	char tmpl[] = "/tmp/tapsterXXXXXX";
 	int status;
 
-	program_invocation_name = (char *)"tapster";	/* getopt's messages say "tapster:" */
+	program_invocation_name = (char *)"tapster";
+	argv[0] = program_invocation_name;	/* getopt's messages say "tapster:" */
 	parse_command_line(&s, argc, argv);
 	diag_set_warnings(!s.suppress_warnings);
 	locate_pieces(&s);

@@ -38,13 +38,14 @@ static void print_function(FILE *out, const struct used_function *f, bool verbos
 
 static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 {
-	for (const struct derived_point *d = p->points; d; d = d->next)
-		fprintf(out, "%s%s /* <- %s */", d == p->points ? "" : ",\n", d->pp, d->origin);
-	fputc('\n', out);
-	print_scope_locals(out, &p->scope);
-	if (verbose) {
-		print_stmt(out, p->probe->body);
-		fputc('\n', out);
+	/* stap derives one probe per point, each with its own copy of the body. */
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		fprintf(out, "%s /* <- %s */\n", d->pp, d->origin);
+		print_scope_locals(out, &p->scope);
+		if (verbose) {
+			print_stmt(out, p->probe->body);
+			fputc('\n', out);
+		}
 	}
 }
 

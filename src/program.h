@@ -18,6 +18,7 @@ struct var {
 	bool is_param;
 	struct global *global;	/* NULL for locals and parameters */
 	struct loc loc;		/* declaration or first use */
+	struct loc type_loc;	/* where its type was first inferred */
 	struct var *next;
 };
 

@@ -58,7 +58,11 @@ static bool derive_kernel(const struct probe_point *point, struct derived_point 
 			maxactive = -1;
 	}
 	if (comp) {
-		provider_mismatch(point, comp);
+		struct token_desc first = { "identifier", kernel->name };
+		struct token_desc bad = { "identifier", comp->name };
+
+		diag_error_at("semantic error", &first, kernel->loc, "while resolving probe point");
+		diag_error_at("semantic error", &bad, comp->loc, "invalid suffix for probe");
 		return false;
 	}
 	d = derived_point_new(kind, point);
