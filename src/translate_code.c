@@ -64,6 +64,8 @@ static const char *node_token_kind(const struct node *n)
 	case N_TARGET: return "identifier";
 	case N_NUMBER: return "number";
 	case N_STRING: return "string";
+	case N_IF: case N_WHILE: case N_FOR: case N_FOREACH: case N_BREAK: case N_CONTINUE:
+	case N_NEXT: case N_RETURN: case N_DELETE: case N_TRY: return "keyword";
 	default: return "operator";
 	}
 }
@@ -71,8 +73,14 @@ static const char *node_token_kind(const struct node *n)
 char *location_literal(const struct node *n)
 {
 	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN ? op_text(n->op) : n->text;
-	char *text = xasprintf("%s '%s' at %s:%d:%d", node_token_kind(n), what ? what : "",
-			       n->loc.source ? n->loc.source->name : "", n->loc.line, n->loc.col);
+	const char *kind = node_token_kind(n);
+	/* stap names a keyword token by its kind alone: "near keyword at <input>:1:24". */
+	char *token = !strcmp(kind, "keyword") ? xstrdup(kind)
+					      : xasprintf("%s '%s'", kind, what ? what : "");
+	char *text = xasprintf("%s at %s:%d:%d", token, n->loc.source ? n->loc.source->name : "",
+			       n->loc.line, n->loc.col);
+
+	free(token);
 	char *lit = c_string_literal(text);
 
 	free(text);
