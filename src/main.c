@@ -40,7 +40,8 @@
 
 struct stamp {
 	struct timeval real;
-	struct rusage usage;
+	struct rusage usage;	/* tapster's own */
+	struct rusage children;	/* of the processes it waited for: kbuild, the loader, qemu */
 };
 
 static struct stamp stamp_now(void)
@@ -49,6 +50,7 @@ static struct stamp stamp_now(void)
 
 	gettimeofday(&s.real, NULL);
 	getrusage(RUSAGE_SELF, &s.usage);
+	getrusage(RUSAGE_CHILDREN, &s.children);
 	return s;
 }
 
@@ -78,8 +80,10 @@ static void print_times(FILE *out, struct stamp start)
 	struct stamp end = stamp_now();
 
 	fprintf(out, "in %ldusr/%ldsys/%ldreal ms.\n",
-		ms_between(start.usage.ru_utime, end.usage.ru_utime),
-		ms_between(start.usage.ru_stime, end.usage.ru_stime),
+		ms_between(start.usage.ru_utime, end.usage.ru_utime) +
+			ms_between(start.children.ru_utime, end.children.ru_utime),
+		ms_between(start.usage.ru_stime, end.usage.ru_stime) +
+			ms_between(start.children.ru_stime, end.children.ru_stime),
 		ms_between(start.real, end.real));
 }
 
