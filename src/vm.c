@@ -401,6 +401,32 @@ struct vm_run_state {
 	pid_t pid;		/* qemu, 0 when not running */
 };
 
+/* Some hosts have a /dev/kvm that qemu aborts on. Once KVM failed to boot the guest, a
+ * stamp in the kit says so and later runs go straight to TCG. */
+static char *kvm_failed_stamp(const struct vm_job *job)
+{
+	return xasprintf("%s/kvm-failed", job->kit_dir);
+}
+
+static bool kvm_usable(const struct vm_job *job)
+{
+	char *stamp = kvm_failed_stamp(job);
+	bool failed = access(stamp, F_OK) == 0;
+
+	free(stamp);
+	return !failed && !job->icount && access("/dev/kvm", R_OK | W_OK) == 0;
+}
+
+static void mark_kvm_failed(const struct vm_job *job)
+{
+	char *stamp = kvm_failed_stamp(job);
+	int fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd >= 0)
+		close(fd);
+	free(stamp);
+}
+
 static void build_qemu_argv(struct argv *a, const struct vm_job *job, struct vm_run_state *st)
 {
 	const char *qemu = getenv("TAPSTER_QEMU");
@@ -415,6 +441,12 @@ static void build_qemu_argv(struct argv *a, const struct vm_job *job, struct vm_
 	argv_add(a, xstrdup("q35,sata=off,smbus=off"));
 	argv_add(a, xstrdup("-cpu"));
 	argv_add(a, xstrdup("max"));
+	/* KVM where /dev/kvm is usable (qemu falls back to the next -accel when it fails to
+	 * start); never with -icount, whose virtual time only TCG gives. */
+	if (kvm_usable(job)) {
+		argv_add(a, xstrdup("-accel"));
+		argv_add(a, xstrdup("kvm"));
+	}
 	/* Multi-threaded TCG oopses with live kprobe code patching on more than one vCPU. */
 	argv_add(a, xstrdup("-accel"));
 	argv_add(a, xstrdup("tcg,thread=single"));
@@ -682,7 +714,7 @@ static void report_failure(struct vm_run_state *st)
 	show_tail(st->console, "console: ", 4096);
 }
 
-int vm_run(const struct vm_job *job, int *status)
+static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 {
 	struct vm_run_state st = { .host_fd = { -1, -1, -1 }, .guest_fd = { -1, -1, -1 } };
 	struct control ctl = { 0 };
@@ -690,6 +722,7 @@ int vm_run(const struct vm_job *job, int *status)
 	struct argv argv = { 0 };
 	int wstatus = 0, ret = -1;
 	bool timed_out;
+	bool with_kvm = kvm_usable(job);
 
 	interrupt_pending = 0;
 	guest_ready = 0;
@@ -730,7 +763,9 @@ int vm_run(const struct vm_job *job, int *status)
 	wait_child(st.pid, &wstatus);
 	st.pid = 0;
 
-	if (timed_out) {
+	if (with_kvm && !timed_out && !ctl.have_status && !guest_ready) {
+		*kvm_died = true;	/* nothing came out yet: the caller tries TCG */
+	} else if (timed_out) {
 		fprintf(stderr, "ERROR: the VM did not finish within %d s; killed it\n",
 			job->timeout_s);
 		report_failure(&st);
@@ -751,5 +786,17 @@ int vm_run(const struct vm_job *job, int *status)
 out:
 	argv_free(&argv);
 	cleanup(&st, job);
+	return ret;
+}
+
+int vm_run(const struct vm_job *job, int *status)
+{
+	bool kvm_died = false;
+	int ret = vm_run_once(job, status, &kvm_died);
+
+	if (kvm_died) {
+		mark_kvm_failed(job);
+		ret = vm_run_once(job, status, &kvm_died);
+	}
 	return ret;
 }
