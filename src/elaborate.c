@@ -660,21 +660,9 @@ static enum type infer(struct elab *e, struct node *n)
 	return n->type;
 }
 
-static void infer_program(struct elab *e)
+/* One sweep of inference over every function and probe body. */
+static void infer_bodies(struct elab *e)
 {
-	for (int round = 0; round < 50; round++) {
-		e->changed = false;
-		for (struct used_function *f = e->program->functions; f; f = f->next) {
-			e->function = f;
-			infer(e, f->function->body);
-		}
-		e->function = NULL;
-		for (struct derived_probe *p = e->program->probes; p; p = p->next)
-			infer(e, p->probe->body);
-		if (!e->changed)
-			break;
-	}
-	e->report = true;
 	for (struct used_function *f = e->program->functions; f; f = f->next) {
 		e->function = f;
 		infer(e, f->function->body);
@@ -682,6 +670,19 @@ static void infer_program(struct elab *e)
 	e->function = NULL;
 	for (struct derived_probe *p = e->program->probes; p; p = p->next)
 		infer(e, p->probe->body);
+}
+
+/* Sweeps until no type changes, then once more to report the mismatches left. */
+static void infer_program(struct elab *e)
+{
+	for (int round = 0; round < 50; round++) {
+		e->changed = false;
+		infer_bodies(e);
+		if (!e->changed)
+			break;
+	}
+	e->report = true;
+	infer_bodies(e);
 }
 
 static void check_unresolved_types(struct scope *scope)

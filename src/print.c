@@ -115,6 +115,17 @@ static void print_comps(FILE *out, const struct node *expr)
 		fprintf(out, "->%s", expr->suffix);
 }
 
+/* The `"name"[, "module"])` tail of @cast and @var. */
+static void print_name_and_module(FILE *out, const struct node *expr)
+{
+	print_quoted(out, expr->text);
+	if (expr->module) {
+		fputs(", ", out);
+		print_quoted(out, expr->module);
+	}
+	fputc(')', out);
+}
+
 static void print_cast(FILE *out, const struct node *expr)
 {
 	if (!expr->text) {
@@ -123,12 +134,7 @@ static void print_cast(FILE *out, const struct node *expr)
 		fputs("@cast(", out);
 		print_expr(out, expr->lhs);
 		fputs(", ", out);
-		print_quoted(out, expr->text);
-		if (expr->module) {
-			fputs(", ", out);
-			print_quoted(out, expr->module);
-		}
-		fputc(')', out);
+		print_name_and_module(out, expr);
 	}
 	print_comps(out, expr);
 }
@@ -136,12 +142,7 @@ static void print_cast(FILE *out, const struct node *expr)
 static void print_atvar(FILE *out, const struct node *expr)
 {
 	fputs("@var(", out);
-	print_quoted(out, expr->text);
-	if (expr->module) {
-		fputs(", ", out);
-		print_quoted(out, expr->module);
-	}
-	fputc(')', out);
+	print_name_and_module(out, expr);
 	print_comps(out, expr);
 }
 
