@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -263,42 +264,54 @@ static void locate_pieces(struct session *s)
 }
 
 /* Picks the target kernel and where pass 5 runs; false after printing why it can't. */
+/* The target is the host's kernel, or the one -r names, built against locally. */
+static bool choose_local_target(struct session *s)
+{
+	struct stat st;
+
+	s->run_in_vm = false;
+	if (s->kernel && s->kernel[0] == '/') {
+		s->kernel_build_dir = s->kernel;
+	} else {
+		struct utsname u;
+
+		if (!s->kernel && uname(&u) == 0)
+			s->kernel_release = xstrdup(u.release);
+		else
+			s->kernel_release = xstrdup(s->kernel ? s->kernel : "");
+		s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
+	}
+	if (s->last_pass >= 4 && stat(s->kernel_build_dir, &st) != 0) {
+		fprintf(stderr, "ERROR: kernel build tree %s is missing\n", s->kernel_build_dir);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Where pass 5 runs, and so which kernel is the target: the host when it can load modules
+ * (or --no-vm), else the bundled VM, whose kernel is the target unless -r names another
+ * one for passes up to 4.
+ */
 static bool choose_target(struct session *s)
 {
-	bool host_ok = s->vm != VM_FORCE && (s->kernel || host_can_run_modules());
+	bool host_runs = s->vm != VM_FORCE && host_can_run_modules();
+	bool local_build = s->kernel && s->last_pass <= 4 && s->vm != VM_FORCE;
 
-	if (s->vm == VM_NEVER || host_ok) {
-		struct stat st;
-
-		s->run_in_vm = false;
-		if (s->kernel && s->kernel[0] == '/') {
-			s->kernel_build_dir = s->kernel;
-		} else {
-			char release[256] = "";
-			FILE *f = s->kernel ? NULL : popen("uname -r", "r");
-
-			if (f) {
-				if (!fgets(release, sizeof(release), f))
-					release[0] = '\0';
-				release[strcspn(release, "\n")] = '\0';
-				pclose(f);
-			}
-			s->kernel_release = s->kernel ? s->kernel : xstrdup(release);
-			s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
-		}
-		if (s->last_pass >= 4 && stat(s->kernel_build_dir, &st) != 0) {
-			fprintf(stderr, "ERROR: kernel build tree %s is missing\n",
-				s->kernel_build_dir);
-			return false;
-		}
-		return true;
-	}
+	if (s->vm == VM_NEVER || host_runs || local_build)
+		return choose_local_target(s);
 	s->vm_kit_dir = vm_kit_dir(s->vmkit_path);
 	if (!s->vm_kit_dir)
 		return false;
 	s->run_in_vm = true;
 	s->kernel_release = vm_kit_kernel_release(s->vm_kit_dir);
 	s->kernel_build_dir = xasprintf("%s/build", s->vm_kit_dir);
+	if (s->kernel && (!s->kernel_release || strcmp(s->kernel, s->kernel_release))) {
+		fprintf(stderr, "ERROR: cannot run a module for kernel %s: this host cannot load"
+			" modules, and the bundled VM runs kernel %s\n", s->kernel,
+			s->kernel_release ? s->kernel_release : "?");
+		return false;
+	}
 	if (s->vm == VM_AUTO && s->last_pass >= 5)
 		fprintf(stderr, "tapster: this host cannot load kernel modules; running in the"
 			" bundled VM (kernel %s)\n", s->kernel_release ? s->kernel_release : "?");
