@@ -257,12 +257,15 @@ static char *binary_expr(struct body *b, const struct node *n, int op, enum type
 	if (operand_type == TYPE_STRING)
 		return xasprintf("((int64_t)(strcmp(%s, %s) %s 0))", lhs, rhs, cop ? cop : opc);
 	if (op == '/' || op == '%') {
+		/* A division by zero ends the probe before its value is used. */
 		char *loc = location_literal(n);
-		char *result = xasprintf("tap_%s(c, %s, %s, %s)", op == '/' ? "div" : "mod", lhs,
-					 rhs, loc);
+		char *temp = new_temp(b, TYPE_LONG);
 
+		emit(b, "%s = tap_%s(c, %s, %s, %s);", temp, op == '/' ? "div" : "mod", lhs, rhs,
+		     loc);
+		check_error(b);
 		free(loc);
-		return result;
+		return temp;
 	}
 	if (op == OP_SHL || op == OP_SHR)
 		return xasprintf("tap_%s(%s, %s)", op == OP_SHL ? "shl" : "shr", lhs, rhs);
