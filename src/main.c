@@ -318,6 +318,57 @@ static bool choose_target(struct session *s)
 	return true;
 }
 
+/* Decides the target once; false when that failed (the reason was printed). */
+static bool ensure_target(struct session *s)
+{
+	if (s->target_state == 0)
+		s->target_state = choose_target(s) ? 1 : -1;
+	return s->target_state > 0;
+}
+
+static const char *target_release(void *ctx)
+{
+	struct session *s = ctx;
+
+	return ensure_target(s) ? s->kernel_release : NULL;
+}
+
+/* CONFIG_NAME's value in the target's .config, its quotes removed; "" when unset. */
+static const char *target_config(void *ctx, const char *name)
+{
+	struct session *s = ctx;
+	static char value[256];
+	size_t len = strlen(name);
+
+	if (!ensure_target(s))
+		return "";
+	if (!s->kernel_config) {
+		char *path = xasprintf("%s/.config", s->kernel_build_dir);
+
+		s->kernel_config = read_text_file(path, NULL);
+		free(path);
+		if (!s->kernel_config)
+			s->kernel_config = xstrdup("");
+	}
+	for (const char *line = s->kernel_config; *line; ) {
+		const char *end = strchrnul(line, '\n');
+
+		if (!strncmp(line, name, len) && line[len] == '=') {
+			const char *v = line + len + 1;
+			size_t n = (size_t)(end - v);
+
+			if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+				v++;
+				n -= 2;
+			}
+			snprintf(value, sizeof(value), "%.*s", (int)n, v);
+			return value;
+		}
+		line = *end ? end + 1 : end;
+	}
+	return "";
+}
+
 /* ---- The passes ---- */
 
 static void pass_failed(int pass)
@@ -370,8 +421,9 @@ static void report_parse_errors(void)
 
 static int run_passes(struct session *s)
 {
+	struct parse_target target = { target_release, target_config, s };
 	struct parse_options options = { .guru = s->guru, .argc = s->argc, .argv = s->argv,
-					 .arch = "x86_64" };
+					 .target = &target, .arch = "x86_64" };
 	struct stamp start = stamp_now();
 	struct source *src = read_user_script(s);
 	struct file *user = NULL, *library = NULL;
@@ -399,7 +451,7 @@ static int run_passes(struct session *s)
 		return 0;
 	}
 
-	if (!choose_target(s))
+	if (!ensure_target(s))
 		return 1;
 	start = stamp_now();
 	if (elaborate(user, library, &program)) {

@@ -8,11 +8,22 @@
 
 #include "ast.h"
 
+/* What %( conditions ask of the target kernel. Asked only when a condition needs it, since
+ * finding the target may mean fetching the bundled VM's kit. */
+struct parse_target {
+	/* The target's release, e.g. "6.1.0-56-cloud-amd64"; NULL when unknown. */
+	const char *(*kernel_release)(void *ctx);
+	/* The value of `name` ("CONFIG_KPROBES") in the target's .config: "y", "m", "64", or a
+	 * string's text without its quotes; "" when it is not set. */
+	const char *(*kernel_config)(void *ctx, const char *name);
+	void *ctx;
+};
+
 struct parse_options {
 	bool guru;		/* -g: embedded C allowed in the user script */
 	int argc;		/* command-line script arguments, for $1/@1 and $#/@# */
 	char *const *argv;
-	const char *kernel_release;	/* target kernel, for %( kernel_v ... %) (may be NULL) */
+	const struct parse_target *target;	/* NULL: the host's kernel, no .config */
 	const char *arch;		/* "x86_64" */
 };
 

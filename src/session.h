@@ -44,7 +44,10 @@ struct session {
 	const char *loader_path;
 	const char *vmkit_path;
 
-	/* The target kernel, decided before pass 2. */
+	/* The target kernel, decided before pass 2 (in pass 1 already when a %( condition asks
+	 * about it). target_state: 0 undecided, 1 decided, -1 failed (said why). */
+	int target_state;
+	char *kernel_config;	/* its .config, read when a condition first asks */
 	const char *kernel_release;
 	const char *kernel_build_dir;
 	bool run_in_vm;

@@ -21,28 +21,14 @@ static struct source *source_new(const char *name, char *text, long len, bool is
 
 struct source *source_read(const char *path, bool is_tapset)
 {
-	FILE *f = fopen(path, "rb");
-	struct strbuf sb = { 0 };
-	char buf[65536];
-	size_t n;
+	size_t len;
+	char *text = read_text_file(path, &len);
 
-	if (!f) {
-		fprintf(stderr, "ERROR: Couldn't open file '%s': %s\n", path, strerror(errno));
-		return NULL;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_addn(&sb, buf, n);
-	if (ferror(f)) {
+	if (!text) {
 		fprintf(stderr, "ERROR: Couldn't read file '%s': %s\n", path, strerror(errno));
-		fclose(f);
-		free(sb.buf);
 		return NULL;
 	}
-	fclose(f);
-
-	long len = (long)sb.len;
-
-	return source_new(path, sb_steal(&sb), len, is_tapset);
+	return source_new(path, text, (long)len, is_tapset);
 }
 
 struct source *source_from_text(const char *name, const char *text)

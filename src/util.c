@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,4 +122,28 @@ char *sb_steal(struct strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
 	return p;
+}
+
+char *read_text_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = { 0 };
+	char buf[65536];
+	size_t n;
+	int err;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_addn(&sb, buf, n);
+	err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (err) {
+		free(sb.buf);
+		errno = err;
+		return NULL;
+	}
+	if (len)
+		*len = sb.len;
+	return sb_steal(&sb);
 }

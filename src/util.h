@@ -26,4 +26,8 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(prin
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 char *sb_steal(struct strbuf *sb);	/* returns the buffer (never NULL) and resets sb */
 
+/* A whole file's contents, NUL-terminated, its length in *len (when not NULL); NULL with
+ * errno set when it can't be read. */
+char *read_text_file(const char *path, size_t *len);
+
 #endif
