@@ -274,12 +274,17 @@ static void forward_records(const struct session *s, const char *buf, size_t len
 	}
 }
 
-/* Returns false at the end of the output (the session stopped and everything was read). */
+/*
+ * Forwards what the module has buffered. Returns false at the end of the output (the
+ * session stopped and everything was read). It reads a bounded amount per call: a script
+ * can make output faster than it is read (a probe on the very writes that carry it out),
+ * and the session loop must still see the command's exit and signals.
+ */
 static bool drain_output(struct session *s)
 {
 	static char buf[1 << 20];
 
-	for (;;) {
+	for (int reads = 0; reads < 16; reads++) {
 		ssize_t n = read(s->out_fd, buf, sizeof(buf));
 
 		if (n > 0) {
@@ -292,6 +297,7 @@ static bool drain_output(struct session *s)
 			return true;
 		fail("reading the output: %s", strerror(errno));
 	}
+	return true;
 }
 
 static void stop_session(struct session *s)

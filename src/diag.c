@@ -105,11 +105,55 @@ static void print_token(const struct token_desc *tok)
 		fputs(tok->what, stderr);
 }
 
+/*
+ * stap prints one error of each kind: a later error raised at the same place of the
+ * translator is counted as suppressed (the closing "Number of similar error messages
+ * suppressed"), with the errors chained to it. Here the place is the message's format.
+ */
+static const char **seen_formats;
+static int nseen_formats;
+static bool continues;		/* the next error continues the last one */
+static bool last_suppressed;
+static bool suppression = true;
+
+void diag_continue(void)
+{
+	continues = true;
+}
+
+void diag_set_suppression(bool enabled)
+{
+	suppression = enabled;
+}
+
+/* Whether an error with format `fmt` is to be printed; counts it when it is not. */
+static bool print_semantic(const char *fmt)
+{
+	bool chained = continues;
+
+	continues = false;
+	if (chained)
+		return !last_suppressed;
+	for (int i = 0; suppression && i < nseen_formats; i++) {
+		if (seen_formats[i] == fmt) {
+			suppressed_count++;
+			last_suppressed = true;
+			return false;
+		}
+	}
+	seen_formats = xrealloc(seen_formats, sizeof(*seen_formats) * (size_t)(nseen_formats + 1));
+	seen_formats[nseen_formats++] = fmt;
+	last_suppressed = false;
+	return true;
+}
+
 static void semantic_error(const char *kind, const struct token_desc *tok, struct loc loc,
 			   const struct token_desc *also_tok, const struct loc *also_loc,
 			   const char *fmt, va_list ap)
 {
 	error_count++;
+	if (!print_semantic(fmt))
+		return;
 	fprintf(stderr, "%s: ", kind);
 	vfprintf(stderr, fmt, ap);
 	if (tok) {
@@ -219,6 +263,8 @@ void diag_error(const char *kind, const char *fmt, ...)
 	va_list ap;
 
 	error_count++;
+	if (!print_semantic(fmt))
+		return;
 	fprintf(stderr, "%s: ", kind);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

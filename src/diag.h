@@ -71,6 +71,13 @@ void diag_error_at_also(const char *kind, const struct token_desc *tok, struct l
 			const struct token_desc *also_tok, struct loc also_loc, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/* The next error continues the last one (stap's chained errors, such as "probe point
+ * mismatch" after "while resolving probe point"): printed or suppressed with it. A later
+ * error with the format of an earlier one is suppressed and counted, as in stap, unless
+ * diag_set_suppression(false) (-v). */
+void diag_continue(void);
+void diag_set_suppression(bool enabled);
+
 /* An unlocated error or warning: "semantic error: ..." / "WARNING: ...". */
 void diag_error(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,6 +17,7 @@
 
 struct elab {
 	struct program *program;
+	const struct provider_env *env;
 	struct used_function *function;	/* the function being inferred, NULL in probes */
 	struct scope *scope;		/* locals of the body being resolved */
 	struct derived_probe *probe;	/* the probe being resolved, NULL in functions */
@@ -142,6 +143,28 @@ static void resolve_ident(struct elab *e, struct node *n)
 	n->sym = v;
 }
 
+/* "unresolved function foo (similar: ...)", from the script's and the library's names. */
+static void unresolved_function(struct elab *e, const struct node *n,
+				const struct token_desc *tok)
+{
+	const char **names = NULL;
+	size_t count = 0;
+	char *similar;
+
+	for (struct file *file = e->program->user; file; file = file == e->program->user ?
+	     e->program->tapsets : file->next) {
+		for (struct function *f = file->functions; f; f = f->next) {
+			names = xrealloc(names, (count + 1) * sizeof(*names));
+			names[count++] = f->name;
+		}
+	}
+	similar = similar_names(n->text, names, count);
+	diag_error_at("semantic error", tok, n->loc, "unresolved function %s%s", n->text,
+		      similar);
+	free(similar);
+	free(names);
+}
+
 static void resolve_call(struct elab *e, struct node *n)
 {
 	struct used_function *f;
@@ -157,8 +180,7 @@ static void resolve_call(struct elab *e, struct node *n)
 					   "arity mismatch found (function '%s' takes %d args)",
 					   n->text, other->nparams);
 		else
-			diag_error_at("semantic error", &tok, n->loc, "unresolved function %s",
-				      n->text);
+			unresolved_function(e, n, &tok);
 		return;
 	}
 	n->sym = f;
@@ -184,6 +206,7 @@ static void resolve_entry(struct elab *e, struct node *n)
 		/* stap words this one as an internal error of the probe's processing. */
 		diag_error("semantic error", "while processing probe %s\n",
 			   e->probe ? e->probe->points->origin : "");
+		diag_continue();
 		diag_error_at("semantic error", &tok, n->loc,
 			      "internal error: @entry is only valid in .return probes");
 		return;
@@ -360,12 +383,16 @@ static bool any_return_point(const struct derived_point *points)
 }
 
 /* Every point of a probe names, as its origin, the probe's points as written. */
-static void set_origin(struct derived_probe *d)
+static void set_origin(struct derived_probe *d, const struct probe *probe)
 {
 	struct strbuf sb = { 0 };
 
-	for (struct derived_point *p = d->points; p; p = p->next)
-		sb_addf(&sb, "%s%s", p == d->points ? "" : ",", p->origin);
+	for (int i = 0; i < probe->points.len; i++) {
+		char *text = probe_point_text(probe->points.items[i]);
+
+		sb_addf(&sb, "%s%s", i ? "," : "", text);
+		free(text);
+	}
 	for (struct derived_point *p = d->points; p; p = p->next) {
 		free(p->origin);
 		p->origin = xstrdup(sb.buf);
@@ -390,11 +417,11 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 			ok = false;
 			continue;
 		}
-		ok &= providers_derive(point, &points_tail);
+		ok &= providers_derive(point, e->env, &points_tail);
 	}
 	if (!ok)
 		return;
-	set_origin(d);
+	set_origin(d, probe);
 	if (any_return_point(d->points) && !all_return_points(d->points)) {
 		struct token_desc tok = { "keyword", "probe" };
 
@@ -447,6 +474,7 @@ static void var_type_error(struct elab *e, struct node *n, enum type wanted)
 	if (!e->report)
 		return;
 	diag_error_at("semantic error", &tok, n->loc, "type mismatch (%s)", type_name(wanted));
+	diag_continue();
 	diag_error_at("semantic error", &tok, v->type_loc.source ? v->type_loc : v->loc,
 		      "type was first inferred here (%s)", type_name(v->type));
 }
@@ -733,9 +761,10 @@ static void sort_functions(struct program *program)
 	free(all);
 }
 
-int elaborate(struct file *user, struct file *tapsets, struct program *program)
+int elaborate(struct file *user, struct file *tapsets, const struct provider_env *env,
+	      struct program *program)
 {
-	struct elab e = { .program = program };
+	struct elab e = { .program = program, .env = env };
 	struct derived_probe **tail = &program->probes;
 
 	memset(program, 0, sizeof(*program));

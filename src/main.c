@@ -24,6 +24,7 @@
 
 #include "build.h"
 #include "diag.h"
+#include "ksyms.h"
 #include "library.h"
 #include "parse.h"
 #include "program.h"
@@ -369,6 +370,19 @@ static const char *target_config(void *ctx, const char *name)
 	return "";
 }
 
+/* The target's function symbols, for pass 2's providers: loaded once, when first asked. */
+static const struct ksyms *target_symbols(void *ctx)
+{
+	static struct ksyms *symbols;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		symbols = ksyms_load(ctx);
+	}
+	return symbols;
+}
+
 /* ---- The passes ---- */
 
 static void pass_failed(int pass)
@@ -454,7 +468,9 @@ static int run_passes(struct session *s)
 	if (!ensure_target(s))
 		return 1;
 	start = stamp_now();
-	if (elaborate(user, library, &program)) {
+	struct provider_env env = { target_symbols, s };
+
+	if (elaborate(user, library, &env, &program)) {
 		pass_failed(2);
 		return 1;
 	}
@@ -563,6 +579,7 @@ int main(int argc, char **argv)
 	argv[0] = program_invocation_name;	/* getopt's messages say "tapster:" */
 	parse_command_line(&s, argc, argv);
 	diag_set_warnings(!s.suppress_warnings);
+	diag_set_suppression(s.verbose == 0);
 	locate_pieces(&s);
 	if (s.last_pass >= 3) {
 		if (!mkdtemp(tmpl)) {

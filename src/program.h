@@ -78,7 +78,16 @@ struct program {
 
 /* Pass 2. Resolves and types the user's script against the library files `tapsets` and
  * fills `program`; returns the number of errors (printed as they are found). */
-int elaborate(struct file *user, struct file *tapsets, struct program *program);
+/* What pass 2 may ask of the target kernel, loaded when a probe point first needs it. */
+struct ksyms;
+struct provider_env {
+	/* The target's function symbols; NULL after printing why there are none. */
+	const struct ksyms *(*symbols)(void *ctx);
+	void *ctx;
+};
+
+int elaborate(struct file *user, struct file *tapsets, const struct provider_env *env,
+	      struct program *program);
 
 /* -p2: prints the program as stap does; with verbose, the bodies too. */
 void print_program(FILE *out, const struct program *program, bool verbose);

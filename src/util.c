@@ -147,3 +147,89 @@ char *read_text_file(const char *path, size_t *len)
 		*len = sb.len;
 	return sb_steal(&sb);
 }
+
+/* The edit distance of a and b, or `limit` + 1 when it is more than `limit`. */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row;
+	size_t result;
+
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	row = xmalloc((lb + 1) * sizeof(*row));
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diagonal = row[0], smallest;
+
+		row[0] = smallest = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t above = row[j];
+			size_t best = diagonal + (a[i - 1] != b[j - 1]);
+
+			if (above + 1 < best)
+				best = above + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diagonal = above;
+			if (best < smallest)
+				smallest = best;
+		}
+		if (smallest > limit) {
+			free(row);
+			return limit + 1;
+		}
+	}
+	result = row[lb];
+	free(row);
+	return result;
+}
+
+struct candidate {
+	const char *name;
+	size_t distance;
+};
+
+static int compare_candidates(const void *pa, const void *pb)
+{
+	const struct candidate *a = pa, *b = pb;
+	size_t la = strlen(a->name), lb = strlen(b->name);
+
+	if (a->distance != b->distance)
+		return a->distance < b->distance ? -1 : 1;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+enum { SIMILAR_MAX = 5, SIMILAR_DISTANCE = 5 };
+
+char *similar_names(const char *name, const char *const *names, size_t count)
+{
+	struct candidate best[SIMILAR_MAX + 1];
+	size_t nbest = 0;
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; i < count; i++) {
+		size_t limit = nbest == SIMILAR_MAX ? best[SIMILAR_MAX - 1].distance : SIMILAR_DISTANCE;
+		size_t d = edit_distance(name, names[i], limit);
+
+		struct candidate c = { names[i], d };
+
+		if (d > limit || !strcmp(name, names[i]))
+			continue;
+		if (nbest == SIMILAR_MAX && compare_candidates(&c, &best[SIMILAR_MAX - 1]) >= 0)
+			continue;
+		best[nbest < SIMILAR_MAX ? nbest++ : SIMILAR_MAX - 1] = c;
+		qsort(best, nbest, sizeof(best[0]), compare_candidates);
+	}
+	if (nbest == 0)
+		return xstrdup("");
+	sb_add(&sb, " (similar: ");
+	for (size_t i = 0; i < nbest; i++)
+		sb_addf(&sb, "%s%s", i ? ", " : "", best[i].name);
+	sb_addc(&sb, ')');
+	return sb_steal(&sb);
+}

@@ -30,4 +30,9 @@ char *sb_steal(struct strbuf *sb);	/* returns the buffer (never NULL) and resets
  * errno set when it can't be read. */
 char *read_text_file(const char *path, size_t *len);
 
+/* stap's suggestion for a name it does not know: " (similar: a, b, c)" naming the five
+ * nearest of `names` by edit distance (then shorter first, then by name), or "" when none
+ * is near. Always a new string. */
+char *similar_names(const char *name, const char *const *names, size_t count);
+
 #endif

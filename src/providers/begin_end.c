@@ -10,11 +10,11 @@ static bool derive_been(const struct probe_point *point, struct derived_point **
 	int64_t priority = 0;
 
 	if (comp->next) {
-		provider_mismatch(point, comp->next);
+		provider_mismatch(point, comp->next, NULL);
 		return false;
 	}
 	if (comp->arg && !component_number(comp, &priority)) {
-		provider_mismatch(point, comp);
+		provider_mismatch(point, comp, NULL);
 		return false;
 	}
 	d = derived_point_new(kind, point);
@@ -24,13 +24,17 @@ static bool derive_been(const struct probe_point *point, struct derived_point **
 	return true;
 }
 
-static bool derive_begin(const struct probe_point *point, struct derived_point ***tail)
+static bool derive_begin(const struct probe_point *point, const struct provider_env *env,
+			 struct derived_point ***tail)
 {
+	(void)env;
 	return derive_been(point, tail, PROVIDER_BEGIN);
 }
 
-static bool derive_end(const struct probe_point *point, struct derived_point ***tail)
+static bool derive_end(const struct probe_point *point, const struct provider_env *env,
+		       struct derived_point ***tail)
 {
+	(void)env;
 	return derive_been(point, tail, PROVIDER_END);
 }
 

@@ -5,73 +5,153 @@
  */
 #include "providers.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../diag.h"
+#include "../ksyms.h"
 #include "../util.h"
 
-/* Function names are C identifiers; wildcards and @file:line forms come with symbol lists. */
-static bool plain_symbol(const char *name)
+static bool has_glob(const char *pattern)
 {
-	if (!*name)
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-			return false;
-	return true;
+	return strpbrk(pattern, "*?[") != NULL;
 }
 
-static bool derive_kernel(const struct probe_point *point, struct derived_point ***tail)
+/* The point as pp() shows it, for the function `name`: the written point with its pattern
+ * replaced, e.g. kernel.function("vfs_read").return. */
+static char *point_text(const struct component *func, const char *name)
 {
-	const struct component *kernel = point->components;
-	const struct component *func = kernel->next;
-	const struct component *comp;
-	enum provider_kind kind = PROVIDER_KPROBE;
-	int64_t maxactive = -1;
-	const char *symbol;
-	struct derived_point *d;
+	struct strbuf sb = { 0 };
 
-	if (kernel->arg || !func || strcmp(func->name, "function") || !component_string(func)) {
-		provider_mismatch(point, func ? func : kernel);
-		return false;
-	}
-	symbol = component_string(func);
-	if (!plain_symbol(symbol)) {
-		struct token_desc tok = { "string", symbol };
+	sb_addf(&sb, "kernel.function(\"%s\")", name);
+	for (const struct component *c = func->next; c; c = c->next) {
+		int64_t n;
 
-		diag_error_at("semantic error", &tok, func->loc,
-			      "tapster cannot resolve this function pattern yet");
-		return false;
+		sb_addf(&sb, ".%s", c->name);
+		if (component_number(c, &n))
+			sb_addf(&sb, "(%" PRId64 ")", n);
 	}
-	comp = func->next;
-	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
-		comp = comp->next;
-	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
-		kind = PROVIDER_KRETPROBE;
-		comp = comp->next;
-		if (comp && !strcmp(comp->name, "maxactive") &&
-		    component_number(comp, &maxactive) && maxactive > 0 && maxactive < 1000000)
-			comp = comp->next;
-		else if (comp)
-			maxactive = -1;
-	}
-	if (comp) {
-		struct token_desc first = { "identifier", kernel->name };
-		struct token_desc bad = { "identifier", comp->name };
+	return sb_steal(&sb);
+}
 
-		diag_error_at("semantic error", &first, kernel->loc, "while resolving probe point");
-		diag_error_at("semantic error", &bad, comp->loc, "invalid suffix for probe");
-		return false;
-	}
-	d = derived_point_new(kind, point);
+static void add_point(const struct probe_point *point, const struct component *func,
+		      const char *name, enum provider_kind kind, int64_t maxactive,
+		      struct derived_point ***tail)
+{
+	struct derived_point *d = derived_point_new(kind, point);
+
+	free(d->pp);
+	d->pp = point_text(func, name);
 	free(d->function);
-	d->function = xstrdup(symbol);
+	d->function = xstrdup(name);
 	d->maxactive = (int)maxactive;
 	**tail = d;
 	*tail = &d->next;
+}
+
+/* No function of the target matches: stap's "no match", with the nearest names. */
+static void no_match(const struct probe_point *point, const char *pattern,
+		     const struct ksyms *ks)
+{
+	size_t count;
+	const char *const *names = ksyms_names(ks, &count);
+	char *similar = has_glob(pattern) ? xstrdup("") : similar_names(pattern, names, count);
+
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "no match%s\n", similar);
+	free(similar);
+}
+
+/* .call, .return and .return.maxactive(N) after function(...); false after an error. */
+static bool read_suffixes(const struct probe_point *point, const struct component *func,
+			  enum provider_kind *kind, int64_t *maxactive)
+{
+	const struct component *comp = func->next;
+
+	*kind = PROVIDER_KPROBE;
+	*maxactive = -1;
+	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+		comp = comp->next;
+	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
+		*kind = PROVIDER_KRETPROBE;
+		comp = comp->next;
+		if (comp && !strcmp(comp->name, "maxactive") &&
+		    component_number(comp, maxactive) && *maxactive > 0 && *maxactive < 1000000)
+			comp = comp->next;
+		else if (comp)
+			*maxactive = -1;
+	}
+	if (comp) {
+		struct token_desc bad = { "identifier", comp->name };
+
+		provider_resolving(point);
+		diag_continue();
+		diag_error_at("semantic error", &bad, comp->loc, "invalid suffix for probe");
+		return false;
+	}
 	return true;
+}
+
+static bool derive_kernel(const struct probe_point *point, const struct provider_env *env,
+			  struct derived_point ***tail)
+{
+	static const char *const components[] = { "function", NULL };
+	const struct component *kernel = point->components;
+	const struct component *func = kernel->next;
+	const struct ksyms *ks;
+	enum provider_kind kind;
+	int64_t maxactive;
+	const char *pattern;
+
+	if (kernel->arg || !func || strcmp(func->name, "function") || !component_string(func)) {
+		provider_mismatch(point, func ? func : kernel, components);
+		return false;
+	}
+	if (!read_suffixes(point, func, &kind, &maxactive))
+		return false;
+	pattern = component_string(func);
+	if (strpbrk(pattern, "@:")) {
+		struct token_desc tok = { "string", pattern };
+
+		diag_error_at("semantic error", &tok, func->loc,
+			      "tapster cannot resolve function@file:line points yet");
+		return false;
+	}
+	ks = env && env->symbols ? env->symbols(env->ctx) : NULL;
+	if (!ks) {
+		provider_resolving(point);
+		return false;
+	}
+	if (!has_glob(pattern)) {
+		if (!ksyms_exists(ks, pattern)) {
+			no_match(point, pattern, ks);
+			return false;
+		}
+		if (ksyms_blacklisted(ks, pattern)) {
+			struct token_desc tok = { "string", pattern };
+
+			provider_resolving(point);
+			diag_continue();
+			diag_error_at("semantic error", &tok, func->loc,
+				      "function '%s' cannot be probed: it is on the kernel's kprobe"
+				      " blacklist", pattern);
+			return false;
+		}
+		add_point(point, func, pattern, kind, maxactive, tail);
+		return true;
+	}
+
+	size_t count;
+	const char **names = ksyms_match(ks, pattern, &count);
+
+	if (!count)
+		no_match(point, pattern, ks);
+	for (size_t i = 0; i < count; i++)
+		add_point(point, func, names[i], kind, maxactive, tail);
+	free(names);
+	return count > 0;
 }
 
 const struct provider provider_kernel = { "kernel", derive_kernel };

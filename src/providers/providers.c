@@ -75,23 +75,42 @@ const char *component_string(const struct component *comp)
 	return comp->arg && comp->arg->kind == N_STRING ? comp->arg->text : NULL;
 }
 
-void provider_mismatch(const struct probe_point *point, const struct component *comp)
+void provider_resolving(const struct probe_point *point)
 {
 	struct token_desc first = { "identifier", point->components->name };
-	struct token_desc bad = { "identifier", comp->name };
 
 	diag_error_at("semantic error", &first, point->components->loc,
 		      "while resolving probe point");
-	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch");
 }
 
-bool providers_derive(const struct probe_point *point, struct derived_point ***tail)
+void provider_mismatch(const struct probe_point *point, const struct component *comp,
+		       const char *const *similar)
 {
-	const char *name = point->components->name;
+	struct token_desc bad = { "identifier", comp->name };
+	size_t count = 0;
+	char *suggestion;
 
-	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+	while (similar && similar[count])
+		count++;
+	suggestion = similar_names(comp->name, similar, count);
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch%s", suggestion);
+	free(suggestion);
+}
+
+bool providers_derive(const struct probe_point *point, const struct provider_env *env,
+		      struct derived_point ***tail)
+{
+	enum { NPROVIDERS = sizeof(providers) / sizeof(providers[0]) };
+	const char *name = point->components->name;
+	const char *names[NPROVIDERS + 1] = { 0 };
+
+	for (size_t i = 0; i < NPROVIDERS; i++) {
 		if (!strcmp(providers[i]->name, name))
-			return providers[i]->derive(point, tail);
-	provider_mismatch(point, point->components);
+			return providers[i]->derive(point, env, tail);
+		names[i] = providers[i]->name;
+	}
+	provider_mismatch(point, point->components, names);
 	return false;
 }

@@ -14,8 +14,9 @@
 
 struct provider {
 	const char *name;	/* the first component it answers to */
-	/* Appends the derived points to *out; returns false after printing an error. */
-	bool (*derive)(const struct probe_point *point, struct derived_point ***tail);
+	/* Appends the derived points to *tail; returns false after printing an error. */
+	bool (*derive)(const struct probe_point *point, const struct provider_env *env,
+		       struct derived_point ***tail);
 };
 
 extern const struct provider provider_begin;
@@ -23,7 +24,8 @@ extern const struct provider provider_end;
 extern const struct provider provider_kernel;
 
 /* Derives `point` through the provider named by its first component. */
-bool providers_derive(const struct probe_point *point, struct derived_point ***tail);
+bool providers_derive(const struct probe_point *point, const struct provider_env *env,
+		      struct derived_point ***tail);
 
 /* The canonical text of a point: kernel.function("f").return, begin(10). */
 char *probe_point_text(const struct probe_point *point);
@@ -31,8 +33,12 @@ char *probe_point_text(const struct probe_point *point);
 /* A new derived point of `kind` for `point`, its pp the point's canonical text. */
 struct derived_point *derived_point_new(enum provider_kind kind, const struct probe_point *point);
 
-/* stap's two-part error for a component no provider accepts. */
-void provider_mismatch(const struct probe_point *point, const struct component *comp);
+/* stap's two-part error for a component no provider accepts; `similar` lists the names
+ * that would have been accepted there (NULL-terminated, may be NULL). */
+void provider_mismatch(const struct probe_point *point, const struct component *comp,
+		       const char *const *similar);
+/* The first part alone: "while resolving probe point: identifier 'kernel' at ...". */
+void provider_resolving(const struct probe_point *point);
 
 /* A component's argument: is it a number / a string, and its value. */
 bool component_number(const struct component *comp, int64_t *value);

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Kernel info: the target kernel's function symbols; see ksyms.h. */
+#define _GNU_SOURCE
+#include "ksyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "vm.h"
+
+struct ksyms {
+	char **names;		/* sorted, unique */
+	size_t nnames;
+	char **blacklist;	/* sorted, unique */
+	size_t nblacklist;
+};
+
+struct name_list {
+	char **items;
+	size_t len, cap;
+};
+
+static void list_push(struct name_list *l, const char *name, size_t len)
+{
+	if (l->len == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4096;
+		l->items = xrealloc(l->items, l->cap * sizeof(*l->items));
+	}
+	l->items[l->len++] = xstrndup(name, len);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorts the list and drops repeats (static functions of one name in several files). */
+static void list_finish(struct name_list *l)
+{
+	size_t out = 0;
+
+	qsort(l->items, l->len, sizeof(*l->items), compare_names);
+	for (size_t i = 0; i < l->len; i++) {
+		if (out && !strcmp(l->items[out - 1], l->items[i]))
+			free(l->items[i]);
+		else
+			l->items[out++] = l->items[i];
+	}
+	l->len = out;
+}
+
+/* A name kprobes can be given: "foo.isra.0" and "foo.cold" parts of a function are not. */
+static bool probeable_name(const char *name, size_t len)
+{
+	return len > 0 && !memchr(name, '.', len);
+}
+
+/* The address of `name` in a symbol table, or 0. */
+static unsigned long long symbol_address(const char *text, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *line = text; *line;) {
+		const char *end = strchrnul(line, '\n');
+		const char *sym = end - len;
+
+		if (sym > line && !memcmp(sym, name, len) && sym[-1] == ' ')
+			return strtoull(line, NULL, 16);
+		line = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/*
+ * Reads a symbol table, "ADDRESS TYPE NAME [MODULE]" lines as in kallsyms and System.map,
+ * keeping the text symbols of the kernel proper outside its init section (freed after
+ * boot). A line "!NAME" (the kit's cache) names a blacklisted function.
+ */
+static void read_symbol_table(const char *text, struct name_list *names,
+			      struct name_list *blacklist)
+{
+	unsigned long long init_start = symbol_address(text, "_sinittext");
+	unsigned long long init_end = symbol_address(text, "_einittext");
+
+	for (const char *line = text; *line;) {
+		const char *end = strchrnul(line, '\n');
+		unsigned long long address;
+		char type;
+		int name_at = 0, name_end = 0, after = 0;
+
+		if (*line == '!') {
+			list_push(blacklist, line + 1, (size_t)(end - line - 1));
+		} else if (sscanf(line, "%llx %c %n%*s%n %n", &address, &type, &name_at, &name_end,
+				  &after) >= 2 && name_end > name_at && (type == 't' || type == 'T') &&
+			   (line + after >= end || line[after] != '[') &&
+			   !(address >= init_start && address < init_end) &&
+			   probeable_name(line + name_at, (size_t)(name_end - name_at))) {
+			list_push(names, line + name_at, (size_t)(name_end - name_at));
+		}
+		line = *end ? end + 1 : end;
+	}
+}
+
+/* The kernel's kprobe blacklist: "0xSTART-0xEND\tNAME" lines. */
+static void read_blacklist(const char *text, struct name_list *blacklist)
+{
+	for (const char *line = text; *line;) {
+		const char *end = strchrnul(line, '\n');
+		const char *name = line + strcspn(line, " \t");
+
+		name += strspn(name, " \t");
+		if (name < end)
+			list_push(blacklist, name, (size_t)(end - name));
+		line = *end ? end + 1 : end;
+	}
+}
+
+static struct ksyms *ksyms_from(struct name_list *names, struct name_list *blacklist)
+{
+	struct ksyms *k = xcalloc(1, sizeof(*k));
+
+	list_finish(names);
+	list_finish(blacklist);
+	k->names = names->items;
+	k->nnames = names->len;
+	k->blacklist = blacklist->items;
+	k->nblacklist = blacklist->len;
+	return k;
+}
+
+/* What the VM runs to list its kernel's functions: compressed, the serial line is slow. */
+static const char vm_list_script[] =
+	"awk '$2 ~ /^[tT]$/ && NF == 3' /proc/kallsyms >/tmp/functions\n"
+	"sed -n 's/^0x[0-9a-f]*-0x[0-9a-f]*[[:space:]]*/!/p' /sys/kernel/debug/kprobes/blacklist"
+	" >>/tmp/functions\n"
+	"exec gzip -c /tmp/functions\n";
+
+/* Boots the VM once to record its kernel's functions into `cache`. */
+static bool record_vm_functions(const struct session *s, const char *cache)
+{
+	char *gz = xasprintf("%s.gz.tmp", cache);
+	char *cmd = xasprintf("gzip -dc '%s' >'%s.tmp' && mv '%s.tmp' '%s'", gz, cache, cache,
+			      cache);
+	int fd = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int status = 1;
+	bool ok = false;
+
+	fprintf(stderr, "tapster: recording the function symbols of kernel %s (once)\n",
+		s->kernel_release ? s->kernel_release : "?");
+	if (fd < 0) {
+		fprintf(stderr, "ERROR: cannot write %s: %s\n", gz, strerror(errno));
+	} else {
+		struct vm_job job = {
+			.kit_dir = s->vm_kit_dir,
+			.run_script = vm_list_script,
+			.out_fd = fd,
+			.err_fd = STDERR_FILENO,
+			.cpus = 1,
+			.timeout_s = 300,
+		};
+
+		ok = vm_run(&job, &status) == 0 && status == 0;
+		close(fd);
+		ok = ok && system(cmd) == 0;
+		if (!ok)
+			fprintf(stderr, "ERROR: cannot list the functions of kernel %s\n",
+				s->kernel_release ? s->kernel_release : "?");
+	}
+	unlink(gz);
+	free(gz);
+	free(cmd);
+	return ok;
+}
+
+static struct ksyms *load_vm(const struct session *s)
+{
+	char *cache = xasprintf("%s/kallsyms", s->vm_kit_dir);
+	struct name_list names = { 0 }, blacklist = { 0 };
+	char *text = read_text_file(cache, NULL);
+
+	if (!text && record_vm_functions(s, cache))
+		text = read_text_file(cache, NULL);
+	free(cache);
+	if (!text)
+		return NULL;
+	read_symbol_table(text, &names, &blacklist);
+	free(text);
+	return ksyms_from(&names, &blacklist);
+}
+
+static bool target_is_host(const struct session *s)
+{
+	struct utsname u;
+
+	return s->kernel_release && uname(&u) == 0 && !strcmp(u.release, s->kernel_release) &&
+	       !(s->kernel && s->kernel[0] == '/');
+}
+
+static struct ksyms *load_host(void)
+{
+	struct name_list names = { 0 }, blacklist = { 0 };
+	char *text = read_text_file("/proc/kallsyms", NULL);
+	char *black;
+
+	if (!text) {
+		fprintf(stderr, "ERROR: cannot read /proc/kallsyms: %s\n", strerror(errno));
+		return NULL;
+	}
+	read_symbol_table(text, &names, &blacklist);
+	free(text);
+	black = read_text_file("/sys/kernel/debug/kprobes/blacklist", NULL);
+	if (black) {
+		read_blacklist(black, &blacklist);
+		free(black);
+	}
+	return ksyms_from(&names, &blacklist);
+}
+
+/* Another kernel: its System.map, in its build tree or in /boot. Debian ships a stub
+ * System.map (one line pointing at the -dbg package), which holds no function. */
+static struct ksyms *load_system_map(const struct session *s)
+{
+	char *paths[2] = { xasprintf("%s/System.map", s->kernel_build_dir),
+			   xasprintf("/boot/System.map-%s", s->kernel_release ? s->kernel_release : "") };
+	struct name_list names = { 0 }, blacklist = { 0 };
+
+	for (int i = 0; i < 2 && !names.len; i++) {
+		char *text = read_text_file(paths[i], NULL);
+
+		if (text)
+			read_symbol_table(text, &names, &blacklist);
+		free(text);
+	}
+	free(paths[0]);
+	free(paths[1]);
+	if (!names.len) {
+		fprintf(stderr, "ERROR: no function symbols for kernel %s: it has no System.map with"
+			" them\n", s->kernel_release ? s->kernel_release : s->kernel_build_dir);
+		free(names.items);
+		free(blacklist.items);
+		return NULL;
+	}
+	return ksyms_from(&names, &blacklist);
+}
+
+struct ksyms *ksyms_load(const struct session *s)
+{
+	if (s->run_in_vm)
+		return load_vm(s);
+	if (target_is_host(s))
+		return load_host();
+	return load_system_map(s);
+}
+
+static bool in_sorted(char *const *items, size_t n, const char *name)
+{
+	return bsearch(&name, items, n, sizeof(*items), compare_names) != NULL;
+}
+
+bool ksyms_exists(const struct ksyms *k, const char *name)
+{
+	return in_sorted(k->names, k->nnames, name);
+}
+
+bool ksyms_blacklisted(const struct ksyms *k, const char *name)
+{
+	return in_sorted(k->blacklist, k->nblacklist, name);
+}
+
+const char **ksyms_match(const struct ksyms *k, const char *pattern, size_t *count)
+{
+	const char **found = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < k->nnames; i++) {
+		if (fnmatch(pattern, k->names[i], 0) != 0 || ksyms_blacklisted(k, k->names[i]))
+			continue;
+		found = xrealloc(found, (n + 1) * sizeof(*found));
+		found[n++] = k->names[i];
+	}
+	*count = n;
+	return found;
+}
+
+const char *const *ksyms_names(const struct ksyms *k, size_t *count)
+{
+	*count = k->nnames;
+	return (const char *const *)k->names;
+}
