@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -103,6 +104,8 @@ static void usage(FILE *out)
 	      "   -p NUM         stop after pass NUM 1-5\n"
 	      "                  (parse, elaborate, translate, compile, run)\n"
 	      "   -e SCRIPT      run given script\n"
+	      "   -l PROBE       list the probe points matching PROBE\n"
+	      "   -L PROBE       list them with their script-level variables\n"
 	      "   -g             guru mode\n"
 	      "   -w             suppress warnings\n"
 	      "   -k             keep temporary directory\n"
@@ -160,7 +163,7 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVvp:e:gwkm:o:c:x:D:I:r:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hVvp:e:gwkm:o:c:x:D:I:r:l:L:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -181,6 +184,14 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 			}
 			break;
 		case 'e': s->script_text = optarg; break;
+		case 'l':
+		case 'L':
+			/* As stap: the pattern becomes the script "probe PATTERN {}". */
+			s->list_pattern = optarg;
+			s->list_vars = c == 'L';
+			s->script_text = xasprintf("probe %s {}", optarg);
+			s->last_pass = 2;
+			break;
 		case 'g': s->guru = true; break;
 		case 'w': s->suppress_warnings = true; break;
 		case 'k': s->keep_tmpdir = true; break;
@@ -433,6 +444,46 @@ static void report_parse_errors(void)
 	fprintf(stderr, "%d parse error%s.\n", n, n == 1 ? "" : "s");
 }
 
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -l/-L: the probe points the pattern derives, sorted, once each; status 1 and no
+ * message when there is none, as in stap. */
+static int list_probe_points(struct file *user, struct file *library,
+			     const struct provider_env *env)
+{
+	struct program program;
+	int saved_stderr = dup(STDERR_FILENO);
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	const char **pps = NULL;
+	size_t count = 0;
+	int errors;
+
+	fflush(stderr);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	errors = elaborate(user, library, env, &program);
+	fflush(stderr);
+	if (saved_stderr >= 0)
+		dup2(saved_stderr, STDERR_FILENO);
+	if (errors)
+		return 1;
+	for (struct derived_probe *p = program.probes; p; p = p->next) {
+		for (struct derived_point *d = p->points; d; d = d->next) {
+			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
+			pps[count++] = d->pp;
+		}
+	}
+	qsort(pps, count, sizeof(*pps), compare_strings);
+	for (size_t i = 0; i < count; i++)
+		if (!i || strcmp(pps[i], pps[i - 1]))
+			puts(pps[i]);
+	free(pps);
+	return 0;
+}
+
 static int run_passes(struct session *s)
 {
 	struct parse_target target = { target_release, target_config, s };
@@ -470,6 +521,8 @@ static int run_passes(struct session *s)
 	start = stamp_now();
 	struct provider_env env = { target_symbols, s };
 
+	if (s->list_pattern)
+		return list_probe_points(user, library, &env);
 	if (elaborate(user, library, &env, &program)) {
 		pass_failed(2);
 		return 1;

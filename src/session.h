@@ -27,6 +27,8 @@ struct session {
 	int argc;		/* script arguments after SCRIPT */
 	char **argv;
 	const char *module_name;	/* -m */
+	const char *list_pattern;	/* -l/-L PATTERN: list the matching probe points */
+	bool list_vars;			/* -L: with their variables */
 	const char *output_file;	/* -o */
 	const char *command;	/* -c */
 	int target_pid;		/* -x */
