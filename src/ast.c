@@ -237,6 +237,7 @@ void file_free(struct file *file)
 			free(e->code);
 			free(e);
 		}
+		expansion_free_list(file->expansions);
 		free(file);
 		file = next_file;
 	}

@@ -247,6 +247,9 @@ struct file {
 	struct global *globals;
 	struct embed *embeds;
 	struct file *next;
+	/* The macro invocations the locations in this file's tree may point to (struct loc's
+	 * `expansion`), owned by the file. */
+	struct expansion *expansions;
 };
 
 /* Constructors and helpers (ast.c). */

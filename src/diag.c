@@ -27,6 +27,11 @@ int diag_error_count(void)
 	return error_count;
 }
 
+void diag_forget_errors(int count)
+{
+	error_count -= count;
+}
+
 void diag_reset(void)
 {
 	error_count = 0;
@@ -74,6 +79,39 @@ static void print_loc(struct loc loc)
 {
 	if (loc.source)
 		fprintf(stderr, " at %s:%d:%d", loc.source->name, loc.line, loc.col);
+}
+
+/* The macro invocations a token at `loc` was expanded from, innermost first. */
+static void print_expansions(struct loc loc, const char *label)
+{
+	for (const struct expansion *e = loc.expansion; e; e = e->loc.expansion) {
+		fputs("\tin expansion of macro: ", stderr);
+		print_token(&e->site);
+		print_loc(e->loc);
+		fputc('\n', stderr);
+		diag_print_source(e->loc, label);
+	}
+}
+
+struct expansion *expansion_new(const struct token_desc *site, struct loc loc)
+{
+	struct expansion *e = xcalloc(1, sizeof(*e));
+
+	e->site.what = site->what;
+	e->site.text = site->text ? xstrdup(site->text) : NULL;
+	e->loc = loc;
+	return e;
+}
+
+void expansion_free_list(struct expansion *list)
+{
+	while (list) {
+		struct expansion *next = list->next;
+
+		free((char *)list->site.text);
+		free(list);
+		list = next;
+	}
 }
 
 /* As stap has it, a semantic message names its file only when the previous one named
@@ -163,11 +201,13 @@ static void semantic_error(const char *kind, const struct token_desc *tok, struc
 	print_semantic_loc(loc);
 	fputc('\n', stderr);
 	diag_print_source(loc, "        source");
+	print_expansions(loc, "        source");
 	if (also_tok) {
 		print_token(also_tok);
 		print_semantic_loc(*also_loc);
 		fputc('\n', stderr);
 		diag_print_source(*also_loc, "        source");
+		print_expansions(*also_loc, "        source");
 	}
 	fputc('\n', stderr);
 }
@@ -227,6 +267,7 @@ static void parse_error(const char *site, const char *label, const struct token_
 		fputc('\n', stderr);
 	}
 	diag_print_source(loc, "     source");
+	print_expansions(loc, "     source");
 	fputc('\n', stderr);
 }
 
@@ -270,6 +311,23 @@ void diag_error(const char *kind, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!warnings_enabled)
+		return;
+	fputs("WARNING: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(": ", stderr);
+	print_token(tok);
+	print_semantic_loc(loc);
+	fputc('\n', stderr);
+	diag_print_source(loc, " source");
 }
 
 void diag_warning(const char *fmt, ...)

@@ -17,9 +17,15 @@
 
 struct source;
 
+struct expansion;
+
 struct loc {
 	const struct source *source;	/* NULL for "no location" */
 	int line, col;			/* 1-based */
+	/* A token that a macro expansion produced is where it is written in the macro's body
+	 * (or in the argument of a macro parameter), and `expansion` says which invocation
+	 * produced it; NULL for a token read from the source as it is. */
+	const struct expansion *expansion;
 };
 
 /* What a token or node is, as stap names it in "saw:" and "at:" lines:
@@ -27,6 +33,16 @@ struct loc {
 struct token_desc {
 	const char *what;	/* "identifier", "operator", "number", "string", "keyword", ... */
 	const char *text;	/* the token as written; NULL for end of input */
+};
+
+/* A macro invocation (`@NAME` or a parameter `@a` in a macro's body) that tokens were expanded
+ * from. Messages about such a token are followed, as in stap, by one
+ *     \tin expansion of macro: operator '@NAME' at FILE:LINE:COL
+ * line and its source line per invocation, innermost first. */
+struct expansion {
+	struct token_desc site;		/* "operator '@NAME'"; its text is owned */
+	struct loc loc;			/* where the invocation is written */
+	struct expansion *next;		/* in its owner's list (see struct file) */
 };
 
 /* "kind: message: what 'text' at file:line:col" + source line + caret + blank line. */
@@ -71,6 +87,19 @@ void diag_error_at_also(const char *kind, const struct token_desc *tok, struct l
 			const struct token_desc *also_tok, struct loc also_loc, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/* A warning about a token, as stap words them:
+ *     WARNING: message: identifier 'cast' at seed.stp:1:9
+ *      source: @define cast %( 1 %)
+ *                      ^
+ * (no blank line after it). */
+void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A new expansion record for the invocation `site` at `loc` (its text copied), and freeing a
+ * list of them. */
+struct expansion *expansion_new(const struct token_desc *site, struct loc loc);
+void expansion_free_list(struct expansion *list);
+
 /* The next error continues the last one (stap's chained errors, such as "probe point
  * mismatch" after "while resolving probe point"): printed or suppressed with it. A later
  * error with the format of an earlier one is suppressed and counted, as in stap, unless
@@ -87,6 +116,9 @@ void diag_print_source(struct loc loc, const char *label);
 
 /* Errors reported since the last diag_reset(). */
 int diag_error_count(void);
+/* Takes back `count` errors from that count: those of the library's macro files, which
+ * stap reports but does not count among the script's parse errors. */
+void diag_forget_errors(int count);
 void diag_reset(void);
 
 /* -w: warnings are not printed. */

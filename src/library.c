@@ -13,11 +13,13 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.stp files of `dir`, sorted so that the order (and every message) is stable. */
-static char **list_tapsets(const char *dir, int *n)
+/* The files of `dir` named *SUFFIX (".stp", ".stpm"), sorted so that the order (and every
+ * message) is stable. */
+static char **list_files(const char *dir, const char *suffix, int *n)
 {
 	DIR *d = opendir(dir);
 	char **names = NULL;
+	size_t suffix_len = strlen(suffix);
 
 	*n = 0;
 	if (!d)
@@ -25,7 +27,7 @@ static char **list_tapsets(const char *dir, int *n)
 	for (struct dirent *e; (e = readdir(d));) {
 		size_t len = strlen(e->d_name);
 
-		if (len > 4 && !strcmp(e->d_name + len - 4, ".stp")) {
+		if (len > suffix_len && !strcmp(e->d_name + len - suffix_len, suffix)) {
 			names = xrealloc(names, sizeof(*names) * (size_t)(*n + 1));
 			names[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
 		}
@@ -35,12 +37,15 @@ static char **list_tapsets(const char *dir, int *n)
 	return names;
 }
 
-static void read_dir(const char *dir, struct file ***tail, int *count)
+static void read_dir(const struct session *session, const char *dir, struct file ***tail,
+		     int *count)
 {
 	struct parse_options options = { .guru = true };
 	int n;
-	char **names = list_tapsets(dir, &n);
+	char **names = list_files(dir, ".stp", &n);
 
+	/* The tapsets see the library's macros too. */
+	options.macro_sources = library_macro_sources(session, &options.nmacro_sources);
 	for (int i = 0; i < n; i++) {
 		struct source *src = source_read(names[i], true);
 		struct file *file = src ? parse_source(src, &options) : NULL;
@@ -60,8 +65,44 @@ struct file *library_read(const struct session *session, int *count)
 	struct file *files = NULL, **tail = &files;
 
 	*count = 0;
-	read_dir(session->tapset_dir, &tail, count);
+	read_dir(session, session->tapset_dir, &tail, count);
 	for (int i = 0; i < session->ninclude_dirs; i++)
-		read_dir(session->include_dirs[i], &tail, count);
+		read_dir(session, session->include_dirs[i], &tail, count);
 	return files;
+}
+
+static void read_macro_dir(const char *dir, struct source ***sources, int *count)
+{
+	int n;
+	char **names = list_files(dir, ".stpm", &n);
+
+	for (int i = 0; i < n; i++) {
+		struct source *src = source_read(names[i], true);
+
+		if (src) {
+			*sources = xrealloc(*sources, sizeof(**sources) * (size_t)(*count + 1));
+			(*sources)[(*count)++] = src;
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* Read once per session: the parser knows the library by these sources. */
+struct source **library_macro_sources(const struct session *session, int *count)
+{
+	static const struct session *read_for;
+	static struct source **sources;
+	static int nsources;
+
+	if (read_for != session) {
+		read_for = session;
+		sources = NULL;
+		nsources = 0;
+		read_macro_dir(session->tapset_dir, &sources, &nsources);
+		for (int i = 0; i < session->ninclude_dirs; i++)
+			read_macro_dir(session->include_dirs[i], &sources, &nsources);
+	}
+	*count = nsources;
+	return sources;
 }

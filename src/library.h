@@ -10,4 +10,8 @@
  * *count to the number of files read. Parse errors are reported as for the user script. */
 struct file *library_read(const struct session *session, int *count);
 
+/* The macro files (*.stpm) of the same directories, read but not parsed: pass 1 reads their
+ * @define macros before the user script (see struct parse_options). Sets *count. */
+struct source **library_macro_sources(const struct session *session, int *count);
+
 #endif

@@ -25,6 +25,11 @@ struct parse_options {
 	char *const *argv;
 	const struct parse_target *target;	/* NULL: the host's kernel, no .config */
 	const char *arch;		/* "x86_64" */
+	/* The library's macro files (*.stpm), whose @define macros every file parsed with these
+	 * options sees. They are read once, by the first parse that has them; a file with
+	 * errors is left out, and fails the parse of the user script. */
+	struct source *const *macro_sources;
+	int nmacro_sources;
 };
 
 /* Reads a file into a new source; prints "ERROR: ..." and returns NULL when it can't. */

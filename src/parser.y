@@ -58,6 +58,9 @@ struct token *lexer_last(struct lexer *lx);
 void lexer_skip_to_declaration(struct lexer *lx);
 bool lexer_in_function(const struct lexer *lx);
 bool lexer_any_token(const struct lexer *lx);
+void lexer_skip_leading_errors(struct lexer *lx);
+bool lexer_library_failed(const struct lexer *lx);
+struct expansion *lexer_take_expansions(struct lexer *lx);
 struct token_desc lexer_describe(const struct lexer *lx, const struct token *tok);
 
 struct parser;
@@ -2778,6 +2781,7 @@ struct file *parse_source(struct source *source, const struct parse_options *opt
 	p.lx = lexer_new(source, options);
 	p.file = new_object(&p, sizeof(*p.file), free);
 	p.file->source = source;
+	lexer_skip_leading_errors(p.lx);
 	if (!lexer_peek(p.lx)->kind && !source->is_tapset) {
 		/* Not a parse error: stap says so and fails. */
 		fprintf(stderr, "Input file '%s' is empty%s.\n", source->name,
@@ -2786,12 +2790,15 @@ struct file *parse_source(struct source *source, const struct parse_options *opt
 	} else {
 		status = yyparse(&p);
 	}
-	bool ok = status == 0 && diag_error_count() == errors;
+	bool ok = status == 0 && diag_error_count() == errors &&
+		  (source->is_tapset || !lexer_library_failed(p.lx));
 
 	for (int i = 0; i < p.nowned; i++)
 		if (!ok || p.owned[i].temporary)
 			p.owned[i].free_fn(p.owned[i].ptr);
 	free(p.owned);
+	if (ok)
+		p.file->expansions = lexer_take_expansions(p.lx);
 	lexer_free(p.lx);
 	return ok ? p.file : NULL;
 }
