@@ -102,7 +102,11 @@ static void tap_stop_work_fn(struct work_struct *work)
 		return;
 	if (tap_started) {
 		tap_unregister_all();
-		tap_run_been(tap_end_probes, TAP_NUM_END, TAP_STOPPING);
+		/* As stap: after errors the error probes run, and the end probes do not. */
+		if (atomic_read(&tap_error_count))
+			tap_run_been(tap_error_probes, TAP_NUM_ERROR, TAP_STOPPING);
+		else
+			tap_run_been(tap_end_probes, TAP_NUM_END, TAP_STOPPING);
 		tap_report_counters();
 	}
 	atomic_set(&tap_state, TAP_STOPPED);

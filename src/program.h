@@ -32,6 +32,8 @@ struct scope {
 enum provider_kind {
 	PROVIDER_BEGIN,
 	PROVIDER_END,
+	PROVIDER_ERROR,		/* at the end of a session that had errors, instead of end */
+	PROVIDER_NEVER,		/* compiled, never run */
 	PROVIDER_KPROBE,	/* kernel.function("f") entry */
 	PROVIDER_KRETPROBE,	/* kernel.function("f").return */
 };

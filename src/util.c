@@ -218,7 +218,7 @@ char *similar_names(const char *name, const char *const *names, size_t count)
 
 		struct candidate c = { names[i], d };
 
-		if (d > limit || !strcmp(name, names[i]))
+		if (d > limit)
 			continue;
 		if (nbest == SIMILAR_MAX && compare_candidates(&c, &best[SIMILAR_MAX - 1]) >= 0)
 			continue;

@@ -11,6 +11,8 @@
 static const struct provider *const providers[] = {
 	&provider_begin,
 	&provider_end,
+	&provider_error,
+	&provider_never,
 	&provider_kernel,
 };
 
@@ -90,6 +92,14 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	size_t count = 0;
 	char *suggestion;
 
+	const char *names[sizeof(providers) / sizeof(providers[0]) + 1] = { 0 };
+
+	if (!similar && comp == point->components) {
+		/* The first component: the providers' names. */
+		for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+			names[i] = providers[i]->name;
+		similar = names;
+	}
 	while (similar && similar[count])
 		count++;
 	suggestion = similar_names(comp->name, similar, count);
@@ -102,15 +112,11 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail)
 {
-	enum { NPROVIDERS = sizeof(providers) / sizeof(providers[0]) };
 	const char *name = point->components->name;
-	const char *names[NPROVIDERS + 1] = { 0 };
 
-	for (size_t i = 0; i < NPROVIDERS; i++) {
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
 		if (!strcmp(providers[i]->name, name))
 			return providers[i]->derive(point, env, tail);
-		names[i] = providers[i]->name;
-	}
-	provider_mismatch(point, point->components, names);
+	provider_mismatch(point, point->components, NULL);
 	return false;
 }

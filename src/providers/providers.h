@@ -21,6 +21,8 @@ struct provider {
 
 extern const struct provider provider_begin;
 extern const struct provider provider_end;
+extern const struct provider provider_error;
+extern const struct provider provider_never;
 extern const struct provider provider_kernel;
 
 /* Derives `point` through the provider named by its first component. */
