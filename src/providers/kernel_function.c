@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * kernel.function("f") [.call] and kernel.function("f").return [.maxactive(N)]: a kprobe or a
- * kretprobe on the kernel function f, resolved by symbol name when it is registered.
+ * kernel.function("f") [.call] and kernel.function("f").return [.maxactive(N)], and the same
+ * with kprobe.function: a kprobe or a kretprobe on the kernel function f, resolved by symbol
+ * name when it is registered. f may be a wildcard, expanded against the target's functions.
  */
 #include "providers.h"
 
@@ -20,11 +21,12 @@ static bool has_glob(const char *pattern)
 
 /* The point as pp() shows it, for the function `name`: the written point with its pattern
  * replaced, e.g. kernel.function("vfs_read").return. */
-static char *point_text(const struct component *func, const char *name)
+static char *point_text(const struct probe_point *point, const struct component *func,
+			const char *name)
 {
 	struct strbuf sb = { 0 };
 
-	sb_addf(&sb, "kernel.function(\"%s\")", name);
+	sb_addf(&sb, "%s.function(\"%s\")", point->components->name, name);
 	for (const struct component *c = func->next; c; c = c->next) {
 		int64_t n;
 
@@ -42,7 +44,7 @@ static void add_point(const struct probe_point *point, const struct component *f
 	struct derived_point *d = derived_point_new(kind, point);
 
 	free(d->pp);
-	d->pp = point_text(func, name);
+	d->pp = point_text(point, func, name);
 	free(d->function);
 	d->function = xstrdup(name);
 	d->maxactive = (int)maxactive;
@@ -154,4 +156,7 @@ static bool derive_kernel(const struct probe_point *point, const struct provider
 	return count > 0;
 }
 
+/* kprobe.function("f") is kernel.function("f") without debuginfo: the same here, where
+ * target variables are yet to come. */
 const struct provider provider_kernel = { "kernel", derive_kernel };
+const struct provider provider_kprobe = { "kprobe", derive_kernel };

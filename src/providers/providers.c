@@ -14,6 +14,7 @@ static const struct provider *const providers[] = {
 	&provider_error,
 	&provider_never,
 	&provider_kernel,
+	&provider_kprobe,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)

@@ -24,6 +24,7 @@ extern const struct provider provider_end;
 extern const struct provider provider_error;
 extern const struct provider provider_never;
 extern const struct provider provider_kernel;
+extern const struct provider provider_kprobe;
 
 /* Derives `point` through the provider named by its first component. */
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
