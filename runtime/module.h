@@ -50,6 +50,9 @@ static void tap_run_been(const struct tap_been_probe *probes, int count, int sta
 
 static void tap_unregister_all(void)
 {
+#if TAP_NUM_TIMERS > 0
+	tap_stop_timers(tap_timers, TAP_NUM_TIMERS);
+#endif
 #if TAP_NUM_KPROBES > 0
 	tap_unregister_kprobes(tap_kprobes, TAP_NUM_KPROBES);
 #endif
@@ -68,6 +71,10 @@ static int tap_register_all(void)
 #if TAP_NUM_KRETPROBES > 0
 	if (!rc)
 		rc = tap_register_kretprobes(tap_kretprobes, TAP_NUM_KRETPROBES);
+#endif
+#if TAP_NUM_TIMERS > 0
+	if (!rc)
+		tap_start_timers(tap_timers, TAP_NUM_TIMERS);
 #endif
 	if (rc)
 		tap_unregister_all();

@@ -36,6 +36,7 @@ enum provider_kind {
 	PROVIDER_NEVER,		/* compiled, never run */
 	PROVIDER_KPROBE,	/* kernel.function("f") entry */
 	PROVIDER_KRETPROBE,	/* kernel.function("f").return */
+	PROVIDER_TIMER,		/* timer.ms(N) and the other intervals */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
@@ -46,6 +47,8 @@ struct derived_point {
 	char *function;		/* kernel.function: the symbol; "" otherwise */
 	int64_t priority;	/* begin/end(N) */
 	int maxactive;		/* .maxactive(N), or -1 for the default */
+	int64_t interval_ns;	/* timer: the period */
+	int64_t randomize_ns;	/* timer: .randomize(M), added as -M..+M to each period */
 	struct derived_point *next;
 };
 

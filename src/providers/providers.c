@@ -15,6 +15,7 @@ static const struct provider *const providers[] = {
 	&provider_never,
 	&provider_kernel,
 	&provider_kprobe,
+	&provider_timer,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)

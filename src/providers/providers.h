@@ -25,6 +25,7 @@ extern const struct provider provider_error;
 extern const struct provider provider_never;
 extern const struct provider provider_kernel;
 extern const struct provider provider_kprobe;
+extern const struct provider provider_timer;
 
 /* Derives `point` through the provider named by its first component. */
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,

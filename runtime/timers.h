@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * timer.ms(N) and the other interval probes: one hrtimer each, not bound to a CPU, its
+ * callback running the probe body in interrupt context. A jiffies interval is given as
+ * -N (the translator does not know HZ); a randomized one moves each period by a uniform
+ * -M..+M.
+ *
+ * The generated module defines tap_timers[TAP_NUM_TIMERS].
+ */
+#ifndef TAP_TIMERS_H
+#define TAP_TIMERS_H
+
+#include <linux/hrtimer.h>
+#include <linux/random.h>
+
+#include "context.h"
+
+struct tap_timer {
+	struct hrtimer timer;
+	s64 interval;		/* ns, or -jiffies */
+	s64 randomize;		/* ns, or -jiffies */
+	const struct tap_probe_point *pp;
+	void (*body)(struct tap_context *c);
+	bool started;
+};
+
+static s64 tap_timer_ns(s64 value)
+{
+	return value < 0 ? (s64)jiffies_to_nsecs((unsigned long)-value) : value;
+}
+
+/* The next period: the interval, moved by -randomize..+randomize. */
+static ktime_t tap_timer_period(const struct tap_timer *t)
+{
+	s64 period = tap_timer_ns(t->interval);
+	s64 spread = tap_timer_ns(t->randomize);
+
+	if (spread)
+		period += (s64)(get_random_u32() % (u32)(2 * spread + 1)) - spread;
+	return ns_to_ktime(max_t(s64, period, 1));
+}
+
+static enum hrtimer_restart tap_timer_fn(struct hrtimer *timer)
+{
+	struct tap_timer *t = container_of(timer, struct tap_timer, timer);
+	struct tap_context *c = tap_context_enter(t->pp, NULL, TAP_RUNNING);
+
+	if (c) {
+		t->body(c);
+		tap_context_exit(c);
+	}
+	if (tap_session_state() >= TAP_STOPPING)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, tap_timer_period(t));
+	return HRTIMER_RESTART;
+}
+
+static __maybe_unused void tap_start_timers(struct tap_timer *timers, int count)
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		hrtimer_init(&timers[i].timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+		timers[i].timer.function = tap_timer_fn;
+		hrtimer_start(&timers[i].timer, tap_timer_period(&timers[i]), HRTIMER_MODE_REL);
+		timers[i].started = true;
+	}
+}
+
+/* Cancels the timers and waits for running callbacks; may sleep. */
+static __maybe_unused void tap_stop_timers(struct tap_timer *timers, int count)
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		if (!timers[i].started)
+			continue;
+		hrtimer_cancel(&timers[i].timer);
+		timers[i].started = false;
+	}
+}
+
+#endif

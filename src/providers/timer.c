@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * timer.UNIT(N)[.randomize(M)]: a probe run every N units, each period moved by a random
+ * -M..+M when randomized. UNIT is s/sec, ms/msec, us/usec, ns/nsec, jiffies or hz (N per
+ * second, not randomized). The limits and their messages are stap's.
+ */
+#include "providers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../diag.h"
+#include "../util.h"
+
+#define NSEC_PER_SEC 1000000000LL
+/* Any interval: 100 us to a day. */
+#define MIN_INTERVAL_NS 100000LL
+#define MAX_INTERVAL_NS (86400LL * NSEC_PER_SEC)
+#define MAX_JIFFIES 1000000LL
+
+struct unit {
+	const char *name;
+	int64_t ns;		/* one unit; 0 for jiffies and hz */
+};
+
+static const struct unit units[] = {
+	{ "s", NSEC_PER_SEC }, { "sec", NSEC_PER_SEC },
+	{ "ms", 1000000 }, { "msec", 1000000 },
+	{ "us", 1000 }, { "usec", 1000 },
+	{ "ns", 1 }, { "nsec", 1 },
+	{ "jiffies", 0 }, { "hz", 0 },
+};
+
+#define NUNITS (sizeof(units) / sizeof(units[0]))
+
+static const struct unit *find_unit(const char *name)
+{
+	for (size_t i = 0; i < NUNITS; i++)
+		if (!strcmp(units[i].name, name))
+			return &units[i];
+	return NULL;
+}
+
+/* "while resolving probe point" and then stap's unlocated reason. */
+static bool refuse(const struct probe_point *point, const char *reason)
+{
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "%s\n", reason);
+	return false;
+}
+
+/* N in the unit's range, converted to nanoseconds; false after an error. */
+static bool unit_interval(const struct probe_point *point, const struct unit *unit, int64_t n,
+			  int64_t *ns)
+{
+	int64_t lowest = MIN_INTERVAL_NS / unit->ns > 0 ? MIN_INTERVAL_NS / unit->ns : 1;
+	int64_t highest = MAX_INTERVAL_NS / unit->ns;
+
+	if (n < lowest || n > highest) {
+		char *reason = xasprintf("interval value out of range (%lld, %lld)",
+					 (long long)lowest, (long long)highest);
+
+		refuse(point, reason);
+		free(reason);
+		return false;
+	}
+	*ns = n * unit->ns;
+	return true;
+}
+
+static bool hz_interval(const struct probe_point *point, int64_t n, int64_t *ns)
+{
+	if (n <= 0)
+		return refuse(point, "frequency must be greater than 0");
+	*ns = NSEC_PER_SEC / n;
+	if (*ns < MIN_INTERVAL_NS) {
+		char *reason = xasprintf("interval value out of range (%lld, %lld)",
+					 MIN_INTERVAL_NS, MAX_INTERVAL_NS);
+
+		refuse(point, reason);
+		free(reason);
+		return false;
+	}
+	return true;
+}
+
+/* The .randomize(M) component, when there is one; false after an error. */
+static bool read_randomize(const struct probe_point *point, const struct component *comp,
+			   const struct unit *unit, int64_t n, int64_t *m)
+{
+	bool jiffies = !strcmp(unit->name, "jiffies");
+	struct token_desc bad;
+
+	*m = 0;
+	if (!comp)
+		return true;
+	bad = (struct token_desc){ "identifier", comp->name };
+	if (strcmp(comp->name, "randomize") || !component_number(comp, m) || comp->next ||
+	    !strcmp(unit->name, "hz")) {
+		const struct component *wrong = strcmp(comp->name, "randomize") ||
+						!component_number(comp, m) ? comp : comp->next;
+
+		if (wrong)
+			bad.text = wrong->name;
+		provider_resolving(point);
+		diag_continue();
+		diag_error_at("semantic error", &bad, wrong ? wrong->loc : comp->loc,
+			      "invalid suffix for probe");
+		return false;
+	}
+	if (*m < 0 || *m > n)
+		return refuse(point, jiffies ? "invalid randomize for jiffies timer"
+					     : "randomization value out of range");
+	return true;
+}
+
+static bool derive_timer(const struct probe_point *point, const struct provider_env *env,
+			 struct derived_point ***tail)
+{
+	const char *names[NUNITS + 1] = { 0 };
+	const struct component *unit_comp = point->components->next;
+	const struct unit *unit = unit_comp ? find_unit(unit_comp->name) : NULL;
+	struct derived_point *d;
+	int64_t n, interval, m;
+
+	(void)env;
+	for (size_t i = 0; i < NUNITS; i++)
+		names[i] = units[i].name;
+	if (point->components->arg || !unit || !component_number(unit_comp, &n)) {
+		provider_mismatch(point, unit_comp ? unit_comp : point->components, names);
+		return false;
+	}
+	if (!strcmp(unit->name, "jiffies")) {
+		if (n < 1 || n > MAX_JIFFIES)
+			return refuse(point, "invalid interval for jiffies timer");
+		interval = -n;	/* jiffies: converted by the runtime, which knows HZ */
+	} else if (!strcmp(unit->name, "hz")) {
+		if (!hz_interval(point, n, &interval))
+			return false;
+	} else if (!unit_interval(point, unit, n, &interval)) {
+		return false;
+	}
+	if (!read_randomize(point, unit_comp->next, unit, n, &m))
+		return false;
+	d = derived_point_new(PROVIDER_TIMER, point);
+	d->interval_ns = interval;
+	d->randomize_ns = unit->ns ? m * unit->ns : -m;
+	**tail = d;
+	*tail = &d->next;
+	return true;
+}
+
+const struct provider provider_timer = { "timer", derive_timer };
