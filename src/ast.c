@@ -164,6 +164,7 @@ void node_free(struct node *node)
 	free(node->raw);
 	free(node->suffix);
 	free(node->module);
+	free(node->module_raw);
 	node_free(node->lhs);
 	node_free(node->rhs);
 	node_free(node->cond);

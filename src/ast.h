@@ -140,6 +140,8 @@ struct node {
 	struct target_comp *comps; /* N_TARGET, N_CAST, N_ATVAR */
 	char *suffix;		/* N_TARGET: "$" or "$$" pretty-printing suffix, or NULL */
 	char *module;		/* N_CAST, N_ATVAR: module argument or NULL */
+	char *module_raw;	/* ... as written (escapes kept), for -p1; `raw` holds the
+				 * type or name as written */
 	struct foreach *foreach; /* N_FOREACH */
 
 	/* Pass 2 annotations. */

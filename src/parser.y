@@ -982,13 +982,17 @@ primary:
 		{
 			$$ = new_node(p, N_CAST, $1->loc);
 			$$->lhs = $3;
+			$$->raw = xstrdup($5->raw);
 			$$->text = take_string(p, $5);
+			$$->module_raw = $6 ? xstrdup($6->raw) : NULL;
 			$$->module = $6 ? take_string(p, $6) : NULL;
 		}
 	| AT_VAR '(' string_list cast_module ')'
 		{
 			$$ = new_node(p, N_ATVAR, $1->loc);
+			$$->raw = xstrdup($3->raw);
 			$$->text = take_string(p, $3);
+			$$->module_raw = $4 ? xstrdup($4->raw) : NULL;
 			$$->module = $4 ? take_string(p, $4) : NULL;
 		}
 	| AT_DEFINED '(' expr ')'	{ $$ = unary(p, $1, 0, $3); $$->kind = N_DEFINED; }
@@ -1221,6 +1225,7 @@ static void free_node(void *ptr)
 	free(node->raw);
 	free(node->suffix);
 	free(node->module);
+	free(node->module_raw);
 	free(node->args.items);
 	free(node->body.items);
 	free(node);

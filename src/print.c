@@ -65,11 +65,25 @@ static void print_format(FILE *out, const struct node *format)
 	fputc('"', out);
 }
 
+/* Whether the first argument of a print function is its format or delimiter, which stap
+ * shows as print_format() does. */
+static bool has_format(const char *name)
+{
+	static const char *const names[] = {
+		"printf", "sprintf", "printd", "printdln", "sprintd", "sprintdln",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
 static void print_print(FILE *out, const struct node *expr)
 {
 	const struct node *first = expr->args.len ? expr->args.items[0] : NULL;
 
-	if (strcmp(expr->text, "printf") && strcmp(expr->text, "sprintf"))
+	if (!has_format(expr->text))
 		first = NULL;
 	if (!first || first->kind != N_STRING || !first->raw) {
 		fprintf(out, "%s(", expr->text);
@@ -115,13 +129,33 @@ static void print_comps(FILE *out, const struct node *expr)
 		fprintf(out, "->%s", expr->suffix);
 }
 
-/* The `"name"[, "module"])` tail of @cast and @var. */
+/* A string of @cast or @var as written (its `raw` text), or from its value. */
+static void print_escaped(FILE *out, const char *raw, const char *value)
+{
+	struct node str = { .kind = N_STRING, .raw = (char *)raw };
+
+	if (raw)
+		print_format(out, &str);
+	else
+		print_quoted(out, value);
+}
+
+/* The `"name"[, "module"])` tail of @cast and @var. stap shows the type of @cast and the
+ * modules as it shows formats, and the name of @var as written with its quotes unescaped. */
 static void print_name_and_module(FILE *out, const struct node *expr)
 {
-	print_quoted(out, expr->text);
+	if (expr->kind == N_ATVAR && expr->raw) {
+		fputc('"', out);
+		for (const char *s = expr->raw; *s; s++)
+			if (s[0] != '\\' || s[1] != '"')
+				fputc(*s, out);
+		fputc('"', out);
+	} else {
+		print_escaped(out, expr->raw, expr->text);
+	}
 	if (expr->module) {
 		fputs(", ", out);
-		print_quoted(out, expr->module);
+		print_escaped(out, expr->module_raw, expr->module);
 	}
 	fputc(')', out);
 }
@@ -347,7 +381,8 @@ static void print_foreach(FILE *out, const struct foreach *fe)
 		fputc(']', out);
 	}
 	if (fe->sort_column < 0) {
-		if (fe->sort_aggregate)
+		/* stap names every aggregate but @variance, which it prints as no aggregate. */
+		if (fe->sort_aggregate && strcmp(fe->sort_aggregate, "variance"))
 			fprintf(out, " @%s", fe->sort_aggregate);
 		print_sort_mark(out, fe->sort_direction);
 	}
