@@ -6,9 +6,11 @@
  * identifier to a local, parameter or global and every call to a script or library function
  * (pulling in only what is used), then infers types to a fixed point and checks them.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ast_copy.h"
 #include "diag.h"
 #include "format.h"
 #include "program.h"
@@ -17,6 +19,8 @@
 
 struct elab {
 	struct program *program;
+	struct probe **aliases;		/* every alias definition, script first */
+	int naliases;
 	const struct provider_env *env;
 	struct used_function *function;	/* the function being inferred, NULL in probes */
 	struct scope *scope;		/* locals of the body being resolved */
@@ -382,28 +386,240 @@ static bool any_return_point(const struct derived_point *points)
 	return false;
 }
 
-/* Every point of a probe names, as its origin, the probe's points as written. */
-static void set_origin(struct derived_probe *d, const struct probe *probe)
+/* The points of a probe as written, joined as stap shows an origin: "begin(-5),end". */
+static char *points_text(const struct probe_point_list *points, const char *separator)
 {
 	struct strbuf sb = { 0 };
 
-	for (int i = 0; i < probe->points.len; i++) {
-		char *text = probe_point_text(probe->points.items[i]);
+	for (int i = 0; i < points->len; i++) {
+		char *text = probe_point_text(points->items[i]);
 
-		sb_addf(&sb, "%s%s", i ? "," : "", text);
+		sb_addf(&sb, "%s%s", i ? separator : "", text);
 		free(text);
 	}
-	for (struct derived_point *p = d->points; p; p = p->next) {
-		free(p->origin);
-		p->origin = xstrdup(sb.buf);
-	}
-	free(sb.buf);
+	return sb_steal(&sb);
 }
 
+static void set_origin(struct derived_point *points, const char *origin)
+{
+	for (struct derived_point *p = points; p; p = p->next) {
+		free(p->origin);
+		p->origin = xstrdup(origin);
+	}
+}
+
+/* ---- Probe aliases ---- */
+
+/* How deep aliases may refer to aliases before stap's recursion error. */
+#define MAX_ALIAS_DEPTH 32
+
+/* Whether the first components of `point` name `alias` (wildcards in the point match). */
+static bool names_alias(const struct probe_point *point, const struct probe_point *alias,
+			const struct component **suffix)
+{
+	const struct component *p = point->components, *a = alias->components;
+
+	for (; a; a = a->next, p = p->next) {
+		if (!p || fnmatch(p->name, a->name, 0) != 0)
+			return false;
+		if (!p->arg != !a->arg)
+			return false;
+		if (p->arg && (p->arg->kind != a->arg->kind ||
+			       (p->arg->kind == N_NUMBER ? p->arg->num != a->arg->num :
+							   strcmp(p->arg->text, a->arg->text))))
+			return false;
+	}
+	*suffix = p;
+	return true;
+}
+
+static struct component *copy_component(const struct component *c)
+{
+	struct component *copy = xmalloc(sizeof(*copy));
+
+	*copy = *c;
+	copy->next = NULL;
+	return copy;
+}
+
+/* A written point of an alias with the user point's extra components appended:
+ * alias a.b = timer.ms(10), used as a.b.randomize(2), derives timer.ms(10).randomize(2). */
+static struct probe_point *with_suffix(const struct probe_point *target,
+				       const struct component *suffix)
+{
+	struct probe_point *point = xmalloc(sizeof(*point));
+	struct component **tail = &point->components;
+
+	*point = *target;
+	for (const struct component *c = target->components; c; c = c->next) {
+		*tail = copy_component(c);
+		tail = &(*tail)->next;
+	}
+	for (const struct component *c = suffix; c; c = c->next) {
+		*tail = copy_component(c);
+		tail = &(*tail)->next;
+	}
+	return point;
+}
+
+/* The body of a probe reached through `alias`: its prologue before `body` (=), or its
+ * epilogue after it (+=). */
+static struct node *alias_body(const struct probe *alias, const struct node *body)
+{
+	struct node *block = xcalloc(1, sizeof(*block));
+	bool epilogue = alias->kind == PROBE_ALIAS_EPILOGUE;
+
+	block->kind = N_BLOCK;
+	block->loc = body->loc;
+	node_list_push(&block->body, node_copy(epilogue ? body : alias->body));
+	node_list_push(&block->body, node_copy(epilogue ? alias->body : body));
+	return block;
+}
+
+struct expansion_state {
+	struct elab *e;
+	struct probe *probe;		/* the user's probe */
+	struct derived_probe ***tail;
+	const struct probe *chain[MAX_ALIAS_DEPTH];	/* the aliases being expanded */
+	int depth;
+};
+
+static bool in_chain(const struct expansion_state *x, const struct probe *alias)
+{
+	for (int i = 0; i < x->depth; i++)
+		if (x->chain[i] == alias)
+			return true;
+	return false;
+}
+
+/* An alias reached again while it is being expanded, in stap's words. */
+static void alias_loop(const struct probe_point *point)
+{
+	char *text = probe_point_text(point);
+
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "recursive loop in alias expansion of %s at %s:%d:%d\n",
+		   text, point->loc.source ? point->loc.source->name : "", point->loc.line,
+		   point->loc.col);
+	free(text);
+}
+
+static bool derive_point(struct expansion_state *x, const struct probe_point *point,
+			 const struct node *body, const char *origin);
+
+/* The alias definitions of the script and then of the library, collected once. */
+static void collect_aliases(struct elab *e)
+{
+	struct file *files[2] = { e->program->user, e->program->tapsets };
+
+	for (int f = 0; f < 2; f++)
+		for (struct file *file = files[f]; file; file = f == 0 ? NULL : file->next)
+			for (struct probe *p = file->probes; p; p = p->next)
+				if (p->kind != PROBE_PLAIN) {
+					e->aliases = xrealloc(e->aliases, (size_t)(e->naliases + 1) *
+								  sizeof(*e->aliases));
+					e->aliases[e->naliases++] = p;
+				}
+}
+
+/* Expands `point` through every alias it names; false when it names none. */
+static bool expand_aliases(struct expansion_state *x, const struct probe_point *point,
+			   const struct node *body, const char *origin, bool *ok)
+{
+	bool matched = false;
+
+	for (int a = 0; a < x->e->naliases; a++) {
+		const struct probe *alias = x->e->aliases[a];
+
+		for (int i = 0; i < alias->aliases.len; i++) {
+			const struct component *suffix;
+			char *targets, *here, *user;
+
+			if (!names_alias(point, alias->aliases.items[i], &suffix))
+				continue;
+			matched = true;
+			if (in_chain(x, alias) || x->depth >= MAX_ALIAS_DEPTH) {
+				alias_loop(point);
+				*ok = false;
+				return true;
+			}
+			targets = points_text(&alias->points, ", ");
+			here = probe_point_text(alias->aliases.items[i]);
+			user = probe_point_text(point);
+			char *chain = xasprintf("%s %s %s <- %s", here,
+						alias->kind == PROBE_ALIAS_EPILOGUE ? "+=" : "=",
+						targets, origin ? origin : user);
+			struct node *combined = alias_body(alias, body);
+
+			x->chain[x->depth++] = alias;
+			for (int t = 0; t < alias->points.len; t++)
+				*ok &= derive_point(x, with_suffix(alias->points.items[t], suffix),
+						    combined, chain);
+			x->depth--;
+			free(targets);
+			free(here);
+			free(user);
+			free(chain);
+		}
+	}
+	return matched;
+}
+
+/* A derived probe for `points`, running `body`, resolved in its own scope. */
+static void add_derived(struct expansion_state *x, struct derived_point *points,
+			const struct node *body, bool copy)
+{
+	struct elab *e = x->e;
+	struct derived_probe *d = xcalloc(1, sizeof(*d));
+
+	d->points = points;
+	if (any_return_point(points) && !all_return_points(points)) {
+		struct token_desc tok = { "keyword", "probe" };
+
+		diag_error_at("semantic error", &tok, x->probe->loc,
+			      "tapster cannot share one probe body between return and other probe points yet");
+		return;
+	}
+	d->probe = x->probe;
+	d->body = copy ? node_copy(body) : (struct node *)body;
+	d->is_return = all_return_points(points);
+	d->index = e->program->nprobes++;
+	e->scope = &d->scope;
+	e->probe = d;
+	resolve_node(e, d->body);
+	e->probe = NULL;
+	e->scope = NULL;
+	**x->tail = d;
+	*x->tail = &d->next;
+}
+
+/* Derives one point: through the aliases it names, else through a provider. The points a
+ * provider derives from it share one probe. */
+static bool derive_point(struct expansion_state *x, const struct probe_point *point,
+			 const struct node *body, const char *origin)
+{
+	struct derived_point *points = NULL, **points_tail = &points;
+	bool ok = true;
+
+	if (expand_aliases(x, point, body, origin, &ok))
+		return ok;
+	if (!providers_derive(point, x->e->env, &points_tail))
+		return false;
+	set_origin(points, origin);
+	add_derived(x, points, body, true);
+	return true;
+}
+
+/*
+ * A probe of the script: its points derived directly share its body; each alias it goes
+ * through gives a probe of its own, with the alias's prologue or epilogue.
+ */
 static void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***tail)
 {
-	struct derived_probe *d = xcalloc(1, sizeof(*d));
-	struct derived_point **points_tail = &d->points;
+	struct expansion_state x = { .e = e, .probe = probe, .tail = tail };
+	struct derived_point *direct = NULL, **direct_tail = &direct;
+	char *origin = points_text(&probe->points, ",");
 	bool ok = true;
 
 	for (int i = 0; i < probe->points.len; i++) {
@@ -417,28 +633,15 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 			ok = false;
 			continue;
 		}
-		ok &= providers_derive(point, e->env, &points_tail);
+		if (expand_aliases(&x, point, probe->body, NULL, &ok))
+			continue;
+		ok &= providers_derive(point, e->env, &direct_tail);
 	}
-	if (!ok)
-		return;
-	set_origin(d, probe);
-	if (any_return_point(d->points) && !all_return_points(d->points)) {
-		struct token_desc tok = { "keyword", "probe" };
-
-		diag_error_at("semantic error", &tok, probe->loc,
-			      "tapster cannot share one probe body between return and other probe points yet");
-		return;
+	if (ok && direct) {
+		set_origin(direct, origin);
+		add_derived(&x, direct, probe->body, false);
 	}
-	d->probe = probe;
-	d->is_return = all_return_points(d->points);
-	d->index = e->program->nprobes++;
-	e->scope = &d->scope;
-	e->probe = d;
-	resolve_node(e, probe->body);
-	e->probe = NULL;
-	e->scope = NULL;
-	**tail = d;
-	*tail = &d->next;
+	free(origin);
 }
 
 /* ---- Types ---- */
@@ -697,7 +900,7 @@ static void infer_bodies(struct elab *e)
 	}
 	e->function = NULL;
 	for (struct derived_probe *p = e->program->probes; p; p = p->next)
-		infer(e, p->probe->body);
+		infer(e, p->body);
 }
 
 /* Sweeps until no type changes, then once more to report the mismatches left. */
@@ -771,6 +974,7 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	program->user = user;
 	program->tapsets = tapsets;
 	e.globals_tail = &program->globals;
+	collect_aliases(&e);
 	int before = diag_error_count();
 
 	for (struct probe *p = user->probes; p; p = p->next)

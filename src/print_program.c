@@ -43,7 +43,7 @@ static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 		fprintf(out, "%s /* <- %s */\n", d->pp, d->origin);
 		print_scope_locals(out, &p->scope);
 		if (verbose) {
-			print_stmt(out, p->probe->body);
+			print_stmt(out, p->body);
 			fputc('\n', out);
 		}
 	}

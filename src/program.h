@@ -55,7 +55,9 @@ struct derived_point {
 /* A probe body with every point it is attached to. */
 struct derived_probe {
 	int index;			/* probe_N in the generated module */
-	struct probe *probe;		/* the source probe (its body and location) */
+	struct probe *probe;		/* the source probe (its location) */
+	struct node *body;		/* what runs: the probe's body, with the prologues and
+					 * epilogues of the aliases it went through */
 	struct derived_point *points;
 	struct scope scope;
 	bool is_return;			/* all its points are return probes */

@@ -147,7 +147,7 @@ static void probe_body(struct derived_probe *p, struct body *b, struct strbuf *c
 			p->index, p->index);
 	sb_add(code, "\n\t(void)l;\n");
 	init_locals(code, &p->scope);
-	gen_stmt(b, p->probe->body);
+	gen_stmt(b, p->body);
 	sb_add(code, b->code.buf ? b->code.buf : "");
 	sb_add(code, "out: __attribute__((unused));\n\t;\n}\n\n");
 }
