@@ -40,7 +40,7 @@ static char **list_files(const char *dir, const char *suffix, int *n)
 static void read_dir(const struct session *session, const char *dir, struct file ***tail,
 		     int *count)
 {
-	struct parse_options options = { .guru = true };
+	struct parse_options options = { .guru = true, .guru_mode = session->guru };
 	int n;
 	char **names = list_files(dir, ".stp", &n);
 

@@ -487,8 +487,8 @@ static int list_probe_points(struct file *user, struct file *library,
 static int run_passes(struct session *s)
 {
 	struct parse_target target = { target_release, target_config, s };
-	struct parse_options options = { .guru = s->guru, .argc = s->argc, .argv = s->argv,
-					 .target = &target, .arch = "x86_64" };
+	struct parse_options options = { .guru = s->guru, .guru_mode = s->guru, .argc = s->argc,
+					 .argv = s->argv, .target = &target, .arch = "x86_64" };
 	options.macro_sources = library_macro_sources(s, &options.nmacro_sources);
 	struct stamp start = stamp_now();
 	struct source *src = read_user_script(s);

@@ -21,6 +21,8 @@ struct parse_target {
 
 struct parse_options {
 	bool guru;		/* -g: embedded C allowed in the user script */
+	bool guru_mode;		/* -g given, which %( guru_mode == 1 %) asks whatever the file
+				 * (tapsets are read with `guru` set, and without -g) */
 	int argc;		/* command-line script arguments, for $1/@1 and $#/@# */
 	char *const *argv;
 	const struct parse_target *target;	/* NULL: the host's kernel, no .config */
