@@ -185,12 +185,38 @@ static bool print_semantic(const char *fmt)
 	return true;
 }
 
+/* Errors while quiet: neither printed nor counted. */
+static int quiet_depth, quiet_errors;
+
+void diag_quiet_begin(void)
+{
+	if (quiet_depth++ == 0)
+		quiet_errors = 0;
+}
+
+int diag_quiet_end(void)
+{
+	quiet_depth--;
+	return quiet_errors;
+}
+
+/* Counts an error; false when it is not to be printed at all. */
+static bool count_error(void)
+{
+	if (quiet_depth) {
+		quiet_errors++;
+		continues = false;
+		return false;
+	}
+	error_count++;
+	return true;
+}
+
 static void semantic_error(const char *kind, const struct token_desc *tok, struct loc loc,
 			   const struct token_desc *also_tok, const struct loc *also_loc,
 			   const char *fmt, va_list ap)
 {
-	error_count++;
-	if (!print_semantic(fmt))
+	if (!count_error() || !print_semantic(fmt))
 		return;
 	fprintf(stderr, "%s: ", kind);
 	vfprintf(stderr, fmt, ap);
@@ -303,8 +329,7 @@ void diag_error(const char *kind, const char *fmt, ...)
 {
 	va_list ap;
 
-	error_count++;
-	if (!print_semantic(fmt))
+	if (!count_error() || !print_semantic(fmt))
 		return;
 	fprintf(stderr, "%s: ", kind);
 	va_start(ap, fmt);

@@ -107,6 +107,12 @@ void expansion_free_list(struct expansion *list);
 void diag_continue(void);
 void diag_set_suppression(bool enabled);
 
+/* Between these, semantic errors are neither printed nor counted: an optional probe point
+ * (`?`) that does not resolve is dropped without a word. The end returns how many there
+ * were. They nest. */
+void diag_quiet_begin(void);
+int diag_quiet_end(void);
+
 /* An unlocated error or warning: "semantic error: ..." / "WARNING: ...". */
 void diag_error(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

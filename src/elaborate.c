@@ -507,6 +507,8 @@ static void alias_loop(const struct probe_point *point)
 
 static bool derive_point(struct expansion_state *x, const struct probe_point *point,
 			 const struct node *body, const char *origin);
+static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
+			  const struct node *body, const char *origin, bool *ok);
 
 /* The alias definitions of the script and then of the library, collected once. */
 static void collect_aliases(struct elab *e)
@@ -553,9 +555,14 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			struct node *combined = alias_body(alias, body);
 
 			x->chain[x->depth++] = alias;
-			for (int t = 0; t < alias->points.len; t++)
-				*ok &= derive_point(x, with_suffix(alias->points.items[t], suffix),
-						    combined, chain);
+			for (int t = 0; t < alias->points.len; t++) {
+				const struct probe_point *target = alias->points.items[t];
+				bool derived = derive_marked(x, with_suffix(target, suffix),
+							     combined, chain, ok);
+
+				if (derived && target->sufficient)
+					break;
+			}
 			x->depth--;
 			free(targets);
 			free(here);
@@ -612,8 +619,30 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 }
 
 /*
+ * Derives a point with its marks: an optional (?) or sufficient (!) point that does not
+ * resolve is dropped without a word; any other failure clears *ok. Returns whether it
+ * derived.
+ */
+static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
+			  const struct node *body, const char *origin, bool *ok)
+{
+	bool optional = point->optional || point->sufficient;
+	bool derived;
+
+	if (optional)
+		diag_quiet_begin();
+	derived = derive_point(x, point, body, origin);
+	if (optional)
+		derived &= diag_quiet_end() == 0;
+	else
+		*ok &= derived;
+	return derived;
+}
+
+/*
  * A probe of the script: its points derived directly share its body; each alias it goes
- * through gives a probe of its own, with the alias's prologue or epilogue.
+ * through gives a probe of its own, with the alias's prologue or epilogue. A sufficient
+ * point (!) that derives ends the list.
  */
 static void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***tail)
 {
@@ -625,17 +654,29 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 	for (int i = 0; i < probe->points.len; i++) {
 		struct probe_point *point = probe->points.items[i];
 
-		if (point->cond || point->optional || point->sufficient) {
+		bool optional = point->optional || point->sufficient;
+		bool derived;
+
+		if (point->cond) {
 			struct token_desc tok = { "identifier", point->components->name };
 
 			diag_error_at("semantic error", &tok, point->loc,
-				      "tapster does not support optional or conditional probe points yet");
+				      "tapster does not support conditional probe points yet");
 			ok = false;
 			continue;
 		}
-		if (expand_aliases(&x, point, probe->body, NULL, &ok))
-			continue;
-		ok &= providers_derive(point, e->env, &direct_tail);
+		if (optional)
+			diag_quiet_begin();
+		bool point_ok = true;
+
+		derived = expand_aliases(&x, point, probe->body, NULL, &point_ok) ? point_ok :
+			  providers_derive(point, e->env, &direct_tail);
+		if (optional)
+			derived &= diag_quiet_end() == 0;
+		else
+			ok &= derived;
+		if (derived && point->sufficient)
+			break;
 	}
 	if (ok && direct) {
 		set_origin(direct, origin);

@@ -34,6 +34,7 @@ static char *point_text(const struct probe_point *point, const struct component 
 		if (component_number(c, &n))
 			sb_addf(&sb, "(%" PRId64 ")", n);
 	}
+	add_marks(&sb, point);
 	return sb_steal(&sb);
 }
 

@@ -31,6 +31,14 @@ static void add_escaped(struct strbuf *sb, const char *s)
 	}
 }
 
+void add_marks(struct strbuf *sb, const struct probe_point *point)
+{
+	if (point->optional)
+		sb_addc(sb, '?');
+	if (point->sufficient)
+		sb_addc(sb, '!');
+}
+
 char *probe_point_text(const struct probe_point *point)
 {
 	struct strbuf sb = { 0 };
@@ -51,6 +59,7 @@ char *probe_point_text(const struct probe_point *point)
 		}
 		sb_addc(&sb, ')');
 	}
+	add_marks(&sb, point);
 	return sb_steal(&sb);
 }
 

@@ -31,8 +31,11 @@ extern const struct provider provider_timer;
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail);
 
-/* The canonical text of a point: kernel.function("f").return, begin(10). */
+/* The canonical text of a point: kernel.function("f").return, begin(10), nosuch?. */
 char *probe_point_text(const struct probe_point *point);
+/* Its `?` and `!` marks, which the points derived from it show too. */
+struct strbuf;
+void add_marks(struct strbuf *sb, const struct probe_point *point);
 
 /* A new derived point of `kind` for `point`, its pp the point's canonical text. */
 struct derived_point *derived_point_new(enum provider_kind kind, const struct probe_point *point);
