@@ -2412,7 +2412,8 @@ static bool operand_expected(const struct expected *e, const struct stack_view *
 					: "unexpected end-of-file";
 		return true;
 	}
-	if (expects(e, IF) && (!look->kind || is_keyword(look->kind)))
+	if (expects(e, IF) && (!look->kind || is_keyword(look->kind) ||
+				 (look->kind == OTHER && look->what)))
 		v->message = "expected statement";
 	else
 		v->message = look->kind ? "expected literal string or number" : "expected value";
