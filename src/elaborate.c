@@ -21,6 +21,8 @@ struct elab {
 	struct program *program;
 	struct probe **aliases;		/* every alias definition, script first */
 	int naliases;
+	const struct node **reported;	/* nodes with an error reported */
+	int nreported;
 	const struct provider_env *env;
 	struct used_function *function;	/* the function being inferred, NULL in probes */
 	struct scope *scope;		/* locals of the body being resolved */
@@ -169,6 +171,42 @@ static void unresolved_function(struct elab *e, const struct node *n,
 	free(names);
 }
 
+/* The array of a[k...], k in a, foreach (... in a): a global (stap has no local arrays),
+ * or a histogram being indexed. */
+static void resolve_array(struct elab *e, struct node *array, int nkeys)
+{
+	struct var *v;
+
+	if (array->kind != N_IDENT) {
+		resolve_node(e, array);
+		return;
+	}
+	v = scope_find(e->scope, array->text) ? NULL : find_global(e, array->text);
+	if (!v) {
+		struct token_desc tok = { "identifier", array->text };
+
+		diag_error_at("semantic error", &tok, array->loc,
+			      "unresolved arity-%d global array %s, missing global declaration?",
+			      nkeys, array->text);
+		return;
+	}
+	if (v->arity == 0 && nkeys > 0 && nkeys <= MAX_ARRAY_KEYS) {
+		v->arity = nkeys;
+		v->global->is_array = true;
+	}
+	array->sym = v;
+}
+
+static void resolve_foreach(struct elab *e, struct foreach *f)
+{
+	resolve_list(e, &f->keys);
+	resolve_node(e, f->value);
+	resolve_list(e, &f->slice);
+	resolve_array(e, f->array, f->keys.len);
+	resolve_node(e, f->limit);
+	resolve_node(e, f->body);
+}
+
 static void resolve_call(struct elab *e, struct node *n)
 {
 	struct used_function *f;
@@ -270,11 +308,6 @@ static void resolve_node(struct elab *e, struct node *n)
 		resolve_entry(e, n);
 		return;
 	case N_ASSIGN:
-		if (n->op == OP_STATS_ADD) {
-			unsupported(n, "statistics");
-			return;
-		}
-		/* fall through */
 	case N_UNARY:
 	case N_PREINC:
 	case N_POSTINC:
@@ -282,7 +315,7 @@ static void resolve_node(struct elab *e, struct node *n)
 	case N_EXPR_STMT:
 	case N_RETURN:
 		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&
-		    n->lhs && n->lhs->kind != N_IDENT) {
+		    n->lhs && n->lhs->kind != N_IDENT && n->lhs->kind != N_INDEX) {
 			unsupported(n, "assignment to this kind of value");
 			return;
 		}
@@ -308,14 +341,26 @@ static void resolve_node(struct elab *e, struct node *n)
 		return;
 	case N_INDEX:
 	case N_IN:
+		resolve_list(e, &n->args);
+		resolve_array(e, n->lhs, n->args.len);
+		return;
 	case N_DELETE:
+		if (n->lhs && n->lhs->kind == N_INDEX) {
+			resolve_list(e, &n->lhs->args);
+			resolve_array(e, n->lhs->lhs, n->lhs->args.len);
+		} else {
+			resolve_node(e, n->lhs);
+		}
+		return;
 	case N_FOREACH:
-		unsupported(n, "arrays");
+		resolve_foreach(e, n->foreach);
 		return;
 	case N_STAR:
+		return;
 	case N_STATOP:
 	case N_HIST:
-		unsupported(n, "statistics");
+		resolve_node(e, n->lhs);
+		resolve_list(e, &n->args);
 		return;
 	case N_TRY:
 		unsupported(n, "try/catch");
@@ -689,21 +734,26 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 
 static enum type infer(struct elab *e, struct node *n);
 
-static void type_error(struct elab *e, struct node *n, enum type expected, enum type found)
+/* How stap names the token of a node in a message. */
+static struct token_desc node_token(const struct node *n)
 {
-	struct token_desc tok;
-
-	if (!e->report)
-		return;
 	switch (n->kind) {
-	case N_NUMBER: tok = (struct token_desc){ "number", n->text }; break;
-	case N_STRING: tok = (struct token_desc){ "string", n->text }; break;
+	case N_NUMBER: return (struct token_desc){ "number", n->text };
+	case N_STRING: return (struct token_desc){ "string", n->text };
 	case N_IDENT:
 	case N_CALL:
 	case N_TARGET:
-	case N_PRINT: tok = (struct token_desc){ "identifier", n->text }; break;
-	default: tok = (struct token_desc){ "operator", op_text(n->op) }; break;
+	case N_PRINT: return (struct token_desc){ "identifier", n->text };
+	default: return (struct token_desc){ "operator", op_text(n->op) };
 	}
+}
+
+static void type_error(struct elab *e, struct node *n, enum type expected, enum type found)
+{
+	struct token_desc tok = node_token(n);
+
+	if (!e->report)
+		return;
 	diag_error_at("semantic error", &tok, n->loc, "type mismatch: expected %s but found %s",
 		      type_name(expected), type_name(found));
 }
@@ -712,20 +762,31 @@ static void type_error(struct elab *e, struct node *n, enum type expected, enum 
  * "type mismatch (string): identifier 'x' at ..." and "type was first inferred here (long)". */
 static void var_type_error(struct elab *e, struct node *n, enum type wanted)
 {
-	struct var *v = n->sym;
-	struct token_desc tok = { "identifier", n->text };
+	struct node *name = n->kind == N_INDEX ? n->lhs : n;
+	struct var *v = name->sym;
+	struct token_desc tok = { "identifier", name->text };
 
 	if (!e->report)
 		return;
-	diag_error_at("semantic error", &tok, n->loc, "type mismatch (%s)", type_name(wanted));
+	diag_error_at("semantic error", &tok, name->loc, "type mismatch (%s)", type_name(wanted));
 	diag_continue();
 	diag_error_at("semantic error", &tok, v->type_loc.source ? v->type_loc : v->loc,
 		      "type was first inferred here (%s)", type_name(v->type));
 }
 
+/* The variable a node stands for: x, or the array of a[k] (whose value it is). */
+static struct var *var_of(const struct node *n)
+{
+	if (n->kind == N_IDENT)
+		return n->sym;
+	if (n->kind == N_INDEX && n->lhs->kind == N_IDENT)
+		return n->lhs->sym;
+	return NULL;
+}
+
 static bool is_var(const struct node *n)
 {
-	return n->kind == N_IDENT && n->sym;
+	return var_of(n) != NULL;
 }
 
 /* Infers n's type and makes it `want`: an untyped variable or function takes it on. */
@@ -737,8 +798,8 @@ static void expect(struct elab *e, struct node *n, enum type want)
 		return;
 	if (have == TYPE_UNKNOWN) {
 		if (is_var(n)) {
-			((struct var *)n->sym)->type = want;
-			((struct var *)n->sym)->type_loc = n->loc;
+			var_of(n)->type = want;
+			var_of(n)->type_loc = n->kind == N_INDEX ? n->lhs->loc : n->loc;
 			e->changed = true;
 		} else if (n->kind == N_CALL && n->sym) {
 			((struct used_function *)n->sym)->ret = want;
@@ -793,6 +854,11 @@ static enum type infer_binary(struct elab *e, struct node *n)
 
 static enum type infer_assign(struct elab *e, struct node *n)
 {
+	if (n->op == OP_STATS_ADD) {
+		expect(e, n->lhs, TYPE_STATS);
+		expect(e, n->rhs, TYPE_LONG);
+		return TYPE_LONG;
+	}
 	if (n->op == '=')
 		return unify(e, n->lhs, n->rhs);
 	if (n->op == OP_ASSIGN_BASE + '.') {
@@ -803,6 +869,89 @@ static enum type infer_assign(struct elab *e, struct node *n)
 	expect(e, n->lhs, TYPE_LONG);
 	expect(e, n->rhs, TYPE_LONG);
 	return TYPE_LONG;
+}
+
+/* Whether `n` has not had an error reported yet (a node is inferred more than once). */
+static bool first_report(struct elab *e, const struct node *n)
+{
+	for (int i = 0; i < e->nreported; i++)
+		if (e->reported[i] == n)
+			return false;
+	e->reported = xrealloc(e->reported, (size_t)(e->nreported + 1) * sizeof(*e->reported));
+	e->reported[e->nreported++] = n;
+	return true;
+}
+
+/* The keys of an array use: each takes on, or must have, the array's key type; stap's
+ * "index 0 type mismatch (string)" and "type of index 0 was first inferred here (long)". */
+static void infer_keys(struct elab *e, struct var *v, struct node_list *keys)
+{
+	for (int i = 0; v && i < keys->len && i < v->arity; i++) {
+		struct node *key = keys->items[i];
+		enum type t = key->kind == N_STAR ? TYPE_UNKNOWN : infer(e, key);
+
+		if (v->key_types[i] == TYPE_UNKNOWN && t != TYPE_UNKNOWN) {
+			v->key_types[i] = t;
+			v->key_first[i] = key;
+			e->changed = true;
+		} else if (t == TYPE_UNKNOWN && key->kind != N_STAR) {
+			expect(e, key, v->key_types[i]);
+		} else if (t != v->key_types[i] && key->kind != N_STAR && e->report &&
+			   first_report(e, key)) {
+			struct token_desc tok = node_token(key);
+			struct token_desc first = node_token(v->key_first[i]);
+
+			diag_error_at("semantic error", &tok, key->loc,
+				      "index %d type mismatch (%s)", i, type_name(t));
+			diag_continue();
+			diag_error_at("semantic error", &first, v->key_first[i]->loc,
+				      "type of index %d was first inferred here (%s)", i,
+				      type_name(v->key_types[i]));
+		}
+	}
+}
+
+/* a[k...]: the array's value; @hist_log(s)[bucket]: a count. */
+static enum type infer_index(struct elab *e, struct node *n)
+{
+	struct var *v = var_of(n);
+
+	if (!v) {
+		infer(e, n->lhs);
+		for (int i = 0; i < n->args.len; i++)
+			expect(e, n->args.items[i], TYPE_LONG);
+		return TYPE_LONG;
+	}
+	infer_keys(e, v, &n->args);
+	return v->type;
+}
+
+/* foreach: the key variables take the array's key types, the value variable its value
+ * type; sorting on an aggregate (@sum-) needs statistics. */
+static void infer_foreach(struct elab *e, struct foreach *f)
+{
+	struct var *array = f->array->kind == N_IDENT ? f->array->sym : NULL;
+
+	if (!array) {
+		infer(e, f->array);
+	} else {
+		for (int i = 0; i < f->keys.len && i < array->arity; i++) {
+			struct node *key = f->keys.items[i];
+
+			if (array->key_types[i] != TYPE_UNKNOWN)
+				expect(e, key, array->key_types[i]);
+			else
+				infer_keys(e, array, &(struct node_list){ &key, 1, 1 });
+		}
+		if (f->value)
+			unify(e, f->value, f->array);
+		if (f->sort_aggregate)
+			expect(e, f->array, TYPE_STATS);
+		infer_keys(e, array, &f->slice);
+	}
+	if (f->limit)
+		expect(e, f->limit, TYPE_LONG);
+	infer(e, f->body);
 }
 
 static enum type infer_call(struct elab *e, struct node *n)
@@ -927,6 +1076,25 @@ static enum type infer(struct elab *e, struct node *n)
 		infer(e, n->els);
 		break;
 	case N_BLOCK: infer_list(e, &n->body); break;
+	case N_INDEX: n->type = infer_index(e, n); break;
+	case N_IN:
+		infer_keys(e, var_of(n->lhs), &n->args);
+		n->type = TYPE_LONG;
+		break;
+	case N_DELETE:
+		if (n->lhs && n->lhs->kind == N_INDEX)
+			infer_keys(e, var_of(n->lhs), &n->lhs->args);
+		break;
+	case N_FOREACH: infer_foreach(e, n->foreach); break;
+	case N_STATOP:
+		expect(e, n->lhs, TYPE_STATS);
+		n->type = TYPE_LONG;
+		break;
+	case N_HIST:
+		expect(e, n->lhs, TYPE_STATS);
+		for (int i = 0; i < n->args.len; i++)
+			expect(e, n->args.items[i], TYPE_LONG);
+		break;
 	default: break;
 	}
 	return n->type;

@@ -17,6 +17,20 @@ static void print_scope_locals(FILE *out, const struct scope *scope)
 	}
 }
 
+/* "b[10]:string [string, long]" for an array, "x:long" for a scalar. */
+static void print_global(FILE *out, const struct var *v)
+{
+	fputs(v->name, out);
+	if (v->global && v->global->wrap)
+		fputc('%', out);
+	if (v->global && v->global->max_entries)
+		fprintf(out, "[%lld]", (long long)v->global->max_entries);
+	fprintf(out, ":%s", type_name(v->type));
+	for (int i = 0; i < v->arity; i++)
+		fprintf(out, "%s%s", i ? ", " : " [", type_name(v->key_types[i]));
+	fputs(v->arity ? "]\n" : "\n", out);
+}
+
 static void print_function(FILE *out, const struct used_function *f, bool verbose)
 {
 	const struct var *p = f->scope.vars;
@@ -54,7 +68,7 @@ void print_program(FILE *out, const struct program *program, bool verbose)
 	if (program->globals)
 		fputs("# globals\n", out);
 	for (const struct var *v = program->globals; v; v = v->next)
-		fprintf(out, "%s:%s\n", v->name, type_name(v->type));
+		print_global(out, v);
 	if (program->functions)
 		fputs("# functions\n", out);
 	for (const struct used_function *f = program->functions; f; f = f->next)

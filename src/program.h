@@ -12,6 +12,9 @@
 
 /* A variable: a local or parameter of a probe body or function, or a global the program
  * uses (then `global` is its declaration). Identifiers in the tree point here (node->sym). */
+/* The most keys an array may have (stap's limit). */
+#define MAX_ARRAY_KEYS 9
+
 struct var {
 	char *name;
 	enum type type;
@@ -19,6 +22,9 @@ struct var {
 	struct global *global;	/* NULL for locals and parameters */
 	struct loc loc;		/* declaration or first use */
 	struct loc type_loc;	/* where its type was first inferred */
+	int arity;		/* an array's number of keys; 0 for a scalar */
+	enum type key_types[MAX_ARRAY_KEYS];
+	const struct node *key_first[MAX_ARRAY_KEYS];	/* where each was first inferred */
 	struct var *next;
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "session.h"
 #include "translate.h"
 
@@ -414,10 +415,83 @@ static void write_module(struct module *m)
 	fputs("#include \"module.h\"\n", m->out);
 }
 
+/* ---- What pass 3 can translate yet ---- */
+
+static bool refuse(const struct node *n, const char *what)
+{
+	struct token_desc tok = { n->kind == N_IDENT ? "identifier" : "operator",
+				  n->text ? n->text : op_text(n->op) };
+
+	diag_error_at("semantic error", &tok, n->loc, "tapster does not translate %s yet", what);
+	return false;
+}
+
+static bool translatable(const struct node *n);
+
+static bool translatable_list(const struct node_list *list)
+{
+	for (int i = 0; i < list->len; i++)
+		if (!translatable(list->items[i]))
+			return false;
+	return true;
+}
+
+/* Pass 2 accepts arrays and statistics, whose runtime is still to come: they are refused
+ * here with a message rather than making C that does not build. */
+static bool translatable(const struct node *n)
+{
+	if (!n)
+		return true;
+	switch (n->kind) {
+	case N_INDEX:
+	case N_IN:
+	case N_FOREACH:
+		return refuse(n, "arrays");
+	case N_STATOP:
+	case N_HIST:
+		return refuse(n, "statistics");
+	case N_DELETE:
+		return refuse(n, "delete");
+	case N_ASSIGN:
+		if (n->op == OP_STATS_ADD)
+			return refuse(n, "statistics");
+		break;
+	default:
+		break;
+	}
+	return translatable(n->lhs) && translatable(n->rhs) && translatable(n->cond) &&
+	       translatable(n->then) && translatable(n->els) && translatable(n->init) &&
+	       translatable(n->inc) && translatable_list(&n->args) &&
+	       translatable_list(&n->body);
+}
+
+static bool program_translatable(const struct program *program)
+{
+	for (const struct var *v = program->globals; v; v = v->next) {
+		if (v->arity || v->type == TYPE_STATS) {
+			struct token_desc tok = { "identifier", v->name };
+
+			diag_error_at("semantic error", &tok, v->loc,
+				      "tapster does not translate %s yet",
+				      v->arity ? "arrays" : "statistics");
+			return false;
+		}
+	}
+	for (const struct used_function *f = program->functions; f; f = f->next)
+		if (!translatable(f->function->body))
+			return false;
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		if (!translatable(p->body))
+			return false;
+	return true;
+}
+
 int translate(struct session *session, struct program *program, FILE *out)
 {
 	struct module m = { .session = session, .program = program, .out = out };
 
+	if (!program_translatable(program))
+		return 1;
 	m.units_tail = &m.units;
 	for (struct used_function *f = program->functions; f; f = f->next)
 		translate_function(&m, f);
