@@ -1589,7 +1589,8 @@ static struct token *handed_at(struct parser *p, struct loc loc)
 	for (int i = last ? last->index : -1; i >= 0; i--) {
 		struct token *tok = lexer_handed(p->lx, i);
 
-		if (tok->loc.line == loc.line && tok->loc.col == loc.col)
+		if (tok->loc.line == loc.line && tok->loc.col == loc.col &&
+		    tok->loc.source == loc.source && tok->loc.expansion == loc.expansion)
 			return tok;
 	}
 	return NULL;
