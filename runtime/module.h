@@ -203,6 +203,7 @@ static const struct proc_ops tap_ctl_ops = {
 static void tap_module_cleanup(void)
 {
 	proc_remove(tap_proc_dir);
+	tap_globals_free();
 	tap_rings_free();
 	tap_contexts_free();
 }
@@ -213,6 +214,8 @@ static int __init tap_module_init(void)
 
 	if (!rc)
 		rc = tap_rings_alloc();
+	if (!rc)
+		rc = tap_globals_init();
 	if (rc)
 		goto fail;
 	rc = -ENOMEM;

@@ -138,6 +138,19 @@ static void translate_function(struct module *m, struct used_function *f)
 
 /* ---- Probes ---- */
 
+/* A probe body that may touch globals holds their lock throughout (runtime/globals.h). */
+static void lock_globals(const struct body *b, struct strbuf *code)
+{
+	if (b->lock_globals)
+		sb_add(code, "\tif (!tap_lock_globals())\n\t\treturn;\n");
+}
+
+static void unlock_globals(const struct body *b, struct strbuf *code)
+{
+	if (b->lock_globals)
+		sb_add(code, "\ttap_unlock_globals();\n");
+}
+
 static void probe_body(struct derived_probe *p, struct body *b, struct strbuf *code)
 {
 	sb_addf(code, "static void probe_%d(struct tap_context *c)\n{\n", p->index);
@@ -148,9 +161,12 @@ static void probe_body(struct derived_probe *p, struct body *b, struct strbuf *c
 			p->index, p->index);
 	sb_add(code, "\n\t(void)l;\n");
 	init_locals(code, &p->scope);
+	lock_globals(b, code);
 	gen_stmt(b, p->body);
 	sb_add(code, b->code.buf ? b->code.buf : "");
-	sb_add(code, "out: __attribute__((unused));\n\t;\n}\n\n");
+	sb_add(code, "out: __attribute__((unused));\n");
+	unlock_globals(b, code);
+	sb_add(code, "\t;\n}\n\n");
 }
 
 /* The @entry values of a return probe, computed when the function is entered. */
@@ -184,8 +200,11 @@ static void probe_entry_handler(struct derived_probe *p, struct body *b, struct 
 		p->index, p->index);
 	sb_add(code, "\t(void)l;\n");
 	init_locals(code, &p->scope);
+	lock_globals(b, code);
 	sb_add(code, b->code.buf ? b->code.buf : "");
-	sb_add(code, "\tgoto out;\nout: __attribute__((unused));\n\t;\n}\n\n");
+	sb_add(code, "\tgoto out;\nout: __attribute__((unused));\n");
+	unlock_globals(b, code);
+	sb_add(code, "\t;\n}\n\n");
 	b->in_entry_handler = false;
 }
 
@@ -275,7 +294,7 @@ static void timer_point(struct module *m, const struct derived_probe *p,
 
 static void translate_probe(struct module *m, struct derived_probe *p)
 {
-	struct body b = { .probe = p, .indent = 1 };
+	struct body b = { .probe = p, .indent = 1, .lock_globals = m->program->globals != NULL };
 	struct strbuf code = { 0 };
 	struct derived_point *first = p->points;
 	char *what = xasprintf("probe %s", first->origin);
@@ -341,12 +360,47 @@ static void collect_been(struct module *m, int table)
 
 /* ---- The file ---- */
 
-static void write_globals(struct module *m)
+/* An array: its layout, its map, and the lines that make and free it. */
+static void write_array(struct module *m, const struct var *v, struct strbuf *init,
+			struct strbuf *release)
+{
+	fprintf(m->out, "static const struct tap_map_desc tap_md_%s = {\n\t.nkeys = %d,\n"
+		"\t.string_key = {", v->name, v->arity);
+	for (int i = 0; i < v->arity; i++)
+		fprintf(m->out, " %s,", v->key_types[i] == TYPE_STRING ? "true" : "false");
+	fprintf(m->out, " },\n\t.string_value = %s,\n\t.max_entries = %lld,\n\t.wrap = %s,\n};\n",
+		v->type == TYPE_STRING ? "true" : "false", (long long)v->global->max_entries,
+		v->global->wrap ? "true" : "false");
+	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->name);
+	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->name,
+		v->name);
+	sb_addf(release, "\ttap_map_free(&tap_m_%s);\n", v->name);
+}
+
+/* The arrays, after the runtime headers their types come from. */
+static void write_arrays(struct module *m)
+{
+	struct strbuf init = { 0 }, release = { 0 };
+
+	sb_add(&init, "");
+	sb_add(&release, "");
+	for (struct var *v = m->program->globals; v; v = v->next)
+		if (v->arity)
+			write_array(m, v, &init, &release);
+	fprintf(m->out, "\nstatic int tap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n"
+		"static void tap_globals_free(void)\n{\n%s}\n\n", init.buf, release.buf);
+	free(init.buf);
+	free(release.buf);
+}
+
+static void write_scalars(struct module *m)
 {
 	for (struct var *v = m->program->globals; v; v = v->next) {
 		struct global *g = v->global;
 
-		if (v->type == TYPE_STRING) {
+		if (v->arity) {
+			continue;
+		} else if (v->type == TYPE_STRING) {
 			char *init = c_string_literal(g->init ? g->init->text : "");
 
 			fprintf(m->out, "static char tap_g_%s[MAXSTRINGLEN] = %s;\n", v->name, init);
@@ -398,11 +452,13 @@ static void write_module(struct module *m)
 		fprintf(m->out, "#define TAP_NUM_%s %d\n", been_tables[t].macro, m->nbeen[t]);
 	fputc('\n', m->out);
 	fputs("#include \"runtime.h\"\n\n", m->out);
-	write_globals(m);
+	write_scalars(m);
 	write_frames(m);
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
+	      "#include \"globals.h\"\n"
 	      "#include \"kprobes.h\"\n"
 	      "#include \"timers.h\"\n\n", m->out);
+	write_arrays(m);
 	for (struct embed *e = m->program->embeds; e; e = e->next)
 		fprintf(m->out, "%s\n\n", e->code);
 	for (struct unit *u = m->units; u; u = u->next)
@@ -443,15 +499,22 @@ static bool translatable(const struct node *n)
 	if (!n)
 		return true;
 	switch (n->kind) {
-	case N_INDEX:
-	case N_IN:
 	case N_FOREACH:
-		return refuse(n, "arrays");
+		if (n->foreach->array->kind != N_IDENT || n->foreach->sort_aggregate)
+			return refuse(n, "statistics");
+		if (n->foreach->slice.len)
+			return refuse(n, "array slices");
+		return translatable(n->foreach->limit) && translatable(n->foreach->body);
+	case N_DELETE:
+		if (n->lhs->kind == N_INDEX && !translatable_list(&n->lhs->args))
+			return false;
+		for (int i = 0; n->lhs->kind == N_INDEX && i < n->lhs->args.len; i++)
+			if (n->lhs->args.items[i]->kind == N_STAR)
+				return refuse(n, "array slices");
+		return true;
 	case N_STATOP:
 	case N_HIST:
 		return refuse(n, "statistics");
-	case N_DELETE:
-		return refuse(n, "delete");
 	case N_ASSIGN:
 		if (n->op == OP_STATS_ADD)
 			return refuse(n, "statistics");
@@ -468,12 +531,11 @@ static bool translatable(const struct node *n)
 static bool program_translatable(const struct program *program)
 {
 	for (const struct var *v = program->globals; v; v = v->next) {
-		if (v->arity || v->type == TYPE_STATS) {
+		if (v->type == TYPE_STATS) {
 			struct token_desc tok = { "identifier", v->name };
 
 			diag_error_at("semantic error", &tok, v->loc,
-				      "tapster does not translate %s yet",
-				      v->arity ? "arrays" : "statistics");
+				      "tapster does not translate statistics yet");
 			return false;
 		}
 	}

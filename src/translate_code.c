@@ -307,9 +307,134 @@ static char *gen_unary(struct body *b, struct node *n)
 	return result;
 }
 
+/* ---- Arrays ---- */
+
+static char *map_ref(const struct var *array)
+{
+	return xasprintf("&tap_m_%s", array->name);
+}
+
+/* The keys of an array use as a compound literal of union tap_key. */
+static char *keys_literal(const struct var *array, char **exprs, int n)
+{
+	struct strbuf sb = { 0 };
+
+	sb_add(&sb, "(const union tap_key[]){ ");
+	for (int i = 0; i < n; i++)
+		sb_addf(&sb, "{ .%c = %s }, ", array->key_types[i] == TYPE_STRING ? 's' : 'l',
+			exprs[i]);
+	sb_add(&sb, "}");
+	return sb_steal(&sb);
+}
+
+static char *new_pointer_temp(struct body *b)
+{
+	int id = b->ntemps++;
+
+	sb_addf(&b->fields, "	void *t%d;\n", id);
+	return xasprintf("l->t%d", id);
+}
+
+/* Evaluates the keys of `index` and then `extra` (an assigned value, or NULL), left to
+ * right; returns the keys' literal and sets *extra_expr. */
+static char *gen_keys(struct body *b, struct node *index, struct node *extra, char **extra_expr)
+{
+	int n = index->args.len;
+	struct node **nodes = xcalloc((size_t)n + 2, sizeof(*nodes));
+	char **exprs = xcalloc((size_t)n + 2, sizeof(*exprs));
+	char *keys;
+
+	memcpy(nodes, index->args.items, sizeof(*nodes) * (size_t)n);
+	if (extra)
+		nodes[n] = extra;
+	gen_operands(b, nodes, n + (extra != NULL), exprs);
+	keys = keys_literal(index->lhs->sym, exprs, n);
+	if (extra_expr)
+		*extra_expr = extra ? exprs[n] : NULL;
+	for (int i = 0; i < n; i++)
+		free(exprs[i]);
+	free(exprs);
+	free(nodes);
+	return keys;
+}
+
+/* The storage of a[keys], made if need be: an lvalue, "(*(int64_t *)p)" or "((char *)p)". */
+static char *index_slot(struct body *b, struct node *index, const char *keys)
+{
+	struct var *array = index->lhs->sym;
+	char *map = map_ref(array);
+	char *slot = new_pointer_temp(b);
+	char *loc = location_literal(index->lhs);
+	char *lvalue;
+
+	emit(b, "%s = tap_map_slot(c, %s, %s, %s);", slot, map, keys, loc);
+	emit(b, "if (unlikely(!%s))", slot);
+	emit(b, "	goto out;");
+	lvalue = array->type == TYPE_STRING ? xasprintf("((char *)%s)", slot)
+					    : xasprintf("(*(int64_t *)%s)", slot);
+	free(map);
+	free(slot);
+	free(loc);
+	return lvalue;
+}
+
+/* a[keys] read: 0 or "" when there is no such entry. */
+static char *gen_index(struct body *b, struct node *n)
+{
+	struct var *array = n->lhs->sym;
+	char *keys = gen_keys(b, n, NULL, NULL);
+	char *map = map_ref(array);
+	char *result;
+
+	if (array->type == TYPE_STRING) {
+		result = new_temp(b, TYPE_STRING);
+		emit(b, "tap_strcpy(%s, tap_map_get_string(%s, %s));", result, map, keys);
+	} else {
+		result = xasprintf("tap_map_get_long(%s, %s)", map, keys);
+	}
+	free(keys);
+	free(map);
+	return result;
+}
+
+static char *gen_in(struct body *b, struct node *n)
+{
+	char **exprs = xcalloc((size_t)n->args.len + 1, sizeof(*exprs));
+	char *keys, *map = map_ref(n->lhs->sym), *result;
+
+	gen_operands(b, n->args.items, n->args.len, exprs);
+	keys = keys_literal(n->lhs->sym, exprs, n->args.len);
+	result = xasprintf("((int64_t)(tap_map_find(%s, %s) != NULL))", map, keys);
+	for (int i = 0; i < n->args.len; i++)
+		free(exprs[i]);
+	free(exprs);
+	free(keys);
+	free(map);
+	return result;
+}
+
+/* The lvalue an assignment or ++/-- writes: a variable, or an array's entry. The keys are
+ * evaluated first, then `value` (sets *value_expr). */
+static char *gen_lvalue(struct body *b, struct node *lhs, struct node *value, char **value_expr)
+{
+	char *keys, *slot;
+
+	if (lhs->kind != N_INDEX) {
+		char *ref = var_ref(lhs->sym);
+
+		if (value_expr)
+			*value_expr = value ? gen_expr(b, value) : NULL;
+		return ref;
+	}
+	keys = gen_keys(b, lhs, value, value_expr);
+	slot = index_slot(b, lhs, keys);
+	free(keys);
+	return slot;
+}
+
 static char *gen_incdec(struct body *b, struct node *n)
 {
-	char *ref = var_ref(n->lhs->sym);
+	char *ref = gen_lvalue(b, n->lhs, NULL, NULL);
 	const char *op = n->op == OP_INC ? "+" : "-";
 	char *result;
 
@@ -327,8 +452,8 @@ static char *gen_incdec(struct body *b, struct node *n)
 
 static char *gen_assign(struct body *b, struct node *n)
 {
-	char *ref = var_ref(n->lhs->sym);
-	char *value = gen_expr(b, n->rhs);
+	char *value;
+	char *ref = gen_lvalue(b, n->lhs, n->rhs, &value);
 
 	if (n->op == '=') {
 		if (n->type == TYPE_STRING)
@@ -526,7 +651,9 @@ char *gen_expr(struct body *b, struct node *n)
 	case N_CALL: return gen_call(b, n);
 	case N_PRINT: return gen_print(b, n);
 	case N_ENTRY: return gen_entry(b, n);
-	default: return xstrdup("0");	/* pass 2 refused every other kind */
+	case N_INDEX: return gen_index(b, n);
+	case N_IN: return gen_in(b, n);
+	default: return xstrdup("0");	/* pass 3 refused every other kind */
 	}
 }
 
@@ -605,6 +732,102 @@ static void gen_loop(struct body *b, struct node *n)
 	b->continue_label = saved_continue;
 }
 
+/* delete a[k], delete a, delete x. */
+static void gen_delete(struct body *b, struct node *n)
+{
+	struct node *what = n->lhs;
+	struct var *v = what->kind == N_INDEX ? what->lhs->sym : what->sym;
+	char *map = map_ref(v);
+
+	if (what->kind == N_INDEX) {
+		char *keys = gen_keys(b, what, NULL, NULL);
+
+		emit(b, "tap_map_delete(%s, %s);", map, keys);
+		free(keys);
+	} else if (v->arity) {
+		emit(b, "tap_map_clear(%s);", map);
+	} else {
+		char *ref = var_ref(v);
+
+		emit(b, v->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", ref);
+		free(ref);
+	}
+	free(map);
+}
+
+/* Sets a foreach variable from an entry's key (column 1..n) or value (column 0). */
+static void set_from_entry(struct body *b, struct node *target, const char *map,
+			   const char *entry, int column, bool is_string)
+{
+	char *ref = var_ref(target->sym);
+	char *slot = column ? xasprintf("tap_map_key_slot(%s, %s, %d)", map, entry, column - 1)
+			    : xasprintf("tap_map_value(%s, %s)", map, entry);
+
+	if (is_string)
+		emit(b, "tap_strcpy(%s, %s);", ref, slot);
+	else
+		emit(b, "%s = *(int64_t *)%s;", ref, slot);
+	free(ref);
+	free(slot);
+}
+
+/*
+ * foreach ([k1, k2] in a [sort] limit N) body: the entries listed (sorted when asked) into a
+ * buffer of the array's capacity, then the body for each, its keys and value in the loop
+ * variables. The buffer is static: every probe using globals holds tap_globals_lock.
+ */
+static void gen_foreach(struct body *b, struct node *n)
+{
+	struct foreach *f = n->foreach;
+	struct var *array = f->array->sym;
+	char *map = map_ref(array);
+	char *count = new_temp(b, TYPE_LONG), *i = new_temp(b, TYPE_LONG);
+	char *limit = f->limit ? gen_expr(b, f->limit) : NULL;
+	int saved_break = b->break_label, saved_continue = b->continue_label;
+	int label = ++b->nlabels;
+	int column = f->sort_column < 0 ? 0 : f->sort_column;
+	char *entry;
+
+	emit(b, "{");
+	b->indent++;
+	if (array->global->max_entries)
+		emit(b, "static struct tap_map_entry *entries[%lld];",
+		     (long long)array->global->max_entries);
+	else
+		emit(b, "static struct tap_map_entry *entries[MAXMAPENTRIES];");
+	emit(b, "%s = tap_map_list(%s, entries, %d, %d);", count, map, column,
+	     f->sort_column ? f->sort_direction : 0);
+	emit(b, "for (%s = 0; %s < %s; %s++) {", i, i, count, i);
+	b->indent++;
+	if (limit) {
+		emit(b, "if (%s >= %s)", i, limit);
+		emit(b, "	break;");
+	}
+	gen_action_check(b, n);
+	entry = xasprintf("entries[%s]", i);
+	for (int k = 0; k < f->keys.len; k++)
+		set_from_entry(b, f->keys.items[k], map, entry, k + 1,
+			       array->key_types[k] == TYPE_STRING);
+	if (f->value)
+		set_from_entry(b, f->value, map, entry, 0, array->type == TYPE_STRING);
+	b->break_label = label;
+	b->continue_label = label;
+	gen_stmt(b, f->body);
+	b->indent--;
+	emit(b, "continue_%d: __attribute__((unused));", label);
+	emit(b, "}");
+	b->indent--;
+	emit(b, "}");
+	emit(b, "break_%d: __attribute__((unused));", label);
+	b->break_label = saved_break;
+	b->continue_label = saved_continue;
+	free(entry);
+	free(map);
+	free(count);
+	free(i);
+	free(limit);
+}
+
 static void gen_return(struct body *b, struct node *n)
 {
 	if (n->lhs && b->function) {
@@ -633,6 +856,8 @@ void gen_stmt(struct body *b, struct node *n)
 	case N_CONTINUE: emit(b, "goto continue_%d;", b->continue_label); return;
 	case N_NEXT: emit(b, "goto out;"); return;
 	case N_RETURN: gen_return(b, n); return;
+	case N_DELETE: gen_delete(b, n); return;
+	case N_FOREACH: gen_foreach(b, n); return;
 	case N_EXPR_STMT: {
 		char *value = gen_expr(b, n->lhs);
 
@@ -640,6 +865,6 @@ void gen_stmt(struct body *b, struct node *n)
 		check_error(b);
 		return;
 	}
-	default: return;	/* pass 2 refused every other kind */
+	default: return;	/* pass 3 refused every other kind */
 	}
 }

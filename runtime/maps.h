@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Associative arrays: a global `a[k1, k2]` is a tap_map. Its entries come from a pool
+ * allocated when the module loads (max_entries of them: `global a[N]`, else MAXMAPENTRIES),
+ * chained in hash buckets and listed in insertion order. A full array is an error, or, for
+ * `global a%`, gives up its oldest entry.
+ *
+ * Every entry holds its keys and its value at fixed offsets: a long key or value takes 8
+ * bytes, a string MAXSTRINGLEN. Keys are passed as arrays of union tap_key.
+ *
+ * The caller holds tap_globals_lock (module.h takes it around each probe that uses
+ * globals), so nothing here locks.
+ */
+#ifndef TAP_MAPS_H
+#define TAP_MAPS_H
+
+#include <linux/jhash.h>
+#include <linux/list.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+
+#include "values.h"
+
+#define TAP_MAX_KEYS 9
+
+union tap_key {
+	int64_t l;
+	const char *s;
+};
+
+struct tap_map_desc {
+	int nkeys;
+	bool string_key[TAP_MAX_KEYS];
+	bool string_value;
+	int max_entries;	/* 0: MAXMAPENTRIES */
+	bool wrap;		/* a%: the oldest entry makes room */
+};
+
+struct tap_map_entry {
+	struct hlist_node chain;
+	struct list_head order;	/* insertion order while used, else the free list */
+	u32 hash;
+	char data[];		/* the keys, then the value */
+};
+
+struct tap_map {
+	const struct tap_map_desc *desc;
+	size_t entry_size;
+	size_t key_offset[TAP_MAX_KEYS];
+	size_t value_offset;
+	unsigned int nbuckets;	/* a power of two */
+	struct hlist_head *buckets;
+	struct list_head used, free;
+	int count, capacity;
+	void *pool;
+};
+
+static size_t tap_slot_size(bool is_string)
+{
+	return is_string ? MAXSTRINGLEN : sizeof(int64_t);
+}
+
+static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
+{
+	size_t offset = 0;
+	int i;
+
+	m->desc = desc;
+	for (i = 0; i < desc->nkeys; i++) {
+		m->key_offset[i] = offset;
+		offset += tap_slot_size(desc->string_key[i]);
+	}
+	m->value_offset = offset;
+	offset += tap_slot_size(desc->string_value);
+	m->entry_size = ALIGN(sizeof(struct tap_map_entry) + offset, 8);
+	m->capacity = desc->max_entries > 0 ? desc->max_entries : MAXMAPENTRIES;
+	m->nbuckets = roundup_pow_of_two(max(m->capacity, 16));
+	m->buckets = kvcalloc(m->nbuckets, sizeof(*m->buckets), GFP_KERNEL);
+	m->pool = kvcalloc(m->capacity, m->entry_size, GFP_KERNEL);
+	if (!m->buckets || !m->pool)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&m->used);
+	INIT_LIST_HEAD(&m->free);
+	for (i = 0; i < m->capacity; i++) {
+		struct tap_map_entry *e = m->pool + (size_t)i * m->entry_size;
+
+		list_add_tail(&e->order, &m->free);
+	}
+	return 0;
+}
+
+static void tap_map_free(struct tap_map *m)
+{
+	kvfree(m->buckets);
+	kvfree(m->pool);
+	m->buckets = NULL;
+	m->pool = NULL;
+}
+
+static __always_inline void *tap_map_key_slot(const struct tap_map *m, struct tap_map_entry *e,
+					      int i)
+{
+	return e->data + m->key_offset[i];
+}
+
+static __always_inline void *tap_map_value(const struct tap_map *m, struct tap_map_entry *e)
+{
+	return e->data + m->value_offset;
+}
+
+static u32 tap_map_hash(const struct tap_map *m, const union tap_key *keys)
+{
+	u32 hash = 0;
+	int i;
+
+	for (i = 0; i < m->desc->nkeys; i++) {
+		if (m->desc->string_key[i])
+			hash = jhash(keys[i].s, strnlen(keys[i].s, MAXSTRINGLEN - 1), hash);
+		else
+			hash = jhash_2words((u32)keys[i].l, (u32)(keys[i].l >> 32), hash);
+	}
+	return hash;
+}
+
+static bool tap_map_keys_equal(const struct tap_map *m, struct tap_map_entry *e,
+			       const union tap_key *keys)
+{
+	int i;
+
+	for (i = 0; i < m->desc->nkeys; i++) {
+		void *slot = tap_map_key_slot(m, e, i);
+
+		if (m->desc->string_key[i] ? strncmp(slot, keys[i].s, MAXSTRINGLEN - 1) != 0
+					   : *(int64_t *)slot != keys[i].l)
+			return false;
+	}
+	return true;
+}
+
+static struct tap_map_entry *tap_map_find(const struct tap_map *m, const union tap_key *keys)
+{
+	u32 hash = tap_map_hash(m, keys);
+	struct tap_map_entry *e;
+
+	hlist_for_each_entry(e, &m->buckets[hash & (m->nbuckets - 1)], chain)
+		if (e->hash == hash && tap_map_keys_equal(m, e, keys))
+			return e;
+	return NULL;
+}
+
+static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
+{
+	hlist_del(&e->chain);
+	list_move(&e->order, &m->free);
+	m->count--;
+}
+
+/* The entry of `keys`, made (its value zero or "") when there is none; NULL and an error
+ * when the array is full. */
+static struct tap_map_entry *tap_map_entry(struct tap_context *c, struct tap_map *m,
+					   const union tap_key *keys, const char *location)
+{
+	struct tap_map_entry *e = tap_map_find(m, keys);
+	int i;
+
+	if (e)
+		return e;
+	if (list_empty(&m->free)) {
+		if (!m->desc->wrap) {
+			tap_set_error(c, "Array overflow, check MAXMAPENTRIES", location);
+			return NULL;
+		}
+		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
+	}
+	e = list_first_entry(&m->free, struct tap_map_entry, order);
+	list_move_tail(&e->order, &m->used);
+	memset(e->data, 0, m->entry_size - sizeof(*e));
+	for (i = 0; i < m->desc->nkeys; i++) {
+		void *slot = tap_map_key_slot(m, e, i);
+
+		if (m->desc->string_key[i])
+			strscpy(slot, keys[i].s, MAXSTRINGLEN);
+		else
+			*(int64_t *)slot = keys[i].l;
+	}
+	e->hash = tap_map_hash(m, keys);
+	hlist_add_head(&e->chain, &m->buckets[e->hash & (m->nbuckets - 1)]);
+	m->count++;
+	return e;
+}
+
+/* Where a[keys] is stored, made if need be; NULL after an error. */
+static void *tap_map_slot(struct tap_context *c, struct tap_map *m, const union tap_key *keys,
+			  const char *location)
+{
+	struct tap_map_entry *e = tap_map_entry(c, m, keys, location);
+
+	return e ? tap_map_value(m, e) : NULL;
+}
+
+static int64_t tap_map_get_long(const struct tap_map *m, const union tap_key *keys)
+{
+	struct tap_map_entry *e = tap_map_find(m, keys);
+
+	return e ? *(int64_t *)tap_map_value(m, e) : 0;
+}
+
+static const char *tap_map_get_string(const struct tap_map *m, const union tap_key *keys)
+{
+	struct tap_map_entry *e = tap_map_find(m, keys);
+
+	return e ? tap_map_value(m, e) : "";
+}
+
+static void tap_map_delete(struct tap_map *m, const union tap_key *keys)
+{
+	struct tap_map_entry *e = tap_map_find(m, keys);
+
+	if (e)
+		tap_map_remove(m, e);
+}
+
+static void tap_map_clear(struct tap_map *m)
+{
+	while (!list_empty(&m->used))
+		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
+}
+
+/* ---- foreach ---- */
+
+/* What a sort compares: column 0 is the value, 1..n the keys; direction +1 or -1. The
+ * caller holds tap_globals_lock, which makes these safe to share. */
+static const struct tap_map *tap_sort_map;
+static int tap_sort_column, tap_sort_direction;
+
+static int tap_sort_compare(const void *pa, const void *pb)
+{
+	struct tap_map_entry *a = *(struct tap_map_entry **)pa;
+	struct tap_map_entry *b = *(struct tap_map_entry **)pb;
+	const struct tap_map *m = tap_sort_map;
+	bool is_string = tap_sort_column ? m->desc->string_key[tap_sort_column - 1]
+					 : m->desc->string_value;
+	void *x = tap_sort_column ? tap_map_key_slot(m, a, tap_sort_column - 1) : tap_map_value(m, a);
+	void *y = tap_sort_column ? tap_map_key_slot(m, b, tap_sort_column - 1) : tap_map_value(m, b);
+	int cmp;
+
+	if (is_string)
+		cmp = strncmp(x, y, MAXSTRINGLEN);
+	else
+		cmp = *(int64_t *)x < *(int64_t *)y ? -1 : *(int64_t *)x > *(int64_t *)y;
+	return cmp * tap_sort_direction;
+}
+
+/*
+ * Fills `entries` (room for the map's capacity) with the map's entries: in insertion order,
+ * or sorted on `column` (0 the value, 1..n a key) when `direction` is not 0. Returns how
+ * many there are.
+ */
+static int tap_map_list(const struct tap_map *m, struct tap_map_entry **entries, int column,
+			int direction)
+{
+	struct tap_map_entry *e;
+	int n = 0;
+
+	list_for_each_entry(e, &m->used, order)
+		entries[n++] = e;
+	if (direction) {
+		tap_sort_map = m;
+		tap_sort_column = column;
+		tap_sort_direction = direction;
+		sort(entries, n, sizeof(*entries), tap_sort_compare, NULL);
+	}
+	return n;
+}
+
+#endif
