@@ -23,6 +23,35 @@
 
 #define TAP_MAX_KEYS 9
 
+static __always_inline void tap_stat_add(struct tap_stat *st, int64_t value)
+{
+	if (!st->count || value < st->min)
+		st->min = value;
+	if (!st->count || value > st->max)
+		st->max = value;
+	st->count++;
+	st->sum += value;
+}
+
+/* @count(s) and @sum(s) of an empty aggregate are 0; @min, @max and @avg an error. */
+static int64_t tap_stat_op(struct tap_context *c, const struct tap_stat *st, char op,
+			   const char *location)
+{
+	if (op == 'c')
+		return st->count;
+	if (op == 's')
+		return st->sum;
+	if (!st->count) {
+		tap_set_error(c, "empty aggregate", location);
+		return 0;
+	}
+	switch (op) {
+	case 'n': return st->min;
+	case 'x': return st->max;
+	default: return div64_s64(st->sum, st->count);
+	}
+}
+
 union tap_key {
 	int64_t l;
 	const char *s;
@@ -32,6 +61,7 @@ struct tap_map_desc {
 	int nkeys;
 	bool string_key[TAP_MAX_KEYS];
 	bool string_value;
+	bool stat_value;	/* an array of aggregates: a[k] <<< v */
 	int max_entries;	/* 0: MAXMAPENTRIES */
 	bool wrap;		/* a%: the oldest entry makes room */
 };
@@ -71,7 +101,7 @@ static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
 		offset += tap_slot_size(desc->string_key[i]);
 	}
 	m->value_offset = offset;
-	offset += tap_slot_size(desc->string_value);
+	offset += desc->stat_value ? sizeof(struct tap_stat) : tap_slot_size(desc->string_value);
 	m->entry_size = ALIGN(sizeof(struct tap_map_entry) + offset, 8);
 	m->capacity = desc->max_entries > 0 ? desc->max_entries : MAXMAPENTRIES;
 	m->nbuckets = roundup_pow_of_two(max(m->capacity, 16));
@@ -212,6 +242,15 @@ static const char *tap_map_get_string(const struct tap_map *m, const union tap_k
 	return e ? tap_map_value(m, e) : "";
 }
 
+/* The aggregate a[keys], an empty one when there is none. */
+static const struct tap_stat *tap_map_get_stat(const struct tap_map *m, const union tap_key *keys)
+{
+	static const struct tap_stat empty;
+	struct tap_map_entry *e = tap_map_find(m, keys);
+
+	return e ? tap_map_value(m, e) : &empty;
+}
+
 static void tap_map_delete(struct tap_map *m, const union tap_key *keys)
 {
 	struct tap_map_entry *e = tap_map_find(m, keys);
@@ -232,6 +271,19 @@ static void tap_map_clear(struct tap_map *m)
  * caller holds tap_globals_lock, which makes these safe to share. */
 static const struct tap_map *tap_sort_map;
 static int tap_sort_column, tap_sort_direction;
+static char tap_sort_aggregate;	/* for an array of aggregates: 'c', 's', 'n', 'x', 'a' */
+
+/* The number an aggregate sorts by (an empty one's @min, @max, @avg sort as 0). */
+static int64_t tap_sort_stat(const struct tap_stat *st)
+{
+	switch (tap_sort_aggregate) {
+	case 's': return st->sum;
+	case 'n': return st->count ? st->min : 0;
+	case 'x': return st->count ? st->max : 0;
+	case 'a': return st->count ? div64_s64(st->sum, st->count) : 0;
+	default: return st->count;
+	}
+}
 
 static int tap_sort_compare(const void *pa, const void *pb)
 {
@@ -244,20 +296,25 @@ static int tap_sort_compare(const void *pa, const void *pb)
 	void *y = tap_sort_column ? tap_map_key_slot(m, b, tap_sort_column - 1) : tap_map_value(m, b);
 	int cmp;
 
-	if (is_string)
+	if (!tap_sort_column && m->desc->stat_value) {
+		int64_t sx = tap_sort_stat(x), sy = tap_sort_stat(y);
+
+		cmp = sx < sy ? -1 : sx > sy;
+	} else if (is_string) {
 		cmp = strncmp(x, y, MAXSTRINGLEN);
-	else
+	} else {
 		cmp = *(int64_t *)x < *(int64_t *)y ? -1 : *(int64_t *)x > *(int64_t *)y;
+	}
 	return cmp * tap_sort_direction;
 }
 
 /*
  * Fills `entries` (room for the map's capacity) with the map's entries: in insertion order,
- * or sorted on `column` (0 the value, 1..n a key) when `direction` is not 0. Returns how
- * many there are.
+ * or sorted on `column` (0 the value, 1..n a key) when `direction` is not 0; an array of
+ * aggregates sorts its values by `aggregate` (@count unless told). Returns how many.
  */
 static int tap_map_list(const struct tap_map *m, struct tap_map_entry **entries, int column,
-			int direction)
+			int direction, char aggregate)
 {
 	struct tap_map_entry *e;
 	int n = 0;
@@ -268,6 +325,7 @@ static int tap_map_list(const struct tap_map *m, struct tap_map_entry **entries,
 		tap_sort_map = m;
 		tap_sort_column = column;
 		tap_sort_direction = direction;
+		tap_sort_aggregate = aggregate;
 		sort(entries, n, sizeof(*entries), tap_sort_compare, NULL);
 	}
 	return n;

@@ -14,5 +14,6 @@
 #include "defaults.h"
 #include "compat.h"
 #include "session.h"
+#include "stat.h"
 
 #endif

@@ -46,7 +46,9 @@ static void add_unit(struct module *m, char *name, struct strbuf *fields, char *
 
 static void add_field(struct strbuf *fields, enum type type, const char *name)
 {
-	if (type == TYPE_STRING)
+	if (type == TYPE_STATS)
+		sb_addf(fields, "\tstruct tap_stat %s;\n", name);
+	else if (type == TYPE_STRING)
 		sb_addf(fields, "\tchar %s[MAXSTRINGLEN];\n", name);
 	else
 		sb_addf(fields, "\tint64_t %s;\n", name);
@@ -68,7 +70,9 @@ static void init_locals(struct strbuf *code, const struct scope *scope)
 	for (struct var *v = scope->vars; v; v = v->next) {
 		if (v->is_param)
 			continue;
-		if (v->type == TYPE_STRING)
+		if (v->type == TYPE_STATS)
+			sb_addf(code, "\tmemset(&l->v_%s, 0, sizeof(l->v_%s));\n", v->name, v->name);
+		else if (v->type == TYPE_STRING)
 			sb_addf(code, "\tl->v_%s[0] = '\\0';\n", v->name);
 		else
 			sb_addf(code, "\tl->v_%s = 0;\n", v->name);
@@ -368,8 +372,9 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 		"\t.string_key = {", v->name, v->arity);
 	for (int i = 0; i < v->arity; i++)
 		fprintf(m->out, " %s,", v->key_types[i] == TYPE_STRING ? "true" : "false");
-	fprintf(m->out, " },\n\t.string_value = %s,\n\t.max_entries = %lld,\n\t.wrap = %s,\n};\n",
-		v->type == TYPE_STRING ? "true" : "false", (long long)v->global->max_entries,
+	fprintf(m->out, " },\n\t.string_value = %s,\n\t.stat_value = %s,\n\t.max_entries = %lld,\n"
+		"\t.wrap = %s,\n};\n", v->type == TYPE_STRING ? "true" : "false",
+		v->type == TYPE_STATS ? "true" : "false", (long long)v->global->max_entries,
 		v->global->wrap ? "true" : "false");
 	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->name);
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->name,
@@ -400,6 +405,8 @@ static void write_scalars(struct module *m)
 
 		if (v->arity) {
 			continue;
+		} else if (v->type == TYPE_STATS) {
+			fprintf(m->out, "static struct tap_stat tap_g_%s;\n", v->name);
 		} else if (v->type == TYPE_STRING) {
 			char *init = c_string_literal(g->init ? g->init->text : "");
 
@@ -475,10 +482,12 @@ static void write_module(struct module *m)
 
 static bool refuse(const struct node *n, const char *what)
 {
-	struct token_desc tok = { n->kind == N_IDENT ? "identifier" : "operator",
-				  n->text ? n->text : op_text(n->op) };
+	bool at = n->kind == N_HIST || n->kind == N_STATOP;
+	char *text = at ? xasprintf("@%s", n->text) : xstrdup(n->text ? n->text : op_text(n->op));
+	struct token_desc tok = { n->kind == N_IDENT ? "identifier" : "operator", text };
 
 	diag_error_at("semantic error", &tok, n->loc, "tapster does not translate %s yet", what);
+	free(text);
 	return false;
 }
 
@@ -500,8 +509,12 @@ static bool translatable(const struct node *n)
 		return true;
 	switch (n->kind) {
 	case N_FOREACH:
-		if (n->foreach->array->kind != N_IDENT || n->foreach->sort_aggregate)
-			return refuse(n, "statistics");
+		if (n->foreach->array->kind != N_IDENT)
+			return refuse(n, "histograms");
+		if (n->foreach->sort_aggregate && !strcmp(n->foreach->sort_aggregate, "variance"))
+			return refuse(n, "@variance");
+		if (n->foreach->value && ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
+			return refuse(n, "a foreach value of statistics");
 		if (n->foreach->slice.len)
 			return refuse(n, "array slices");
 		return translatable(n->foreach->limit) && translatable(n->foreach->body);
@@ -513,12 +526,11 @@ static bool translatable(const struct node *n)
 				return refuse(n, "array slices");
 		return true;
 	case N_STATOP:
-	case N_HIST:
-		return refuse(n, "statistics");
-	case N_ASSIGN:
-		if (n->op == OP_STATS_ADD)
-			return refuse(n, "statistics");
+		if (!strcmp(n->text, "variance"))
+			return refuse(n, "@variance");
 		break;
+	case N_HIST:
+		return refuse(n, "histograms");
 	default:
 		break;
 	}
@@ -531,13 +543,6 @@ static bool translatable(const struct node *n)
 static bool program_translatable(const struct program *program)
 {
 	for (const struct var *v = program->globals; v; v = v->next) {
-		if (v->type == TYPE_STATS) {
-			struct token_desc tok = { "identifier", v->name };
-
-			diag_error_at("semantic error", &tok, v->loc,
-				      "tapster does not translate statistics yet");
-			return false;
-		}
 	}
 	for (const struct used_function *f = program->functions; f; f = f->next)
 		if (!translatable(f->function->body))

@@ -72,7 +72,9 @@ static const char *node_token_kind(const struct node *n)
 
 char *location_literal(const struct node *n)
 {
-	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN ? op_text(n->op) : n->text;
+	char *at_name = n->kind == N_STATOP ? xasprintf("@%s", n->text) : NULL;
+	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN ? op_text(n->op) :
+			   at_name ? at_name : n->text;
 	const char *kind = node_token_kind(n);
 	/* stap names a keyword token by its kind alone: "near keyword at <input>:1:24". */
 	char *token = !strcmp(kind, "keyword") ? xstrdup(kind)
@@ -81,6 +83,7 @@ char *location_literal(const struct node *n)
 			       n->loc.line, n->loc.col);
 
 	free(token);
+	free(at_name);
 	char *lit = c_string_literal(text);
 
 	free(text);
@@ -370,8 +373,9 @@ static char *index_slot(struct body *b, struct node *index, const char *keys)
 	emit(b, "%s = tap_map_slot(c, %s, %s, %s);", slot, map, keys, loc);
 	emit(b, "if (unlikely(!%s))", slot);
 	emit(b, "	goto out;");
-	lvalue = array->type == TYPE_STRING ? xasprintf("((char *)%s)", slot)
-					    : xasprintf("(*(int64_t *)%s)", slot);
+	lvalue = array->type == TYPE_STRING ? xasprintf("((char *)%s)", slot) :
+		 array->type == TYPE_STATS ? xasprintf("(*(struct tap_stat *)%s)", slot) :
+					     xasprintf("(*(int64_t *)%s)", slot);
 	free(map);
 	free(slot);
 	free(loc);
@@ -394,6 +398,40 @@ static char *gen_index(struct body *b, struct node *n)
 	}
 	free(keys);
 	free(map);
+	return result;
+}
+
+/* @count(s), @sum, @min, @max, @avg of an aggregate or of an array's one; an empty one's
+ * @min, @max and @avg are an error. */
+static char *gen_statop(struct body *b, struct node *n)
+{
+	static const struct { const char *name; char op; } ops[] = {
+		{ "count", 'c' }, { "sum", 's' }, { "min", 'n' }, { "max", 'x' }, { "avg", 'a' },
+	};
+	char op = 'c';
+	char *stat, *result = new_temp(b, TYPE_LONG);
+	char *loc = location_literal(n);
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(ops[i].name, n->text))
+			op = ops[i].op;
+	if (n->lhs->kind == N_INDEX) {
+		char *keys = gen_keys(b, n->lhs, NULL, NULL);
+		char *map = map_ref(n->lhs->lhs->sym);
+
+		stat = xasprintf("tap_map_get_stat(%s, %s)", map, keys);
+		free(keys);
+		free(map);
+	} else {
+		char *ref = var_ref(n->lhs->sym);
+
+		stat = xasprintf("&%s", ref);
+		free(ref);
+	}
+	emit(b, "%s = tap_stat_op(c, %s, '%c', %s);", result, stat, op, loc);
+	check_error(b);
+	free(stat);
+	free(loc);
 	return result;
 }
 
@@ -455,6 +493,11 @@ static char *gen_assign(struct body *b, struct node *n)
 	char *value;
 	char *ref = gen_lvalue(b, n->lhs, n->rhs, &value);
 
+	if (n->op == OP_STATS_ADD) {
+		emit(b, "tap_stat_add(&%s, %s);", ref, value);
+		free(ref);
+		return value;
+	}
 	if (n->op == '=') {
 		if (n->type == TYPE_STRING)
 			emit(b, "tap_strcpy(%s, %s);", ref, value);
@@ -653,6 +696,7 @@ char *gen_expr(struct body *b, struct node *n)
 	case N_ENTRY: return gen_entry(b, n);
 	case N_INDEX: return gen_index(b, n);
 	case N_IN: return gen_in(b, n);
+	case N_STATOP: return gen_statop(b, n);
 	default: return xstrdup("0");	/* pass 3 refused every other kind */
 	}
 }
@@ -749,10 +793,27 @@ static void gen_delete(struct body *b, struct node *n)
 	} else {
 		char *ref = var_ref(v);
 
-		emit(b, v->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", ref);
+		if (v->type == TYPE_STATS)
+			emit(b, "memset(&%s, 0, sizeof(%s));", ref, ref);
+		else
+			emit(b, v->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", ref);
 		free(ref);
 	}
 	free(map);
+}
+
+/* How the runtime names the aggregate an array of aggregates sorts by. */
+static char aggregate_letter(const char *aggregate)
+{
+	if (!aggregate)
+		return 'c';
+	if (!strcmp(aggregate, "sum"))
+		return 's';
+	if (!strcmp(aggregate, "min"))
+		return 'n';
+	if (!strcmp(aggregate, "max"))
+		return 'x';
+	return !strcmp(aggregate, "avg") ? 'a' : 'c';
 }
 
 /* Sets a foreach variable from an entry's key (column 1..n) or value (column 0). */
@@ -795,8 +856,8 @@ static void gen_foreach(struct body *b, struct node *n)
 		     (long long)array->global->max_entries);
 	else
 		emit(b, "static struct tap_map_entry *entries[MAXMAPENTRIES];");
-	emit(b, "%s = tap_map_list(%s, entries, %d, %d);", count, map, column,
-	     f->sort_column ? f->sort_direction : 0);
+	emit(b, "%s = tap_map_list(%s, entries, %d, %d, '%c');", count, map, column,
+	     f->sort_column ? f->sort_direction : 0, aggregate_letter(f->sort_aggregate));
 	emit(b, "for (%s = 0; %s < %s; %s++) {", i, i, count, i);
 	b->indent++;
 	if (limit) {
