@@ -212,6 +212,7 @@ void file_free(struct file *file)
 			point_list_free(&p->aliases);
 			point_list_free(&p->points);
 			node_free(p->body);
+			node_free(p->epilogue);
 			free(p);
 		}
 		for (struct function *f = file->functions, *next; f; f = next) {

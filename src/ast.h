@@ -194,6 +194,9 @@ struct probe {
 	struct probe_point_list points;		/* what is probed */
 	struct node *body;			/* N_BLOCK */
 	struct loc loc;				/* the `probe` keyword */
+	/* probe a = p { prologue }, { epilogue }: the block run after the body of a probe on
+	 * the alias (N_BLOCK), or NULL. -p1 does not show it, as in stap. */
+	struct node *epilogue;
 	bool is_private;
 	struct probe *next;
 };

@@ -93,6 +93,8 @@ struct parser {
 	struct file *file;
 	bool keep_error_token;		/* resume at the token of the last syntax error */
 	bool gave_up;			/* no resuming after the last syntax error */
+	bool resume_here;		/* resuming at the next token, as a declaration */
+	struct probe_spec *spec;	/* of the probe being read */
 	struct node *last_binary;	/* the last binary node made ... */
 	int chain;			/* ... and the length of its left spine */
 	int foreach_sorts;		/* sort marks in the foreach being read */
@@ -186,7 +188,7 @@ static struct probe_spec *spec_new(struct parser *p);
 static bool spec_add_alias(struct parser *p, struct probe_spec *spec, struct point_set *set,
 			   struct token *op, enum probe_kind kind);
 static void add_probe(struct parser *p, struct token *kw, struct probe_spec *spec,
-		      struct node *body);
+		      struct node *body, struct node *epilogue);
 static struct global *global_new(struct parser *p, struct token *name);
 static struct param *param_new(struct parser *p, struct token *name, enum type type);
 static bool params_add(struct param *list, struct param *param);
@@ -252,7 +254,7 @@ static void release_tree(struct parser *p, struct node *node);
 %token <tok> BREAK CONTINUE NEXT STRING_KW LONG_KW TRY CATCH
 /* @operators. */
 %token <tok> AT_CAST AT_VAR AT_DEFINED AT_ENTRY AT_PROBEWRITE AT_STAT AT_HIST_LINEAR
-%token <tok> AT_HIST_LOG AT_UNKNOWN
+%token <tok> AT_HIST_LOG AT_CONST AT_UNKNOWN
 /* Operators of more than one character. */
 %token <tok> INC DEC SHL SHR USHR LE GE EQ NE ANDAND OROR MATCH NOMATCH ARROW STATS_ADD
 %token <tok> ADD_ASSIGN SUB_ASSIGN MUL_ASSIGN DIV_ASSIGN MOD_ASSIGN SHL_ASSIGN SHR_ASSIGN
@@ -269,13 +271,13 @@ static void release_tree(struct parser *p, struct node *node);
 %type <node> compare_chain shift concat additive multiplicative unary crement dwarf
 %type <node> amp_operand value primary call print_call hist string_list literal_arg
 %type <node> signed_number index_key in_key in_array foreach_array limit_opt format_string
-%type <node> delimiter cast_module stat_rest
+%type <node> delimiter cast_module stat_rest epilogue_opt
 %type <list> args args_opt index_keys in_keys print_args printd_rest slice_opt
 %type <comps> comps
 %type <item> comp
 %type <tok> field_name assign_op compare_op shift_op additive_op multiplicative_op
 %type <tok> prefix_op point_mark sort_mark printd_sep catch_var stat_comma
-%type <tok> return_kw name array_name
+%type <tok> return_kw name array_name const_kw
 %type <component> component
 %type <points> point segments segment alternatives
 %type <spec> probe_spec alias_names point_list
@@ -290,7 +292,7 @@ static void release_tree(struct parser *p, struct node *node);
 /* Statements run on without separators: an expression followed by what could continue it
  * is continued, the dangling else goes with the innermost if, and so on. Each of these
  * conflicts is resolved by shifting, which is stap's greedy reading. */
-%expect 110
+%expect 111
 
 %%
 
@@ -301,7 +303,7 @@ file:
 	;
 
 declaration:
-	  PROBE probe_spec block	{ add_probe(p, $1, $2, $3); }
+	  PROBE probe_spec block epilogue_opt	{ add_probe(p, $1, $2, $3, $4); }
 	| GLOBAL global_list semi_opt
 	| FUNCTION function_decl	{ add_function(p, $2, false); }
 	| PRIVATE GLOBAL global_list semi_opt
@@ -313,12 +315,35 @@ declaration:
 /* ---- Probes ---- */
 
 probe_spec:
-	  point_list
+	  point_list			{ p->spec = $1; }
 	| alias_names point_list
 		{
 			$$ = $1;
 			$$->points = $2->points;
 			$2->points = (struct probe_point_list){ 0 };
+			p->spec = $$;
+		}
+	;
+
+/* probe a = p { prologue }, { epilogue }: an alias made with `=` may have both. */
+epilogue_opt:
+	  %empty			{ $$ = NULL; }
+	| epilogue_comma block		{ $$ = $2; }
+	;
+
+epilogue_comma:
+	  ','
+		{
+			if (!p->spec->aliases.len) {
+				parse_error_tok(p, $1, "expected 'probe', 'global', 'private', "
+						"'function', or '%%{'");
+				YYERROR;
+			}
+			if (p->spec->kind != PROBE_ALIAS) {
+				parse_error_tok(p, $1, "Combined prologue and epilogue cannot be "
+						"defined with '+='");
+				YYERROR;
+			}
 		}
 	;
 
@@ -460,7 +485,8 @@ global_name:
 
 /* stap takes an @word after `in` for the name of an array. */
 array_name:
-	  IDENT | AT_CAST | AT_VAR | AT_DEFINED | AT_ENTRY | AT_PROBEWRITE | AT_STAT | AT_UNKNOWN
+	  IDENT | AT_CAST | AT_VAR | AT_DEFINED | AT_ENTRY | AT_PROBEWRITE | AT_STAT | AT_CONST
+	| AT_UNKNOWN
 	;
 
 /* Where a name is declared, $names are names too. */
@@ -1035,6 +1061,17 @@ primary:
 				YYERROR;
 			$$ = $1;
 		}
+	| const_kw '(' string_list ')'
+		{
+			if (!$3->text[0]) {
+				parse_error_tok(p, $4, "expected non-empty string");
+				YYERROR;
+			}
+			/* stap makes it embedded C that may be used anywhere. */
+			$$ = new_node(p, N_EMBEDDED_EXPR, $1->loc);
+			$$->text = xasprintf("/* pure */ /* unprivileged */ /* stable */ %s", $3->text);
+			release_tree(p, $3);
+		}
 	| EMBEDDED
 		{
 			if (!check_embedded(p, $1, true, LOOKAHEAD)) {
@@ -1043,6 +1080,20 @@ primary:
 			}
 			$$ = new_node(p, N_EMBEDDED_EXPR, $1->loc);
 			$$->text = xstrdup($1->value);
+		}
+	;
+
+/* @const("NAME"): the value of a C macro, for guru mode and tapsets only. stap goes on
+ * after the error at the token after @const, as if a declaration could start there. */
+const_kw:
+	  AT_CONST
+		{
+			if (!p->options->guru && !p->source->is_tapset) {
+				parse_error_tok(p, $1, "using @const operator not permitted; need stap -g");
+				p->resume_here = true;
+				YYERROR;
+			}
+			$$ = $1;
 		}
 	;
 
@@ -1081,7 +1132,8 @@ any_token:
 	| PRINTF | PRINTD | ARG_DOLLAR | ARG_AT | ARG_COUNT | PROBE | GLOBAL | FUNCTION | PRIVATE
 	| IF | ELSE | FOR | FOREACH | IN | LIMIT | RETURN | DELETE | WHILE | BREAK | CONTINUE
 	| NEXT | STRING_KW | LONG_KW | TRY | CATCH | AT_CAST | AT_VAR | AT_DEFINED | AT_ENTRY
-	| AT_PROBEWRITE | AT_STAT | AT_HIST_LINEAR | AT_HIST_LOG | AT_UNKNOWN | INC | DEC | SHL
+	| AT_PROBEWRITE | AT_STAT | AT_HIST_LINEAR | AT_HIST_LOG | AT_CONST | AT_UNKNOWN | INC
+	| DEC | SHL
 	| SHR | USHR | LE | GE | EQ | NE | ANDAND | OROR | MATCH | NOMATCH | ARROW | STATS_ADD
 	| ADD_ASSIGN | SUB_ASSIGN | MUL_ASSIGN | DIV_ASSIGN | MOD_ASSIGN | SHL_ASSIGN | SHR_ASSIGN
 	| AND_ASSIGN | XOR_ASSIGN | OR_ASSIGN | CAT_ASSIGN | PP_IF | PP_THEN | PP_ELSE | PP_END
@@ -1408,6 +1460,10 @@ static bool resynchronize(struct parser *p, int lookahead)
 	bool keep = p->keep_error_token;
 
 	p->keep_error_token = true;
+	if (p->resume_here) {
+		p->resume_here = false;
+		return false;
+	}
 	if (p->gave_up) {
 		if (lookahead != YYEMPTY && !lookahead_token(p, lookahead)->kind)
 			return false;
@@ -2005,12 +2061,14 @@ static bool spec_add_alias(struct parser *p, struct probe_spec *spec, struct poi
 		return false;
 	}
 	probe_point_list_push(&spec->aliases, point);
-	spec->kind = kind;
+	/* One `+=` among the names makes the alias an epilogue, as in stap. */
+	if (spec->kind != PROBE_ALIAS_EPILOGUE)
+		spec->kind = kind;
 	return true;
 }
 
 static void add_probe(struct parser *p, struct token *kw, struct probe_spec *spec,
-		      struct node *body)
+		      struct node *body, struct node *epilogue)
 {
 	struct probe *probe = new_object(p, sizeof(*probe), free_probe);
 	struct probe **tail = &p->file->probes;
@@ -2020,6 +2078,7 @@ static void add_probe(struct parser *p, struct token *kw, struct probe_spec *spe
 	probe->points = spec->points;
 	spec->aliases = spec->points = (struct probe_point_list){ 0 };
 	probe->body = body;
+	probe->epilogue = epilogue;
 	probe->loc = kw->loc;
 	while (*tail)
 		tail = &(*tail)->next;
@@ -2491,7 +2550,8 @@ static const char *closing_expected(const struct expected *e, const struct stack
 	if (ONLY(e, STRING_KW, LONG_KW))
 		return "expected 'string' or 'long'";
 	if (ONLY(e, STRING))
-		return on_stack(view, AT_CAST) || on_stack(view, AT_VAR) ?
+		return on_stack(view, AT_CAST) || on_stack(view, AT_VAR) ||
+		       top_is(view, 1, YYSYMBOL_const_kw) ?
 			"expected string" : "expected literal string";
 	if (expects(e, GLOBAL) && expects(e, FUNCTION) && expects(e, IDENT))
 		return "expected 'function' or identifier";

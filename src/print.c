@@ -512,9 +512,12 @@ static void print_probe(FILE *out, const struct probe *probe)
 	if (probe->kind == PROBE_PLAIN) {
 		print_points(out, &probe->points, ",");
 	} else {
+		/* stap shows the kind of the alias after its last name only. */
 		for (int i = 0; i < probe->aliases.len; i++) {
+			bool last = i + 1 == probe->aliases.len;
+
 			print_probe_point(out, probe->aliases.items[i]);
-			fputs(probe->kind == PROBE_ALIAS_EPILOGUE ? " += " :
+			fputs(!last ? " = " : probe->kind == PROBE_ALIAS_EPILOGUE ? " += " :
 			      probe->kind == PROBE_ALIAS_SUBTRACT ? " -= " : " = ", out);
 		}
 		print_points(out, &probe->points, ", ");
