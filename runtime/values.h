@@ -73,6 +73,33 @@ static inline const char *tap_concat(char *dst, const char *a, const char *b)
 	return dst;
 }
 
+/* dst = src with C's escapes for quotes, backslashes and control characters (printf's
+ * %#s), truncated to MAXSTRINGLEN. */
+static inline const char *tap_escape(char *dst, const char *src)
+{
+	static const char plain[] = "\a\b\f\n\r\t\v\\\"";
+	static const char named[] = "abfnrtv\\\"";
+	char tmp[MAXSTRINGLEN];
+	size_t n = 0;
+
+	for (; *src && n + 5 < sizeof(tmp); src++) {
+		unsigned char ch = *src;
+		const char *special = strchr(plain, ch);
+
+		if (special) {
+			tmp[n++] = '\\';
+			tmp[n++] = named[special - plain];
+		} else if (ch < 0x20 || ch == 0x7f) {
+			n += scnprintf(tmp + n, sizeof(tmp) - n, "\\%03o", ch);
+		} else {
+			tmp[n++] = ch;
+		}
+	}
+	tmp[n] = '\0';
+	memcpy(dst, tmp, n + 1);
+	return dst;
+}
+
 static inline __printf(2, 3) const char *tap_sprintf(char *dst, const char *fmt, ...)
 {
 	va_list ap;

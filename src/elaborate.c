@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ast_copy.h"
+#include "autoprint.h"
 #include "diag.h"
 #include "format.h"
 #include "program.h"
@@ -1196,6 +1197,15 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		diag_error("semantic error", "no probes found\n");
 	if (diag_error_count() == before)
 		infer_program(&e);
+	if (diag_error_count() == before) {
+		/* stap prints the globals written and never read when the session ends. */
+		struct probe *printers = autoprint_probes(program);
+
+		for (struct probe *p = printers; p; p = p->next)
+			derive_probe(&e, p, &tail);
+		if (printers)
+			infer_program(&e);
+	}
 	if (diag_error_count() == before)
 		check_types(&e);
 	sort_functions(program);

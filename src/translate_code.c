@@ -596,7 +596,8 @@ static char *cast_arg(char conversion, const char *expr)
 }
 
 /* Builds the kernel format and argument list of a print-family call. */
-static void print_format(struct node *n, char **exprs, struct strbuf *fmt, struct strbuf *args)
+static void print_format(struct body *b, struct node *n, char **exprs, struct strbuf *fmt,
+			 struct strbuf *args)
 {
 	const char *name = n->text;
 	int first = 0;
@@ -622,6 +623,14 @@ static void print_format(struct node *n, char **exprs, struct strbuf *fmt, struc
 			if (p->conversion == 'p')
 				sb_add(fmt, "0x");
 			kernel_spec(p, fmt);
+			if (p->conversion == 's' && strchr(p->flags, '#')) {
+				/* %#s: the string with its special characters escaped. */
+				char *escaped = new_temp(b, TYPE_STRING);
+
+				emit(b, "tap_escape(%s, %s);", escaped, exprs[arg]);
+				free(exprs[arg]);
+				exprs[arg] = escaped;
+			}
 			cast = cast_arg(p->conversion, exprs[arg++]);
 			sb_addf(args, ", %s", cast);
 			free(cast);
@@ -651,7 +660,7 @@ static char *gen_print(struct body *b, struct node *n)
 	gen_operands(b, n->args.items, n->args.len, exprs);
 	sb_add(&fmt, "");
 	sb_add(&args, "");
-	print_format(n, exprs, &fmt, &args);
+	print_format(b, n, exprs, &fmt, &args);
 	fmt_literal = c_string_literal(fmt.buf);
 	if (n->text[0] == 's') {
 		result = new_temp(b, TYPE_STRING);

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 2: a global of the script that probes write and nothing reads is printed when the
+ * session ends, as stap does it: one end probe per such global, in the order of the
+ * declarations, with stap's formats:
+ *
+ *     x=5                          a long
+ *     str="hi"                     a string
+ *     a["k",2]=3                   an array, by value, largest first
+ *     s @count=3 @min=1 ...        an aggregate ("s @count=0x0" when empty)
+ *
+ * The probes are written as script text and parsed, so that they are elaborated like any
+ * other.
+ */
+#include "autoprint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "util.h"
+
+struct usage {
+	const struct var **written, **read;
+	int nwritten, nread;
+};
+
+static void add_var(const struct var ***list, int *n, const struct var *v)
+{
+	*list = xrealloc(*list, (size_t)(*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = v;
+}
+
+static bool in_list(const struct var *const *list, int n, const struct var *v)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == v)
+			return true;
+	return false;
+}
+
+static void note(struct usage *u, const struct node *n, bool write)
+{
+	const struct var *v = n && n->kind == N_IDENT ? n->sym : NULL;
+
+	if (v && v->global)
+		add_var(write ? &u->written : &u->read, write ? &u->nwritten : &u->nread, v);
+}
+
+static void walk(struct usage *u, const struct node *n);
+
+static void walk_list(struct usage *u, const struct node_list *list)
+{
+	for (int i = 0; i < list->len; i++)
+		walk(u, list->items[i]);
+}
+
+/* The target of an assignment, ++ or <<<: written, not read (stap counts `x += 1` and
+ * `a[k]++` as writes only); its keys are read. */
+static void walk_target(struct usage *u, const struct node *target)
+{
+	if (target->kind == N_INDEX) {
+		note(u, target->lhs, true);
+		walk_list(u, &target->args);
+	} else {
+		note(u, target, true);
+	}
+}
+
+static void walk(struct usage *u, const struct node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_IDENT:
+		note(u, n, false);
+		return;
+	case N_ASSIGN:
+	case N_PREINC:
+	case N_POSTINC:
+		walk_target(u, n->lhs);
+		walk(u, n->rhs);
+		return;
+	case N_FOREACH:
+		note(u, n->foreach->array, false);
+		walk(u, n->foreach->array);
+		walk(u, n->foreach->limit);
+		walk_list(u, &n->foreach->slice);
+		walk(u, n->foreach->body);
+		return;
+	default:
+		break;
+	}
+	/* Anything else that names a variable reads it: a[k], k in a, delete a, @count(s). */
+	walk(u, n->lhs);
+	walk(u, n->rhs);
+	walk(u, n->cond);
+	walk(u, n->then);
+	walk(u, n->els);
+	walk(u, n->init);
+	walk(u, n->inc);
+	walk_list(u, &n->args);
+	walk_list(u, &n->body);
+}
+
+/* The printf conversion of a value of `type` and how its text is wrapped. */
+static const char *conversion(enum type type)
+{
+	return type == TYPE_STRING ? "\\\"%#s\\\"" : "%d";
+}
+
+static const char *key_conversion(enum type type)
+{
+	return type == TYPE_STRING ? "\\\"%#s\\\"" : "%#d";
+}
+
+/* The printf format and arguments of an aggregate's five numbers. */
+static const char stat_format[] = " @count=%#d @min=%#d @max=%#d @sum=%#d @avg=%#d\\n";
+
+static char *stat_args(const char *stat)
+{
+	return xasprintf("@count(%s), @min(%s), @max(%s), @sum(%s), @avg(%s)", stat, stat, stat,
+			 stat, stat);
+}
+
+/* The end probe that prints `v`, as script text. */
+static char *print_probe_text(const struct var *v)
+{
+	struct strbuf sb = { 0 }, keys = { 0 }, formats = { 0 };
+
+	for (int i = 0; i < v->arity; i++) {
+		sb_addf(&keys, "%s__idx%d", i ? ", " : "", i);
+		sb_addf(&formats, "%s%s", i ? "," : "", key_conversion(v->key_types[i]));
+	}
+	sb_add(&sb, "probe end { ");
+	if (!v->arity && v->type == TYPE_STATS) {
+		char *args = stat_args(v->name);
+
+		sb_addf(&sb, "if (@count(%s) == 0) printf(\"%s @count=0x0\\n\") else "
+			"printf(\"%s%s\", %s)", v->name, v->name, v->name, stat_format, args);
+		free(args);
+	} else if (!v->arity) {
+		sb_addf(&sb, "printf(\"%s=%s\\n\", %s)", v->name, conversion(v->type), v->name);
+	} else if (v->type == TYPE_STATS) {
+		char *element = xasprintf("%s[%s]", v->name, keys.buf);
+		char *args = stat_args(element);
+
+		sb_addf(&sb, "foreach ([%s] in %s-) printf(\"%s[%s]%s\", %s, %s)", keys.buf,
+			v->name, v->name, formats.buf, stat_format, keys.buf, args);
+		free(element);
+		free(args);
+	} else {
+		sb_addf(&sb, "foreach (__val = [%s] in %s-) printf(\"%s[%s]=%s\\n\", %s, __val)",
+			keys.buf, v->name, v->name, formats.buf, conversion(v->type), keys.buf);
+	}
+	sb_add(&sb, " }\n");
+	free(keys.buf);
+	free(formats.buf);
+	return sb_steal(&sb);
+}
+
+struct probe *autoprint_probes(const struct program *program)
+{
+	struct usage u = { 0 };
+	struct strbuf text = { 0 };
+	struct probe *probes = NULL;
+
+	for (const struct used_function *f = program->functions; f; f = f->next)
+		walk(&u, f->function->body);
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		walk(&u, p->body);
+	/* In the order of the script's declarations. */
+	for (const struct global *g = program->user->globals; g; g = g->next) {
+		for (const struct var *v = program->globals; v; v = v->next) {
+			if (v->global != g || !in_list(u.written, u.nwritten, v) ||
+			    in_list(u.read, u.nread, v))
+				continue;
+			char *probe = print_probe_text(v);
+
+			sb_add(&text, probe);
+			free(probe);
+		}
+	}
+	if (text.buf) {
+		struct parse_options options = { .arch = "x86_64" };
+		struct file *file = parse_source(source_from_text("<autoprint>", text.buf),
+						 &options);
+
+		probes = file ? file->probes : NULL;
+	}
+	free(text.buf);
+	free(u.written);
+	free(u.read);
+	return probes;
+}
