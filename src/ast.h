@@ -156,6 +156,8 @@ struct source {
 	char *text;		/* NUL-terminated contents */
 	long len;
 	bool is_tapset;
+	bool found_empty;	/* pass 1 said "Input file '...' is empty", which stap says
+				 * instead of counting the parse errors */
 };
 
 /* probe point component: name, or name("literal") / name(number). */

@@ -2853,6 +2853,7 @@ struct file *parse_source(struct source *source, const struct parse_options *opt
 		/* Not a parse error: stap says so and fails. */
 		fprintf(stderr, "Input file '%s' is empty%s.\n", source->name,
 			lexer_any_token(p.lx) ? " after preprocessing" : "");
+		source->found_empty = true;
 		status = 1;
 	} else {
 		status = yyparse(&p);
