@@ -53,6 +53,12 @@ static inline int64_t tap_shr(int64_t a, int64_t b)
 	return (b < 0 || b > 63) ? (a < 0 ? -1 : 0) : a >> b;
 }
 
+/* >>>: the bits shifted as an unsigned number, zeros coming in. */
+static inline int64_t tap_ushr(int64_t a, int64_t b)
+{
+	return (b < 0 || b > 63) ? 0 : (int64_t)((uint64_t)a >> b);
+}
+
 static inline const char *tap_strcpy(char *dst, const char *src)
 {
 	if (dst != src)

@@ -270,8 +270,9 @@ static char *binary_expr(struct body *b, const struct node *n, int op, enum type
 		free(loc);
 		return temp;
 	}
-	if (op == OP_SHL || op == OP_SHR)
-		return xasprintf("tap_%s(%s, %s)", op == OP_SHL ? "shl" : "shr", lhs, rhs);
+	if (op == OP_SHL || op == OP_SHR || op == OP_USHR)
+		return xasprintf("tap_%s(%s, %s)",
+				 op == OP_SHL ? "shl" : op == OP_SHR ? "shr" : "ushr", lhs, rhs);
 	if (cop)
 		return xasprintf("((int64_t)(%s %s %s))", lhs, cop, rhs);
 	if (op == '+' || op == '-' || op == '*')
