@@ -37,10 +37,11 @@ static char **list_files(const char *dir, const char *suffix, int *n)
 	return names;
 }
 
-static void read_dir(const struct session *session, const char *dir, struct file ***tail,
-		     int *count)
+static void read_dir(const struct session *session, const struct parse_target *target,
+		     const char *dir, struct file ***tail, int *count)
 {
-	struct parse_options options = { .guru = true, .guru_mode = session->guru };
+	struct parse_options options = { .guru = true, .guru_mode = session->guru,
+					 .target = target, .arch = "x86_64" };
 	int n;
 	char **names = list_files(dir, ".stp", &n);
 
@@ -60,14 +61,15 @@ static void read_dir(const struct session *session, const char *dir, struct file
 	free(names);
 }
 
-struct file *library_read(const struct session *session, int *count)
+struct file *library_read(const struct session *session, const struct parse_target *target,
+			  int *count)
 {
 	struct file *files = NULL, **tail = &files;
 
 	*count = 0;
-	read_dir(session, session->tapset_dir, &tail, count);
+	read_dir(session, target, session->tapset_dir, &tail, count);
 	for (int i = 0; i < session->ninclude_dirs; i++)
-		read_dir(session, session->include_dirs[i], &tail, count);
+		read_dir(session, target, session->include_dirs[i], &tail, count);
 	return files;
 }
 

@@ -6,9 +6,13 @@
 #include "ast.h"
 #include "session.h"
 
-/* Parses the library files of the session's tapset directory and -I directories; sets
- * *count to the number of files read. Parse errors are reported as for the user script. */
-struct file *library_read(const struct session *session, int *count);
+struct parse_target;
+
+/* Parses the library files of the session's tapset directory and -I directories, their
+ * %( conditions asking `target` about the kernel; sets *count to the number of files read.
+ * Parse errors are reported as for the user script. */
+struct file *library_read(const struct session *session, const struct parse_target *target,
+			  int *count);
 
 /* The macro files (*.stpm) of the same directories, read but not parsed: pass 1 reads their
  * @define macros before the user script (see struct parse_options). Sets *count. */

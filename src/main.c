@@ -499,9 +499,10 @@ static int run_passes(struct session *s)
 	if (src)
 		user = parse_source(src, &options);
 	if (user)
-		library = library_read(s, &nlibrary);
+		library = library_read(s, &target, &nlibrary);
 	if (!user || diag_error_count()) {
-		if (src)
+		/* stap counts no errors when the script was empty after preprocessing. */
+		if (src && !src->found_empty && diag_error_count())
 			report_parse_errors();
 		pass_failed(1);
 		return 1;
