@@ -338,16 +338,26 @@ void diag_error(const char *kind, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* "WARNING: message" without its end of line; false when warnings are off (-w). */
+static bool start_warning(const char *fmt, va_list ap)
+{
+	if (!warnings_enabled)
+		return false;
+	fputs("WARNING: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	return true;
+}
+
 void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
 {
 	va_list ap;
+	bool shown;
 
-	if (!warnings_enabled)
-		return;
-	fputs("WARNING: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	shown = start_warning(fmt, ap);
 	va_end(ap);
+	if (!shown)
+		return;
 	fputs(": ", stderr);
 	print_token(tok);
 	print_semantic_loc(loc);
@@ -359,11 +369,8 @@ void diag_warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!warnings_enabled)
-		return;
-	fputs("WARNING: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (start_warning(fmt, ap))
+		fputc('\n', stderr);
 	va_end(ap);
-	fputc('\n', stderr);
 }
