@@ -91,19 +91,31 @@ static void read_symbol_table(const char *text, struct name_list *names,
 
 	for (const char *line = text; *line;) {
 		const char *end = strchrnul(line, '\n');
+		const char *name, *name_end;
 		unsigned long long address;
 		char type;
-		int name_at = 0, name_end = 0, after = 0;
 
 		if (*line == '!') {
 			list_push(blacklist, line + 1, (size_t)(end - line - 1));
-		} else if (sscanf(line, "%llx %c %n%*s%n %n", &address, &type, &name_at, &name_end,
-				  &after) >= 2 && name_end > name_at && (type == 't' || type == 'T') &&
-			   (line + after >= end || line[after] != '[') &&
-			   !(address >= init_start && address < init_end) &&
-			   probeable_name(line + name_at, (size_t)(name_end - name_at))) {
-			list_push(names, line + name_at, (size_t)(name_end - name_at));
+			line = *end ? end + 1 : end;
+			continue;
 		}
+		/* "ADDRESS TYPE NAME [MODULE]", read by hand: sscanf() measures the whole rest
+		 * of the text at every call. */
+		address = strtoull(line, (char **)&name, 16);
+		while (name < end && *name == ' ')
+			name++;
+		type = name < end ? *name++ : 0;
+		while (name < end && *name == ' ')
+			name++;
+		name_end = name;
+		while (name_end < end && *name_end != ' ' && *name_end != '\t')
+			name_end++;
+		if ((type == 't' || type == 'T') && name_end > name &&
+		    !memchr(name_end, '[', (size_t)(end - name_end)) &&
+		    !(address >= init_start && address < init_end) &&
+		    probeable_name(name, (size_t)(name_end - name)))
+			list_push(names, name, (size_t)(name_end - name));
 		line = *end ? end + 1 : end;
 	}
 }
