@@ -509,7 +509,7 @@ static struct probe_point *with_suffix(const struct probe_point *target,
 }
 
 /* The body of a probe reached through `alias`: its prologue before `body` (=), or its
- * epilogue after it (+=). */
+ * epilogue after it (+=); `probe a = p { prologue }, { epilogue }` has both. */
 static struct node *alias_body(const struct probe *alias, const struct node *body)
 {
 	struct node *block = xcalloc(1, sizeof(*block));
@@ -519,6 +519,8 @@ static struct node *alias_body(const struct probe *alias, const struct node *bod
 	block->loc = body->loc;
 	node_list_push(&block->body, node_copy(epilogue ? body : alias->body));
 	node_list_push(&block->body, node_copy(epilogue ? alias->body : body));
+	if (alias->epilogue)
+		node_list_push(&block->body, node_copy(alias->epilogue));
 	return block;
 }
 
