@@ -144,6 +144,9 @@ struct node {
 				 * type or name as written */
 	struct foreach *foreach; /* N_FOREACH */
 
+	int depth;		/* N_BINARY: levels of binary operators it holds (pass 1 bounds
+				 * it, so that nothing recursing over a tree runs out of stack) */
+
 	/* Pass 2 annotations. */
 	enum type type;
 	void *sym;		/* resolved variable or function */

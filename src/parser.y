@@ -95,11 +95,16 @@ struct parser {
 	bool gave_up;			/* no resuming after the last syntax error */
 	bool resume_here;		/* resuming at the next token, as a declaration */
 	struct probe_spec *spec;	/* of the probe being read */
-	struct node *last_binary;	/* the last binary node made ... */
-	int chain;			/* ... and the length of its left spine */
 	int foreach_sorts;		/* sort marks in the foreach being read */
 	struct owned *owned;
 	int nowned, owned_cap;
+	/* Where the file's lists end, so that adding is not a walk from their heads. */
+	struct probe **probes_tail;
+	struct function **functions_tail;
+	struct embed **embeds_tail;
+	/* The string literal being joined with the ones next to it: its lengths, its room. */
+	struct node *joining;
+	size_t text_len, raw_len, text_room, raw_room;
 };
 
 /* A foreach loop variable with its sort mark, or the sort of the array. */
@@ -150,7 +155,7 @@ static void yyerror(YYLTYPE *lloc, struct parser *p, const char *message);
 static struct node *new_node(struct parser *p, enum node_kind kind, struct loc loc);
 static struct node *number_node(struct parser *p, struct token *tok, bool negative);
 static struct node *string_node(struct parser *p, struct token *tok);
-static struct node *string_append(struct node *str, struct token *tok);
+static struct node *string_append(struct parser *p, struct node *str, struct token *tok);
 static char *take_string(struct parser *p, struct node *str);
 static struct node *unary(struct parser *p, struct token *op, int code, struct node *lhs);
 static struct node *binary(struct parser *p, struct token *op, int code, struct node *lhs,
@@ -423,8 +428,8 @@ signed_number:
 
 /* Adjacent string literals are one string. */
 string_list:
-	  STRING		{ $$ = string_node(p, $1); }
-	| string_list STRING	{ $$ = string_append($1, $2); }
+	  STRING		{ $$ = string_node(p, $1); p->joining = NULL; }
+	| string_list STRING	{ $$ = string_append(p, $1, $2); }
 	;
 
 /* ---- Globals ---- */
@@ -1515,10 +1520,28 @@ static char *concat(char *a, const char *b)
 	return joined;
 }
 
-static struct node *string_append(struct node *str, struct token *tok)
+/* Appends `add` (`len` bytes) to *text, which holds *used bytes in *room. */
+static void append_grown(char **text, size_t *used, size_t *room, const char *add, size_t len)
 {
-	str->text = concat(str->text, tok->value);
-	str->raw = concat(str->raw, tok->raw);
+	if (*used + len + 1 > *room) {
+		*room = 2 * (*used + len + 1);
+		*text = xrealloc(*text, *room);
+	}
+	memcpy(*text + *used, add, len + 1);
+	*used += len;
+}
+
+/* Adjacent literals are joined: "a" "b" is "ab". The joined text grows in place (a long run
+ * of literals must not be copied whole for each one). */
+static struct node *string_append(struct parser *p, struct node *str, struct token *tok)
+{
+	if (p->joining != str) {
+		p->joining = str;
+		p->text_len = p->text_room = strlen(str->text);
+		p->raw_len = p->raw_room = strlen(str->raw);
+	}
+	append_grown(&str->text, &p->text_len, &p->text_room, tok->value, strlen(tok->value));
+	append_grown(&str->raw, &p->raw_len, &p->raw_room, tok->raw, strlen(tok->raw));
 	return str;
 }
 
@@ -1555,20 +1578,27 @@ static int binary_op(int kind)
 	return kind;
 }
 
-/* Left-associative chains (a + b + c ...) grow the tree, not the parser's stack: they are
- * bounded here, so that nothing recursing over the tree runs out of stack. */
+/* Left-associative chains (a + b + c ...) grow the tree, not the parser's stack: the depth
+ * of binary operators is bounded here, whatever mix of them makes it, so that nothing
+ * recursing over the tree runs out of stack. */
 #define MAX_CHAIN 10000
+
+static int binary_depth(const struct node *n)
+{
+	return n && n->kind == N_BINARY ? n->depth : 0;
+}
 
 static struct node *binary(struct parser *p, struct token *op, int code, struct node *lhs,
 			   struct node *rhs)
 {
+	int depth = 1 + (binary_depth(lhs) > binary_depth(rhs) ? binary_depth(lhs)
+								: binary_depth(rhs));
 	struct node *node;
 
-	p->chain = lhs == p->last_binary ? p->chain + 1 : 1;
-	if (p->chain > MAX_CHAIN)
+	if (depth > MAX_CHAIN)
 		return NULL;
 	node = new_node(p, N_BINARY, op->loc);
-	p->last_binary = node;
+	node->depth = depth;
 
 	node->op = binary_op(code);
 	node->lhs = lhs;
@@ -2071,7 +2101,7 @@ static void add_probe(struct parser *p, struct token *kw, struct probe_spec *spe
 		      struct node *body, struct node *epilogue)
 {
 	struct probe *probe = new_object(p, sizeof(*probe), free_probe);
-	struct probe **tail = &p->file->probes;
+	struct probe **tail = p->probes_tail ? p->probes_tail : &p->file->probes;
 
 	probe->kind = spec->aliases.len ? spec->kind : PROBE_PLAIN;
 	probe->aliases = spec->aliases;
@@ -2083,6 +2113,7 @@ static void add_probe(struct parser *p, struct token *kw, struct probe_spec *spe
 	while (*tail)
 		tail = &(*tail)->next;
 	*tail = probe;
+	p->probes_tail = &probe->next;
 }
 
 /* Declares a global; false when it was declared before. A declaration is private when the
@@ -2188,19 +2219,20 @@ static struct function *function_new(struct parser *p, struct token *name, enum 
 
 static void add_function(struct parser *p, struct function *f, bool is_private)
 {
-	struct function **tail = &p->file->functions;
+	struct function **tail = p->functions_tail ? p->functions_tail : &p->file->functions;
 
 	f->is_private = is_private;
 	while (*tail)
 		tail = &(*tail)->next;
 	*tail = f;
+	p->functions_tail = &f->next;
 }
 
 /* Embedded C where it is not allowed is an error, but stap reads on as if it were. */
 static void add_embed(struct parser *p, struct token *tok)
 {
 	struct embed *e;
-	struct embed **tail = &p->file->embeds;
+	struct embed **tail = p->embeds_tail ? p->embeds_tail : &p->file->embeds;
 
 	check_embedded(p, tok, false, YYEMPTY);
 	e = new_object(p, sizeof(*e), free_embed);
@@ -2209,6 +2241,7 @@ static void add_embed(struct parser *p, struct token *tok)
 	while (*tail)
 		tail = &(*tail)->next;
 	*tail = e;
+	p->embeds_tail = &e->next;
 }
 
 /* ---- Checks made while parsing ---- */
