@@ -53,6 +53,10 @@ enum node_kind {
 			 * that is not a $target (printed "(expr)->field") */
 	N_ATVAR,	/* @var("name"[, "module"]): text; module; comps */
 	N_EMBEDDED_EXPR, /* %{ code %} used as an expression: text = code */
+	N_REGISTER,	/* @kregister(N) / @uregister(N): text = "@kregister"/"@uregister"; num */
+	N_DEREF,	/* @kderef(SIZE, ADDR) / @uderef(...): text = "@kderef"/"@uderef";
+			 * num = SIZE (as a 32-bit unsigned value); lhs = ADDR */
+	N_PERF,		/* @perf("NAME"): text = "@perf"; lhs = the N_STRING NAME */
 
 	/* Statements. */
 	N_BLOCK,	/* body = statement list */

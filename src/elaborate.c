@@ -372,6 +372,11 @@ static void resolve_node(struct elab *e, struct node *n)
 	case N_ATVAR:
 		unsupported(n, "this target-variable operator");
 		return;
+	case N_REGISTER:
+	case N_DEREF:
+	case N_PERF:
+		unsupported(n, "this register, memory or perf operator");
+		return;
 	case N_EMBEDDED_EXPR:
 	case N_EMBEDDED_STMT:
 		unsupported(n, "embedded C in a script body");

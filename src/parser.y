@@ -154,6 +154,7 @@ static void yyerror(YYLTYPE *lloc, struct parser *p, const char *message);
 /* Tree building (see the helpers after the grammar). */
 static struct node *new_node(struct parser *p, enum node_kind kind, struct loc loc);
 static struct node *number_node(struct parser *p, struct token *tok, bool negative);
+static bool check_guru_op(struct parser *p, struct token *op);
 static struct node *string_node(struct parser *p, struct token *tok);
 static struct node *string_append(struct parser *p, struct node *str, struct token *tok);
 static char *take_string(struct parser *p, struct node *str);
@@ -259,7 +260,7 @@ static void release_tree(struct parser *p, struct node *node);
 %token <tok> BREAK CONTINUE NEXT STRING_KW LONG_KW TRY CATCH
 /* @operators. */
 %token <tok> AT_CAST AT_VAR AT_DEFINED AT_ENTRY AT_PROBEWRITE AT_STAT AT_HIST_LINEAR
-%token <tok> AT_HIST_LOG AT_CONST AT_UNKNOWN
+%token <tok> AT_HIST_LOG AT_CONST AT_REGISTER AT_DEREF AT_PERF AT_UNKNOWN
 /* Operators of more than one character. */
 %token <tok> INC DEC SHL SHR USHR LE GE EQ NE ANDAND OROR MATCH NOMATCH ARROW STATS_ADD
 %token <tok> ADD_ASSIGN SUB_ASSIGN MUL_ASSIGN DIV_ASSIGN MOD_ASSIGN SHL_ASSIGN SHR_ASSIGN
@@ -282,7 +283,7 @@ static void release_tree(struct parser *p, struct node *node);
 %type <item> comp
 %type <tok> field_name assign_op compare_op shift_op additive_op multiplicative_op
 %type <tok> prefix_op point_mark sort_mark printd_sep catch_var stat_comma
-%type <tok> return_kw name array_name const_kw
+%type <tok> return_kw name array_name const_kw guru_op deref_op
 %type <component> component
 %type <points> point segments segment alternatives
 %type <spec> probe_spec alias_names point_list
@@ -297,7 +298,7 @@ static void release_tree(struct parser *p, struct node *node);
 /* Statements run on without separators: an expression followed by what could continue it
  * is continued, the dangling else goes with the innermost if, and so on. Each of these
  * conflicts is resolved by shifting, which is stap's greedy reading. */
-%expect 111
+%expect 114
 
 %%
 
@@ -491,7 +492,7 @@ global_name:
 /* stap takes an @word after `in` for the name of an array. */
 array_name:
 	  IDENT | AT_CAST | AT_VAR | AT_DEFINED | AT_ENTRY | AT_PROBEWRITE | AT_STAT | AT_CONST
-	| AT_UNKNOWN
+	| AT_REGISTER | AT_DEREF | AT_PERF | AT_UNKNOWN
 	;
 
 /* Where a name is declared, $names are names too. */
@@ -1077,6 +1078,34 @@ primary:
 			$$->text = xasprintf("/* pure */ /* unprivileged */ /* stable */ %s", $3->text);
 			release_tree(p, $3);
 		}
+	| guru_op '(' signed_number ')'
+		{
+			/* @kregister(N), @uregister(N): stap keeps the register number as a
+			 * 32-bit unsigned int. */
+			$$ = new_node(p, N_REGISTER, $1->loc);
+			$$->text = xstrdup($1->text);
+			$$->num = (int64_t)(uint32_t)$3->num;
+			release_tree(p, $3);
+		}
+	| deref_op '(' signed_number ',' expr ')'
+		{
+			/* @kderef(SIZE, ADDR), @uderef(SIZE, ADDR): SIZE kept as above. */
+			$$ = new_node(p, N_DEREF, $1->loc);
+			$$->text = xstrdup($1->text);
+			$$->num = (int64_t)(uint32_t)$3->num;
+			$$->lhs = $5;
+			release_tree(p, $3);
+		}
+	| AT_PERF '(' string_list ')'
+		{
+			if (!$3->text[0]) {
+				parse_error_tok(p, $4, "expected non-empty string");
+				YYERROR;
+			}
+			$$ = unary(p, $1, 0, $3);
+			$$->kind = N_PERF;
+			$$->text = xstrdup($1->text);
+		}
 	| EMBEDDED
 		{
 			if (!check_embedded(p, $1, true, LOOKAHEAD)) {
@@ -1098,6 +1127,26 @@ const_kw:
 				p->resume_here = true;
 				YYERROR;
 			}
+			$$ = $1;
+		}
+	;
+
+/* @kregister and @kderef are for guru mode and tapsets only (@uregister and @uderef for
+ * anyone); stap goes on after the error as it does for @const. */
+guru_op:
+	  AT_REGISTER
+		{
+			if (!check_guru_op(p, $1))
+				YYERROR;
+			$$ = $1;
+		}
+	;
+
+deref_op:
+	  AT_DEREF
+		{
+			if (!check_guru_op(p, $1))
+				YYERROR;
 			$$ = $1;
 		}
 	;
@@ -1137,7 +1186,8 @@ any_token:
 	| PRINTF | PRINTD | ARG_DOLLAR | ARG_AT | ARG_COUNT | PROBE | GLOBAL | FUNCTION | PRIVATE
 	| IF | ELSE | FOR | FOREACH | IN | LIMIT | RETURN | DELETE | WHILE | BREAK | CONTINUE
 	| NEXT | STRING_KW | LONG_KW | TRY | CATCH | AT_CAST | AT_VAR | AT_DEFINED | AT_ENTRY
-	| AT_PROBEWRITE | AT_STAT | AT_HIST_LINEAR | AT_HIST_LOG | AT_CONST | AT_UNKNOWN | INC
+	| AT_PROBEWRITE | AT_STAT | AT_HIST_LINEAR | AT_HIST_LOG | AT_CONST | AT_REGISTER | AT_DEREF
+	| AT_PERF | AT_UNKNOWN | INC
 	| DEC | SHL
 	| SHR | USHR | LE | GE | EQ | NE | ANDAND | OROR | MATCH | NOMATCH | ARROW | STATS_ADD
 	| ADD_ASSIGN | SUB_ASSIGN | MUL_ASSIGN | DIV_ASSIGN | MOD_ASSIGN | SHL_ASSIGN | SHR_ASSIGN
@@ -1492,6 +1542,16 @@ static bool resynchronize(struct parser *p, int lookahead)
 static struct node *new_node(struct parser *p, enum node_kind kind, struct loc loc)
 {
 	return own(p, node_new(kind, loc), free_node, false);
+}
+
+/* @kregister and @kderef need guru mode outside tapsets; the @u forms do not. */
+static bool check_guru_op(struct parser *p, struct token *op)
+{
+	if (op->text[1] != 'k' || p->options->guru || p->source->is_tapset)
+		return true;
+	parse_error_tok(p, op, "using %s operator not permitted; need stap -g", op->text);
+	p->resume_here = true;
+	return false;
 }
 
 static struct node *number_node(struct parser *p, struct token *tok, bool negative)

@@ -315,6 +315,19 @@ void print_expr(FILE *out, const struct node *expr)
 	case N_ATVAR:
 		print_atvar(out, expr);
 		break;
+	case N_REGISTER:
+		fprintf(out, "%s(%" PRId64 ")", expr->text, expr->num);
+		break;
+	case N_DEREF:
+		fprintf(out, "%s(%" PRId64 ", ", expr->text, expr->num);
+		print_expr(out, expr->lhs);
+		fputc(')', out);
+		break;
+	case N_PERF:
+		fputs("@perf(", out);
+		print_expr(out, expr->lhs);
+		fputc(')', out);
+		break;
 	case N_EMBEDDED_EXPR:
 	case N_EMBEDDED_STMT:
 		fprintf(out, "%%{ %s %%}", expr->text);
