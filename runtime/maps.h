@@ -167,15 +167,20 @@ static bool tap_map_keys_equal(const struct tap_map *m, struct tap_map_entry *e,
 	return true;
 }
 
-static struct tap_map_entry *tap_map_find(const struct tap_map *m, const union tap_key *keys)
+static struct tap_map_entry *tap_map_find_hashed(const struct tap_map *m,
+						 const union tap_key *keys, u32 hash)
 {
-	u32 hash = tap_map_hash(m, keys);
 	struct tap_map_entry *e;
 
 	hlist_for_each_entry(e, &m->buckets[hash & (m->nbuckets - 1)], chain)
 		if (e->hash == hash && tap_map_keys_equal(m, e, keys))
 			return e;
 	return NULL;
+}
+
+static struct tap_map_entry *tap_map_find(const struct tap_map *m, const union tap_key *keys)
+{
+	return tap_map_find_hashed(m, keys, tap_map_hash(m, keys));
 }
 
 static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
@@ -190,7 +195,8 @@ static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
 static struct tap_map_entry *tap_map_entry(struct tap_context *c, struct tap_map *m,
 					   const union tap_key *keys, const char *location)
 {
-	struct tap_map_entry *e = tap_map_find(m, keys);
+	u32 hash = tap_map_hash(m, keys);	/* once, for the lookup and the insertion */
+	struct tap_map_entry *e = tap_map_find_hashed(m, keys, hash);
 	int i;
 
 	if (e)
@@ -213,7 +219,7 @@ static struct tap_map_entry *tap_map_entry(struct tap_context *c, struct tap_map
 		else
 			*(int64_t *)slot = keys[i].l;
 	}
-	e->hash = tap_map_hash(m, keys);
+	e->hash = hash;
 	hlist_add_head(&e->chain, &m->buckets[e->hash & (m->nbuckets - 1)]);
 	m->count++;
 	return e;

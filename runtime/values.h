@@ -80,29 +80,27 @@ static inline const char *tap_concat(char *dst, const char *a, const char *b)
 }
 
 /* dst = src with C's escapes for quotes, backslashes and control characters (printf's
- * %#s), truncated to MAXSTRINGLEN. */
+ * %#s), truncated to MAXSTRINGLEN; dst and src are different buffers. */
 static inline const char *tap_escape(char *dst, const char *src)
 {
 	static const char plain[] = "\a\b\f\n\r\t\v\\\"";
 	static const char named[] = "abfnrtv\\\"";
-	char tmp[MAXSTRINGLEN];
 	size_t n = 0;
 
-	for (; *src && n + 5 < sizeof(tmp); src++) {
+	for (; *src && n + 5 < MAXSTRINGLEN; src++) {
 		unsigned char ch = *src;
 		const char *special = strchr(plain, ch);
 
 		if (special) {
-			tmp[n++] = '\\';
-			tmp[n++] = named[special - plain];
+			dst[n++] = '\\';
+			dst[n++] = named[special - plain];
 		} else if (ch < 0x20 || ch == 0x7f) {
-			n += scnprintf(tmp + n, sizeof(tmp) - n, "\\%03o", ch);
+			n += scnprintf(dst + n, MAXSTRINGLEN - n, "\\%03o", ch);
 		} else {
-			tmp[n++] = ch;
+			dst[n++] = ch;
 		}
 	}
-	tmp[n] = '\0';
-	memcpy(dst, tmp, n + 1);
+	dst[n] = '\0';
 	return dst;
 }
 

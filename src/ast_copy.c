@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Deep copies of syntax trees. Pass 2 annotates the nodes of a body it resolves (types,
+ * Deep copies of syntax trees, and a walk over every node of one. Pass 2 annotates the nodes of a body it resolves (types,
  * symbols), so a body that runs in several probes (a probe alias's prologue, a user body
  * reached through several aliases) is resolved as one copy per probe.
  */
@@ -85,4 +85,36 @@ struct node *node_copy(const struct node *n)
 	copy->sym = NULL;
 	copy->entry_slot = 0;
 	return copy;
+}
+
+static bool list_any(const struct node_list *list,
+		     bool (*test)(const struct node *n, void *ctx), void *ctx)
+{
+	for (int i = 0; i < list->len; i++)
+		if (node_any(list->items[i], test, ctx))
+			return true;
+	return false;
+}
+
+bool node_any(const struct node *n, bool (*test)(const struct node *n, void *ctx), void *ctx)
+{
+	const struct foreach *f;
+
+	if (!n)
+		return false;
+	if (test(n, ctx))
+		return true;
+	for (const struct target_comp *c = n->comps; c; c = c->next)
+		if (node_any(c->index_expr, test, ctx))
+			return true;
+	f = n->foreach;
+	if (f && (list_any(&f->keys, test, ctx) || node_any(f->value, test, ctx) ||
+		  node_any(f->array, test, ctx) || list_any(&f->slice, test, ctx) ||
+		  node_any(f->limit, test, ctx) || node_any(f->body, test, ctx)))
+		return true;
+	return node_any(n->lhs, test, ctx) || node_any(n->rhs, test, ctx) ||
+	       node_any(n->cond, test, ctx) || node_any(n->then, test, ctx) ||
+	       node_any(n->els, test, ctx) || node_any(n->init, test, ctx) ||
+	       node_any(n->inc, test, ctx) || list_any(&n->args, test, ctx) ||
+	       list_any(&n->body, test, ctx);
 }

@@ -1572,14 +1572,6 @@ static struct node *string_node(struct parser *p, struct token *tok)
 	return node;
 }
 
-static char *concat(char *a, const char *b)
-{
-	char *joined = xasprintf("%s%s", a, b);
-
-	free(a);
-	return joined;
-}
-
 /* Appends `add` (`len` bytes) to *text, which holds *used bytes in *room. */
 static void append_grown(char **text, size_t *used, size_t *room, const char *add, size_t len)
 {

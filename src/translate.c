@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ast_copy.h"
 #include "diag.h"
 #include "session.h"
 #include "translate.h"
@@ -142,7 +143,50 @@ static void translate_function(struct module *m, struct used_function *f)
 
 /* ---- Probes ---- */
 
-/* A probe body that may touch globals holds their lock throughout (runtime/globals.h). */
+/* ---- Which bodies touch globals ---- */
+
+/* The functions already looked into, so that recursion ends. */
+struct seen_functions {
+	const struct used_function **items;
+	int len;
+};
+
+static bool touches_globals(const struct node *n, void *ctx);
+
+static bool function_touches_globals(const struct used_function *f, struct seen_functions *seen)
+{
+	for (int i = 0; i < seen->len; i++)
+		if (seen->items[i] == f)
+			return false;
+	seen->items = xrealloc(seen->items, (size_t)(seen->len + 1) * sizeof(*seen->items));
+	seen->items[seen->len++] = f;
+	return node_any(f->function->body, touches_globals, seen);
+}
+
+/* A global named, or a function called that names one (embedded C cannot). */
+static bool touches_globals(const struct node *n, void *ctx)
+{
+	const struct var *v = n->kind == N_IDENT ? n->sym : NULL;
+
+	if (v && v->global)
+		return true;
+	return n->kind == N_CALL && n->sym && function_touches_globals(n->sym, ctx);
+}
+
+/* Whether running `body`, or the @entry expressions `entries`, may touch a global. */
+static bool needs_globals_lock(const struct node *body, const struct node_list *entries)
+{
+	struct seen_functions seen = { 0 };
+	bool touches = node_any(body, touches_globals, &seen);
+
+	for (int i = 0; !touches && entries && i < entries->len; i++)
+		touches = node_any(entries->items[i], touches_globals, &seen);
+	free(seen.items);
+	return touches;
+}
+
+/* A probe body that touches globals holds their lock throughout (runtime/globals.h); the
+ * others, on the hot path of a kprobe say, take no lock. */
 static void lock_globals(const struct body *b, struct strbuf *code)
 {
 	if (b->lock_globals)
@@ -298,7 +342,7 @@ static void timer_point(struct module *m, const struct derived_probe *p,
 
 static void translate_probe(struct module *m, struct derived_probe *p)
 {
-	struct body b = { .probe = p, .indent = 1, .lock_globals = m->program->globals != NULL };
+	struct body b = { .probe = p, .indent = 1 };
 	struct strbuf code = { 0 };
 	struct derived_point *first = p->points;
 	char *what = xasprintf("probe %s", first->origin);
@@ -306,8 +350,11 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 
 	b.sink = &b.code;
 	scope_fields(&b.fields, &p->scope);
-	if (p->entries.len)
+	if (p->entries.len) {
+		b.lock_globals = needs_globals_lock(NULL, &p->entries);
 		probe_entry_handler(p, &b, &code);
+	}
+	b.lock_globals = needs_globals_lock(p->body, NULL);
 	free(b.code.buf);
 	b.code = (struct strbuf){ 0 };
 	sb_add(&code, comment);
@@ -542,8 +589,6 @@ static bool translatable(const struct node *n)
 
 static bool program_translatable(const struct program *program)
 {
-	for (const struct var *v = program->globals; v; v = v->next) {
-	}
 	for (const struct used_function *f = program->functions; f; f = f->next)
 		if (!translatable(f->function->body))
 			return false;

@@ -31,7 +31,7 @@ struct body {
 	struct derived_probe *probe;	/* NULL in functions */
 	bool in_entry_handler;		/* evaluating @entry expressions at function entry */
 	struct used_function *function;	/* NULL in probes */
-	bool lock_globals;		/* a probe body of a program with globals */
+	bool lock_globals;		/* a probe body that touches globals */
 };
 
 void emit(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
