@@ -41,6 +41,7 @@ struct tap_context {
 	const char *error_location;	/* "operator '/' at FILE:LINE:COL" of that statement */
 	int actions_remaining;
 	int nesting;
+	int function_next;		/* the function just run ended with `next` */
 	struct tap_print_buffer print;
 	char error_buffer[MAXSTRINGLEN];	/* room for a formatted last_error */
 	char message[MAXSTRINGLEN + 256];	/* a line for the stderr channel */

@@ -159,27 +159,37 @@ static char *print_probe_text(const struct var *v)
 	return sb_steal(&sb);
 }
 
-struct probe *autoprint_probes(const struct program *program)
+const struct var **autoprint_select(const struct program *program, int *count)
 {
 	struct usage u = { 0 };
-	struct strbuf text = { 0 };
-	struct probe *probes = NULL;
+	const struct var **selected = NULL;
 
+	*count = 0;
 	for (const struct used_function *f = program->functions; f; f = f->next)
 		walk(&u, f->function->body);
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		walk(&u, p->body);
 	/* In the order of the script's declarations. */
-	for (const struct global *g = program->user->globals; g; g = g->next) {
-		for (const struct var *v = program->globals; v; v = v->next) {
-			if (v->global != g || !in_list(u.written, u.nwritten, v) ||
-			    in_list(u.read, u.nread, v))
-				continue;
-			char *probe = print_probe_text(v);
+	for (const struct global *g = program->user->globals; g; g = g->next)
+		for (const struct var *v = program->globals; v; v = v->next)
+			if (v->global == g && in_list(u.written, u.nwritten, v) &&
+			    !in_list(u.read, u.nread, v))
+				add_var(&selected, count, v);
+	free(u.written);
+	free(u.read);
+	return selected;
+}
 
-			sb_add(&text, probe);
-			free(probe);
-		}
+struct probe *autoprint_probes(const struct var *const *vars, int count)
+{
+	struct strbuf text = { 0 };
+	struct probe *probes = NULL;
+
+	for (int i = 0; i < count; i++) {
+		char *probe = print_probe_text(vars[i]);
+
+		sb_add(&text, probe);
+		free(probe);
 	}
 	if (text.buf) {
 		struct parse_options options = { .arch = "x86_64" };
@@ -189,7 +199,5 @@ struct probe *autoprint_probes(const struct program *program)
 		probes = file ? file->probes : NULL;
 	}
 	free(text.buf);
-	free(u.written);
-	free(u.read);
 	return probes;
 }

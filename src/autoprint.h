@@ -5,8 +5,12 @@
 
 #include "program.h"
 
-/* The end probes (parsed, not yet derived) printing the program's write-only globals, or
- * NULL when there are none. Types must have been inferred. */
-struct probe *autoprint_probes(const struct program *program);
+/* The globals of the script that the program writes and never reads, in the order of their
+ * declarations (a new array of *count). */
+const struct var **autoprint_select(const struct program *program, int *count);
+
+/* The end probes (parsed, not yet derived) printing `vars`, or NULL when there are none.
+ * Their types must have been inferred. */
+struct probe *autoprint_probes(const struct var *const *vars, int count);
 
 #endif

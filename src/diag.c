@@ -348,17 +348,55 @@ static bool start_warning(const char *fmt, va_list ap)
 	return true;
 }
 
+/*
+ * stap shows a warning once per message: the same words again (wherever they are) count
+ * as a suppressed warning, unless -v.
+ */
+static char **seen_warnings;
+static int nseen_warnings, suppressed_warnings;
+
+static bool first_warning(const char *message)
+{
+	for (int i = 0; suppression && i < nseen_warnings; i++) {
+		if (!strcmp(seen_warnings[i], message)) {
+			suppressed_warnings++;
+			return false;
+		}
+	}
+	seen_warnings = xrealloc(seen_warnings, sizeof(*seen_warnings) *
+				 (size_t)(nseen_warnings + 1));
+	seen_warnings[nseen_warnings++] = xstrdup(message);
+	return true;
+}
+
+void diag_print_suppressed(void)
+{
+	if (suppressed_count)
+		fprintf(stderr, "Number of similar error messages suppressed: %d.\n",
+			suppressed_count);
+	if (suppressed_warnings)
+		fprintf(stderr, "Number of similar warning messages suppressed: %d.\n",
+			suppressed_warnings);
+	if (suppressed_count || suppressed_warnings)
+		fputs("Rerun with -v to see them.\n", stderr);
+}
+
 void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
 {
 	va_list ap;
-	bool shown;
+	struct strbuf message = { 0 };
 
-	va_start(ap, fmt);
-	shown = start_warning(fmt, ap);
-	va_end(ap);
-	if (!shown)
+	if (!warnings_enabled)
 		return;
-	fputs(": ", stderr);
+	va_start(ap, fmt);
+	sb_vaddf(&message, fmt, ap);
+	va_end(ap);
+	if (!first_warning(message.buf)) {
+		free(message.buf);
+		return;
+	}
+	fprintf(stderr, "WARNING: %s: ", message.buf);
+	free(message.buf);
 	print_token(tok);
 	print_semantic_loc(loc);
 	fputc('\n', stderr);

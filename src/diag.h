@@ -76,6 +76,8 @@ void diag_parse_error_site(const char *site, const char *label, const struct tok
 			   struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int diag_suppressed_count(void);
+/* At the end of the session: how many errors and warnings were suppressed as repeats. */
+void diag_print_suppressed(void);
 /* Counts an error that stap reports twice, the second time suppressed. */
 void diag_count_suppressed(void);
 

@@ -14,6 +14,7 @@
 #include "autoprint.h"
 #include "diag.h"
 #include "format.h"
+#include "optimize.h"
 #include "program.h"
 #include "providers/providers.h"
 #include "util.h"
@@ -99,6 +100,72 @@ static struct function *find_function_in(struct file *file, const char *name, in
 }
 
 static struct used_function *use_function(struct elab *e, struct function *f);
+
+/* Calls `visit` on every function definition, the script's first, in the order stap reads
+ * them; stops when it returns true. */
+static struct function *each_function(struct elab *e,
+				      bool (*visit)(struct function *f, void *ctx), void *ctx)
+{
+	for (struct function *f = e->program->user->functions; f; f = f->next)
+		if (visit(f, ctx))
+			return f;
+	for (struct file *file = e->program->tapsets; file; file = file->next)
+		for (struct function *f = file->functions; f; f = f->next)
+			if (visit(f, ctx))
+				return f;
+	return NULL;
+}
+
+struct overload_search {
+	const struct function *of;
+	bool passed;		/* `of` was seen */
+	int index;		/* definitions of its name before it */
+};
+
+static bool count_overloads(struct function *f, void *ctx)
+{
+	struct overload_search *s = ctx;
+
+	if (f == s->of)
+		return true;
+	s->index += !strcmp(f->name, s->of->name);
+	return false;
+}
+
+static bool after_same_arity(struct function *f, void *ctx)
+{
+	struct overload_search *s = ctx;
+
+	if (f == s->of) {
+		s->passed = true;
+		return false;
+	}
+	return s->passed && f->nparams == s->of->nparams && !strcmp(f->name, s->of->name);
+}
+
+static bool is_next(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return n->kind == N_NEXT;
+}
+
+/* stap's function overloading: a `next` in a function runs the next definition of its
+ * name and arity. */
+static void link_overloads(struct elab *e, struct used_function *u)
+{
+	struct overload_search s = { .of = u->function };
+	struct function *next;
+
+	each_function(e, count_overloads, &s);
+	u->overload = s.index;
+	u->c_name = xasprintf("%s__overload_%d", u->function->name, u->overload);
+	if (!u->function->body || !node_any(u->function->body, is_next, NULL))
+		return;
+	s.passed = false;
+	next = each_function(e, after_same_arity, &s);
+	if (next)
+		u->next_overload = use_function(e, next);
+}
 
 static struct used_function *find_function(struct elab *e, const char *name, int arity)
 {
@@ -416,6 +483,7 @@ static struct used_function *use_function(struct elab *e, struct function *f)
 	} else if (u->ret == TYPE_UNKNOWN) {
 		u->ret = TYPE_VOID;	/* an embedded-C function with no declared type */
 	}
+	link_overloads(e, u);
 	return u;
 }
 
@@ -532,6 +600,7 @@ static struct node *alias_body(const struct probe *alias, const struct node *bod
 struct expansion_state {
 	struct elab *e;
 	struct probe *probe;		/* the user's probe */
+	const struct probe_point *point;	/* the user's point being derived */
 	struct derived_probe ***tail;
 	const struct probe *chain[MAX_ALIAS_DEPTH];	/* the aliases being expanded */
 	int depth;
@@ -642,6 +711,11 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 		return;
 	}
 	d->probe = x->probe;
+	if (x->depth > 0) {
+		d->via_alias = true;
+		d->alias_name = x->point->components->name;
+		d->alias_loc = x->point->loc;
+	}
 	d->body = copy ? node_copy(body) : (struct node *)body;
 	d->is_return = all_return_points(points);
 	d->index = e->program->nprobes++;
@@ -722,6 +796,7 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 			diag_quiet_begin();
 		bool point_ok = true;
 
+		x.point = point;
 		derived = expand_aliases(&x, point, probe->body, NULL, &point_ok) ? point_ok :
 			  providers_derive(point, e->env, &direct_tail);
 		if (optional)
@@ -962,11 +1037,35 @@ static void infer_foreach(struct elab *e, struct foreach *f)
 	infer(e, f->body);
 }
 
+/* The overloads a call may run share its arguments' types and its return type. */
+static void infer_overloads(struct elab *e, struct used_function *f)
+{
+	for (struct used_function *g = f->next_overload; g; g = g->next_overload) {
+		struct var *p = f->scope.vars, *q = g->scope.vars;
+
+		for (; p && q && p->is_param && q->is_param; p = p->next, q = q->next) {
+			if (q->type == TYPE_UNKNOWN && p->type != TYPE_UNKNOWN) {
+				q->type = p->type;
+				e->changed = true;
+			}
+		}
+		if (f->ret == TYPE_UNKNOWN && g->ret != TYPE_UNKNOWN) {
+			f->ret = g->ret;
+			e->changed = true;
+		} else if (g->ret == TYPE_UNKNOWN && f->ret != TYPE_UNKNOWN) {
+			g->ret = f->ret;
+			e->changed = true;
+		}
+	}
+}
+
 static enum type infer_call(struct elab *e, struct node *n)
 {
 	struct used_function *f = n->sym;
 	struct var *param = f ? f->scope.vars : NULL;
 
+	if (f)
+		infer_overloads(e, f);
 	for (int i = 0; i < n->args.len; i++, param = param ? param->next : NULL) {
 		if (param && param->type == TYPE_UNKNOWN) {
 			enum type t = infer(e, n->args.items[i]);
@@ -1133,28 +1232,89 @@ static void infer_program(struct elab *e)
 	infer_bodies(e);
 }
 
-static void check_unresolved_types(struct scope *scope)
+/* stap reports a variable of unknown type at every use, three times over (its type
+ * resolution looks again twice), then once more for the variable: one message shows, the
+ * others count as suppressed. */
+static bool report_unresolved_use(const struct node *n, void *ctx)
 {
-	for (struct var *v = scope->vars; v; v = v->next) {
+	const struct var *v = n->kind == N_IDENT ? n->sym : NULL;
+
+	(void)ctx;
+	if (v && v->type == TYPE_UNKNOWN) {
+		struct token_desc tok = { "identifier", v->name };
+
+		for (int i = 0; i < 3; i++)
+			diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	}
+	return false;
+}
+
+static void report_unresolved_vars(const struct var *vars)
+{
+	for (const struct var *v = vars; v; v = v->next) {
 		struct token_desc tok = { "identifier", v->name };
 
 		if (v->type == TYPE_UNKNOWN)
-			diag_error_at("semantic error", &tok, v->loc, "unresolved type");
+			diag_error_at("semantic error", &tok, v->loc, "unresolved type ");
 	}
+}
+
+/* A call whose value is used, of a function that returns none that stap could type (a
+ * `next` with no definition after it): stap reports it twice. */
+struct statement_calls {
+	const struct node **items;
+	int len;
+};
+
+static bool collect_statement_call(const struct node *n, void *ctx)
+{
+	struct statement_calls *calls = ctx;
+
+	if (n->kind == N_EXPR_STMT && n->lhs->kind == N_CALL) {
+		calls->items = xrealloc(calls->items, (size_t)(calls->len + 1) *
+					sizeof(*calls->items));
+		calls->items[calls->len++] = n->lhs;
+	}
+	return false;
+}
+
+static bool report_unresolved_call(const struct node *n, void *ctx)
+{
+	const struct statement_calls *calls = ctx;
+	const struct used_function *f = n->kind == N_CALL ? n->sym : NULL;
+
+	if (!f || f->ret != TYPE_UNKNOWN)
+		return false;
+	for (int i = 0; i < calls->len; i++)
+		if (calls->items[i] == n)
+			return false;
+	struct token_desc tok = { "identifier", n->text };
+
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	return false;
+}
+
+static void check_body_types(struct node *body, const struct var *vars)
+{
+	struct statement_calls calls = { 0 };
+
+	if (body) {
+		node_any(body, report_unresolved_use, NULL);
+		node_any(body, collect_statement_call, &calls);
+		node_any(body, report_unresolved_call, &calls);
+	}
+	report_unresolved_vars(vars);
+	free(calls.items);
 }
 
 static void check_types(struct elab *e)
 {
 	for (struct used_function *f = e->program->functions; f; f = f->next)
-		check_unresolved_types(&f->scope);
+		check_body_types(f->function->body, f->scope.vars);
 	for (struct derived_probe *p = e->program->probes; p; p = p->next)
-		check_unresolved_types(&p->scope);
-	for (struct var *v = e->program->globals; v; v = v->next) {
-		struct token_desc tok = { "identifier", v->name };
-
-		if (v->type == TYPE_UNKNOWN)
-			diag_error_at("semantic error", &tok, v->loc, "unresolved type");
-	}
+		check_body_types(p->body, p->scope.vars);
+	report_unresolved_vars(e->program->globals);
 }
 
 /* ---- The pass ---- */
@@ -1182,7 +1342,7 @@ static void sort_functions(struct program *program)
 }
 
 int elaborate(struct file *user, struct file *tapsets, const struct provider_env *env,
-	      struct program *program)
+	      bool optimize_program, struct program *program)
 {
 	struct elab e = { .program = program, .env = env };
 	struct derived_probe **tail = &program->probes;
@@ -1200,21 +1360,31 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	for (struct embed *em = user->embeds; em; em = em->next)
 		program->nembeds++;
 	program->embeds = user->embeds;
+	/* stap chooses the globals it prints at the end before it optimizes. */
+	int nprinted = 0;
+	const struct var **printed = diag_error_count() == before ?
+				     autoprint_select(program, &nprinted) : NULL;
+
+	if (diag_error_count() == before && program->probes)
+		optimize(program, optimize_program);
 	if (diag_error_count() == before && !program->probes)
 		diag_error("semantic error", "no probes found\n");
 	if (diag_error_count() == before)
 		infer_program(&e);
 	if (diag_error_count() == before) {
 		/* stap prints the globals written and never read when the session ends. */
-		struct probe *printers = autoprint_probes(program);
+		struct probe *printers = autoprint_probes(printed, nprinted);
 
 		for (struct probe *p = printers; p; p = p->next)
 			derive_probe(&e, p, &tail);
 		if (printers)
 			infer_program(&e);
 	}
+	free(printed);
 	if (diag_error_count() == before)
 		check_types(&e);
+	if (diag_error_count() == before)
+		optimize_typed(program);
 	sort_functions(program);
 	return diag_error_count() - before;
 }

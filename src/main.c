@@ -107,6 +107,7 @@ static void usage(FILE *out)
 	      "   -l PROBE       list the probe points matching PROBE\n"
 	      "   -L PROBE       list them with their script-level variables\n"
 	      "   -g             guru mode\n"
+	      "   -u             unoptimized translation\n"
 	      "   -w             suppress warnings\n"
 	      "   -k             keep temporary directory\n"
 	      "   -m MODULE      set the name of the compiled module\n"
@@ -163,7 +164,7 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVvp:e:gwkm:o:c:x:D:I:r:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:D:I:r:l:L:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -194,6 +195,7 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 			break;
 		case 'g': s->guru = true; break;
 		case 'w': s->suppress_warnings = true; break;
+		case 'u': s->unoptimized = true; break;
 		case 'k': s->keep_tmpdir = true; break;
 		case 'm':
 			if (!is_valid_module_name(optarg)) {
@@ -402,9 +404,6 @@ static void pass_failed(int pass)
 					    "compilation", "run" };
 
 	fprintf(stderr, "Pass %d: %s failed.  [man error::pass%d]\n", pass, what[pass], pass);
-	if (diag_suppressed_count())
-		fprintf(stderr, "Number of similar error messages suppressed: %d.\n"
-			"Rerun with -v to see them.\n", diag_suppressed_count());
 }
 
 /* A stable module name from the script: stap_ and 16 hex digits. */
@@ -464,7 +463,7 @@ static int list_probe_points(struct file *user, struct file *library,
 	fflush(stderr);
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);
-	errors = elaborate(user, library, env, &program);
+	errors = elaborate(user, library, env, false, &program);
 	fflush(stderr);
 	if (saved_stderr >= 0)
 		dup2(saved_stderr, STDERR_FILENO);
@@ -525,7 +524,7 @@ static int run_passes(struct session *s)
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env);
-	if (elaborate(user, library, &env, &program)) {
+	if (elaborate(user, library, &env, !s->unoptimized, &program)) {
 		pass_failed(2);
 		return 1;
 	}
@@ -645,6 +644,7 @@ int main(int argc, char **argv)
 		s.tmpdir = tmpl;
 	}
 	status = run_passes(&s);
+	diag_print_suppressed();
 	remove_tmpdir(&s);
 	return status;
 }

@@ -49,6 +49,9 @@ void print_file(FILE *out, const struct file *file);
 /* Printers for pieces, used by -p2 as well. */
 void print_expr(FILE *out, const struct node *expr);
 void print_stmt(FILE *out, const struct node *stmt);
+/* -p2 shows identifiers and calls by another name: `name` returns it (a new string) or
+ * NULL for the name as written. NULL restores the names as written. */
+void print_set_namer(char *(*name)(const struct node *n));
 void print_probe_point(FILE *out, const struct probe_point *point);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
@@ -233,6 +234,22 @@ static void print_at_operator(FILE *out, const char *name, const struct node *ex
 	fputc(')', out);
 }
 
+static char *(*namer)(const struct node *n);
+
+void print_set_namer(char *(*name)(const struct node *n))
+{
+	namer = name;
+}
+
+/* An identifier or a called function's name: as written, or as the namer says. */
+static void print_name(FILE *out, const struct node *expr)
+{
+	char *name = namer ? namer(expr) : NULL;
+
+	fputs(name ? name : expr->text, out);
+	free(name);
+}
+
 void print_expr(FILE *out, const struct node *expr)
 {
 	switch (expr->kind) {
@@ -243,14 +260,15 @@ void print_expr(FILE *out, const struct node *expr)
 		print_string(out, expr);
 		break;
 	case N_IDENT:
-		fputs(expr->text, out);
+		print_name(out, expr);
 		break;
 	case N_TARGET:
 		fputs(expr->text, out);
 		print_comps(out, expr);
 		break;
 	case N_CALL:
-		fprintf(out, "%s(", expr->text);
+		print_name(out, expr);
+		fputc('(', out);
 		print_list(out, &expr->args);
 		fputc(')', out);
 		break;
@@ -470,8 +488,12 @@ void print_stmt(FILE *out, const struct node *stmt)
 		}
 		break;
 	case N_DELETE:
+		/* stap shows a whole array deleted by its name as written, even in -p2. */
 		fputs("delete ", out);
-		print_expr(out, stmt->lhs);
+		if (stmt->lhs->kind == N_IDENT)
+			fputs(stmt->lhs->text, out);
+		else
+			print_expr(out, stmt->lhs);
 		break;
 	case N_TRY:
 		print_try(out, stmt);

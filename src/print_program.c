@@ -2,6 +2,31 @@
 /* -p2: the elaborated program in stap's layout. */
 #include "parse.h"
 #include "program.h"
+#include "util.h"
+
+/* stap shows a global and a function by the names they have in the generated C. */
+static char *generated_name(const struct node *n)
+{
+	if (n->kind == N_IDENT) {
+		const struct var *v = n->sym;
+
+		return v && v->global ? xasprintf("__global_%s", v->name) : NULL;
+	}
+	if (n->kind == N_CALL && n->sym) {
+		const struct used_function *u = n->sym;
+
+		return xasprintf("__global_%s", u->c_name);
+	}
+	return NULL;
+}
+
+/* A body as stap shows it: within "{ " and " }". */
+static void print_body(FILE *out, const struct node *body)
+{
+	fputs("{ ", out);
+	print_stmt(out, body);
+	fputs(" }\n", out);
+}
 
 static void print_scope_locals(FILE *out, const struct scope *scope)
 {
@@ -42,12 +67,10 @@ static void print_function(FILE *out, const struct used_function *f, bool verbos
 	print_scope_locals(out, &f->scope);
 	if (!verbose)
 		return;
-	if (f->function->body) {
-		print_stmt(out, f->function->body);
-		fputc('\n', out);
-	} else {
-		fprintf(out, "%%{%s%%}\n", f->function->embedded);
-	}
+	if (f->function->body)
+		print_body(out, f->function->body);
+	else
+		fprintf(out, "{ %%{%s%%} }\n", f->function->embedded);
 }
 
 static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
@@ -56,15 +79,14 @@ static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		fprintf(out, "%s /* <- %s */\n", d->pp, d->origin);
 		print_scope_locals(out, &p->scope);
-		if (verbose) {
-			print_stmt(out, p->body);
-			fputc('\n', out);
-		}
+		if (verbose)
+			print_body(out, p->body);
 	}
 }
 
 void print_program(FILE *out, const struct program *program, bool verbose)
 {
+	print_set_namer(generated_name);
 	if (program->globals)
 		fputs("# globals\n", out);
 	for (const struct var *v = program->globals; v; v = v->next)
@@ -77,4 +99,5 @@ void print_program(FILE *out, const struct program *program, bool verbose)
 		fputs("# probes\n", out);
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		print_probe(out, p, verbose);
+	print_set_namer(NULL);
 }

@@ -25,6 +25,7 @@ struct var {
 	int arity;		/* an array's number of keys; 0 for a scalar */
 	enum type key_types[MAX_ARRAY_KEYS];
 	const struct node *key_first[MAX_ARRAY_KEYS];	/* where each was first inferred */
+	int nreads, nwrites;	/* the optimizer's count of the places that name it */
 	struct var *next;
 };
 
@@ -68,6 +69,11 @@ struct derived_probe {
 	struct scope scope;
 	bool is_return;			/* all its points are return probes */
 	struct node_list entries;	/* @entry(...) expressions, evaluated at function entry */
+	/* Where messages about the probe point: the `probe` keyword, or for a probe derived
+	 * through an alias, the point that named the alias. */
+	bool via_alias;
+	const char *alias_name;
+	struct loc alias_loc;
 	struct derived_probe *next;
 };
 
@@ -76,6 +82,13 @@ struct used_function {
 	struct function *function;
 	struct scope scope;		/* parameters first, then locals */
 	enum type ret;
+	int overload;			/* which definition of its name, in the order the files
+					 * were read: stap's __overload_N */
+	char *c_name;			/* its name in the generated C: f__overload_N */
+	/* The next definition with its name and arity, which a `next` in this one runs,
+	 * or NULL. */
+	struct used_function *next_overload;
+	bool reachable;			/* the optimizer's mark */
 	struct used_function *next;
 };
 
@@ -100,7 +113,7 @@ struct provider_env {
 };
 
 int elaborate(struct file *user, struct file *tapsets, const struct provider_env *env,
-	      struct program *program);
+	      bool optimize, struct program *program);
 
 /* -p2: prints the program as stap does; with verbose, the bodies too. */
 void print_program(FILE *out, const struct program *program, bool verbose);

@@ -22,6 +22,7 @@ struct session {
 	bool guru;		/* -g */
 	bool keep_tmpdir;	/* -k */
 	bool suppress_warnings;	/* -w */
+	bool unoptimized;	/* -u: no elision */
 	const char *script_file;	/* SCRIPT, or NULL with -e */
 	const char *script_text;	/* -e */
 	int argc;		/* script arguments after SCRIPT */

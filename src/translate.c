@@ -108,7 +108,7 @@ static void embedded_function(struct strbuf *code, const struct used_function *f
 
 static void translate_function(struct module *m, struct used_function *f)
 {
-	const char *name = f->function->name;
+	const char *name = f->c_name;
 	struct body b = { .function = f, .indent = 1 };
 	struct strbuf code = { 0 };
 	char *comment = source_comment(f->function->body ? "function" : "embedded function",
@@ -160,6 +160,8 @@ static bool function_touches_globals(const struct used_function *f, struct seen_
 			return false;
 	seen->items = xrealloc(seen->items, (size_t)(seen->len + 1) * sizeof(*seen->items));
 	seen->items[seen->len++] = f;
+	if (f->next_overload && function_touches_globals(f->next_overload, seen))
+		return true;
 	return node_any(f->function->body, touches_globals, seen);
 }
 
@@ -587,13 +589,46 @@ static bool translatable(const struct node *n)
 	       translatable_list(&n->body);
 }
 
+/* break and continue only within a loop: stap's pass-3 error otherwise. */
+static bool jumps_in_loops(const struct node *n, bool in_loop)
+{
+	if (!n)
+		return true;
+	switch (n->kind) {
+	case N_BREAK:
+	case N_CONTINUE:
+		if (!in_loop) {
+			struct token_desc tok = { "keyword", NULL };
+
+			diag_error_at("semantic error", &tok, n->loc, "cannot '%s' outside loop",
+				      n->kind == N_BREAK ? "break" : "continue");
+		}
+		return in_loop;
+	case N_BLOCK:
+		for (int i = 0; i < n->body.len; i++)
+			if (!jumps_in_loops(n->body.items[i], in_loop))
+				return false;
+		return true;
+	case N_IF:
+	case N_TRY:
+		return jumps_in_loops(n->then, in_loop) && jumps_in_loops(n->els, in_loop);
+	case N_WHILE:
+	case N_FOR:
+		return jumps_in_loops(n->then, true);
+	case N_FOREACH:
+		return jumps_in_loops(n->foreach->body, true);
+	default:
+		return true;
+	}
+}
+
 static bool program_translatable(const struct program *program)
 {
 	for (const struct used_function *f = program->functions; f; f = f->next)
-		if (!translatable(f->function->body))
+		if (!translatable(f->function->body) || !jumps_in_loops(f->function->body, false))
 			return false;
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
-		if (!translatable(p->body))
+		if (!translatable(p->body) || !jumps_in_loops(p->body, false))
 			return false;
 	return true;
 }

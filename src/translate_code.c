@@ -517,20 +517,13 @@ static char *gen_assign(struct body *b, struct node *n)
 	return ref;
 }
 
-static char *gen_call(struct body *b, struct node *n)
+/* Runs one definition of a function on the evaluated `args`; its value into `result`. */
+static void call_definition(struct body *b, const struct used_function *f, char **args,
+			    const char *result)
 {
-	struct used_function *f = n->sym;
-	char **args = xcalloc((size_t)n->args.len + 1, sizeof(*args));
-	const char *name = f->function->name;
-	char *loc = location_literal(n);
-	char *result;
+	const char *name = f->c_name;
 	int i = 0;
 
-	gen_operands(b, n->args.items, n->args.len, args);
-	emit(b, "if (unlikely(c->nesting >= MAXNESTING)) {");
-	emit(b, "\ttap_set_error(c, \"MAXNESTING exceeded\", %s);", loc);
-	emit(b, "\tgoto out;");
-	emit(b, "}");
 	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next, i++) {
 		if (p->type == TYPE_STRING)
 			emit(b, "tap_strcpy(c->frames[c->nesting + 1].function_%s.v_%s, %s);", name,
@@ -538,23 +531,56 @@ static char *gen_call(struct body *b, struct node *n)
 		else
 			emit(b, "c->frames[c->nesting + 1].function_%s.v_%s = %s;", name, p->name,
 			     args[i]);
-		free(args[i]);
 	}
-	free(args);
-	free(loc);
 	emit(b, "c->nesting++;");
 	emit(b, "function_%s(c);", name);
 	emit(b, "c->nesting--;");
 	check_error(b);
-	if (f->ret != TYPE_LONG && f->ret != TYPE_STRING)
-		return xstrdup("0");
-	result = new_temp(b, f->ret);
+	if (!result)
+		return;
 	if (f->ret == TYPE_STRING)
 		emit(b, "tap_strcpy(%s, c->frames[c->nesting + 1].function_%s.retvalue);", result,
 		     name);
 	else
 		emit(b, "%s = c->frames[c->nesting + 1].function_%s.retvalue;", result, name);
-	return result;
+}
+
+/* A call runs the function's first definition of its arity, and each next one while the
+ * one before ended with `next`. */
+static char *gen_call(struct body *b, struct node *n)
+{
+	struct used_function *f = n->sym;
+	char **args = xcalloc((size_t)n->args.len + 1, sizeof(*args));
+	char *loc = location_literal(n);
+	char *result = NULL;
+	int depth = 0;
+
+	gen_operands(b, n->args.items, n->args.len, args);
+	emit(b, "if (unlikely(c->nesting >= MAXNESTING)) {");
+	emit(b, "\ttap_set_error(c, \"MAXNESTING exceeded\", %s);", loc);
+	emit(b, "\tgoto out;");
+	emit(b, "}");
+	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
+		result = new_temp(b, f->ret);
+	call_definition(b, f, args, result);
+	for (const struct used_function *g = f->next_overload; g; g = g->next_overload, depth++) {
+		emit(b, "if (c->function_next) {");
+		b->indent++;
+		emit(b, "c->function_next = 0;");
+		call_definition(b, g, args, result);
+	}
+	for (; depth > 0; depth--) {
+		b->indent--;
+		emit(b, "}");
+	}
+	/* A `next` in the last definition has no definition to run. */
+	if (f->function->body)
+		emit(b, "c->function_next = 0;");
+	for (int i = 0; i < n->args.len; i++)
+		free(args[i]);
+	free(args);
+	free(loc);
+	return result ? result : xstrdup("0");
 }
 
 /* The kernel vsnprintf() spec for one stap conversion, and how to pass its argument. */
@@ -925,7 +951,12 @@ void gen_stmt(struct body *b, struct node *n)
 	case N_FOR: gen_loop(b, n); return;
 	case N_BREAK: emit(b, "goto break_%d;", b->break_label); return;
 	case N_CONTINUE: emit(b, "goto continue_%d;", b->continue_label); return;
-	case N_NEXT: emit(b, "goto out;"); return;
+	case N_NEXT:
+		/* In a function: run the next definition of it (the caller looks). */
+		if (b->function)
+			emit(b, "c->function_next = 1;");
+		emit(b, "goto out;");
+		return;
 	case N_RETURN: gen_return(b, n); return;
 	case N_DELETE: gen_delete(b, n); return;
 	case N_FOREACH: gen_foreach(b, n); return;

@@ -1,0 +1,855 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 2's optimizer, run on the resolved program before types are inferred.
+ *
+ * Always: constant folding, and statements whose condition is a constant reduced to the
+ * branch that runs. Unless -u, also stap's elisions, repeated until nothing changes:
+ *
+ *   - an assignment to a local that nothing reads becomes its right-hand side
+ *     ("Eliding assignment to 'x'");
+ *   - an expression statement without side effects goes ("Eliding side-effect-free
+ *     expression");
+ *   - empty blocks, branches and loops go, and a block of one statement becomes it;
+ *   - a probe left with an empty body goes ("Probe 'begin' has been elided");
+ *   - functions no probe calls any more, and variables nothing names any more, go.
+ *
+ * As in stap, the elisions of the first round are reported, the ones they make possible in
+ * later rounds are not; a local read and never assigned is reported in the first round.
+ */
+#include "optimize.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "util.h"
+
+struct optimizer {
+	struct program *program;
+	bool in_function;	/* judging a function: its own locals are no side effect */
+	bool types_known;	/* the last folding, after type checking */
+	bool elide;		/* not -u */
+	int round;
+	bool changed;
+	/* Whether each used function has side effects: 0 not known yet, 1 being computed,
+	 * 2 no, 3 yes. Indexed like a walk of program->functions. */
+	struct used_function **functions;
+	unsigned char *purity;
+	int nfunctions;
+};
+
+/* ---- Walking the tree through its child slots ---- */
+
+typedef void (*slot_fn)(struct optimizer *o, struct node **slot);
+
+static void walk_slot(struct optimizer *o, struct node **slot, slot_fn fn);
+
+static void walk_list(struct optimizer *o, struct node_list *list, slot_fn fn)
+{
+	for (int i = 0; i < list->len; i++)
+		walk_slot(o, &list->items[i], fn);
+}
+
+static void walk_comps(struct optimizer *o, struct target_comp *c, slot_fn fn)
+{
+	for (; c; c = c->next)
+		if (c->kind == COMP_INDEX_EXPR)
+			walk_slot(o, &c->index_expr, fn);
+}
+
+/* Children first, then `fn` on the slot itself, which may replace the node. */
+static void walk_slot(struct optimizer *o, struct node **slot, slot_fn fn)
+{
+	struct node *n = *slot;
+
+	if (!n)
+		return;
+	walk_slot(o, &n->lhs, fn);
+	walk_slot(o, &n->rhs, fn);
+	walk_slot(o, &n->cond, fn);
+	walk_slot(o, &n->init, fn);
+	walk_slot(o, &n->inc, fn);
+	walk_slot(o, &n->then, fn);
+	walk_slot(o, &n->els, fn);
+	walk_list(o, &n->args, fn);
+	walk_list(o, &n->body, fn);
+	walk_comps(o, n->comps, fn);
+	if (n->foreach) {
+		struct foreach *f = n->foreach;
+
+		walk_list(o, &f->keys, fn);
+		walk_slot(o, &f->value, fn);
+		walk_slot(o, &f->array, fn);
+		walk_list(o, &f->slice, fn);
+		walk_slot(o, &f->limit, fn);
+		walk_slot(o, &f->body, fn);
+	}
+	fn(o, slot);
+}
+
+static void walk_program(struct optimizer *o, slot_fn fn)
+{
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		walk_slot(o, &p->body, fn);
+	for (struct used_function *f = o->program->functions; f; f = f->next)
+		if (f->function->body)
+			walk_slot(o, &f->function->body, fn);
+}
+
+/* ---- Uses of variables ---- */
+
+static void note_use(struct node *n, bool read, bool write)
+{
+	struct var *v = n && n->kind == N_IDENT ? n->sym : NULL;
+
+	if (!v)
+		return;
+	v->nreads += read;
+	v->nwrites += write;
+}
+
+/* `x = ...` and `x <<< ...` write x; `x += ...`, `++x` read and write it. An element
+ * `a[k] = ...` counts as a write of a. */
+static void count_target(struct node *target, bool also_read)
+{
+	if (target && target->kind == N_INDEX)
+		target = target->lhs;
+	note_use(target, also_read, true);
+}
+
+static void count_node(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot;
+
+	(void)o;
+	switch (n->kind) {
+	case N_IDENT:
+		note_use(n, true, false);
+		break;
+	case N_ASSIGN:
+		count_target(n->lhs, n->op != '=' && n->op != OP_STATS_ADD);
+		break;
+	case N_PREINC:
+	case N_POSTINC:
+		count_target(n->lhs, true);
+		break;
+	case N_DELETE:
+		count_target(n->lhs, false);
+		break;
+	case N_FOREACH:
+		for (int i = 0; i < n->foreach->keys.len; i++)
+			note_use(n->foreach->keys.items[i], false, true);
+		note_use(n->foreach->value, false, true);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The walk counted the targets above as reads too (they are N_IDENT children); take
+ * those back. */
+static void uncount_targets(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot, *target = NULL;
+
+	(void)o;
+	/* (stap counts `delete x` as a read of x too.) */
+	if (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC)
+		target = n->lhs;
+	if (target && target->kind == N_INDEX)
+		target = target->lhs;
+	if (target && target->kind == N_IDENT && target->sym)
+		((struct var *)target->sym)->nreads--;
+	if (n->kind == N_FOREACH) {
+		for (int i = 0; i < n->foreach->keys.len; i++)
+			((struct var *)n->foreach->keys.items[i]->sym)->nreads--;
+		if (n->foreach->value)
+			((struct var *)n->foreach->value->sym)->nreads--;
+	}
+}
+
+static void clear_scope(struct scope *scope)
+{
+	for (struct var *v = scope->vars; v; v = v->next)
+		v->nreads = v->nwrites = 0;
+}
+
+static void count_uses(struct optimizer *o)
+{
+	for (struct var *v = o->program->globals; v; v = v->next)
+		v->nreads = v->nwrites = 0;
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		clear_scope(&p->scope);
+	for (struct used_function *f = o->program->functions; f; f = f->next)
+		clear_scope(&f->scope);
+	walk_program(o, count_node);
+	walk_program(o, uncount_targets);
+}
+
+/* ---- Side effects ---- */
+
+static bool has_pragma(const char *pragmas, const char *tag)
+{
+	size_t len = strlen(tag);
+
+	for (const char *s = pragmas; s && (s = strstr(s, tag)); s += len)
+		if ((s == pragmas || s[-1] == ' ') && (s[len] == ' ' || !s[len]))
+			return true;
+	return false;
+}
+
+static bool function_has_effects(struct optimizer *o, struct used_function *f);
+
+static bool is_local(const struct node *n)
+{
+	const struct var *v = n && n->kind == N_IDENT ? n->sym : NULL;
+
+	return v && !v->global;
+}
+
+/* Whether evaluating `n` changes anything: a variable, or, judging a function, anything
+ * but its locals. */
+static bool effect_test(const struct node *n, void *ctx)
+{
+	struct optimizer *o = ctx;
+
+	switch (n->kind) {
+	case N_ASSIGN:
+	case N_PREINC:
+	case N_POSTINC:
+		return !o->in_function || !is_local(n->lhs);
+	case N_PRINT:
+		return n->text[0] != 's';	/* sprintf and its kin only make a string */
+	case N_CALL:
+		if (!n->sym)
+			return true;
+		for (struct used_function *f = n->sym; f; f = f->next_overload)
+			if (function_has_effects(o, f))
+				return true;
+		return false;
+	case N_EMBEDDED_EXPR:
+		return !strstr(n->text, "/* pure */");
+	case N_DELETE:
+	case N_EMBEDDED_STMT:
+	case N_NEXT:
+	case N_TRY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool has_effects(struct optimizer *o, const struct node *n)
+{
+	return n && node_any(n, effect_test, o);
+}
+
+/* An assignment to a local of the caller's is no side effect of the function, but a
+ * `return` is what it is for: neither counts. */
+static bool function_has_effects(struct optimizer *o, struct used_function *f)
+{
+	int i = 0;
+
+	while (i < o->nfunctions && o->functions[i] != f)
+		i++;
+	if (i == o->nfunctions)
+		return true;
+	if (o->purity[i] == 0) {
+		o->purity[i] = 1;
+		if (f->function->body) {
+			bool saved = o->in_function;
+
+			o->in_function = true;
+			o->purity[i] = has_effects(o, f->function->body) ? 3 : 2;
+			o->in_function = saved;
+		} else {
+			o->purity[i] = has_pragma(f->function->pragmas, "pure") ? 2 : 3;
+		}
+	}
+	return o->purity[i] != 2;	/* recursion: assume the worst */
+}
+
+/* ---- Constant folding ---- */
+
+static bool is_number(const struct node *n)
+{
+	return n && n->kind == N_NUMBER;
+}
+
+static bool is_string(const struct node *n)
+{
+	return n && n->kind == N_STRING;
+}
+
+static struct node *number_like(const struct node *n, int64_t value)
+{
+	char *text = xasprintf("%" PRId64, value);
+	struct node *number = node_number(value, text, n->loc);
+
+	free(text);
+	return number;
+}
+
+/* Folds `a op b` of two numbers; false when it can't be folded (a division by zero stays,
+ * for the runtime to report). */
+static bool fold_numbers(int op, int64_t a, int64_t b, int64_t *out)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+
+	switch (op) {
+	case '+': *out = (int64_t)(ua + ub); return true;
+	case '-': *out = (int64_t)(ua - ub); return true;
+	case '*': *out = (int64_t)(ua * ub); return true;
+	case '/':
+	case '%':
+		if (b == 0)
+			return false;
+		if (b == -1)
+			*out = op == '/' ? (int64_t)(0 - ua) : 0;
+		else
+			*out = op == '/' ? a / b : a % b;
+		return true;
+	case '&': *out = a & b; return true;
+	case '|': *out = a | b; return true;
+	case '^': *out = a ^ b; return true;
+	case OP_SHL:
+	case OP_SHR:
+	case OP_USHR:
+		if (b < 0 || b > 63)
+			return false;
+		*out = op == OP_SHL ? (int64_t)(ua << b) : op == OP_SHR ? a >> b : (int64_t)(ua >> b);
+		return true;
+	case '<': *out = a < b; return true;
+	case '>': *out = a > b; return true;
+	case OP_LE: *out = a <= b; return true;
+	case OP_GE: *out = a >= b; return true;
+	case OP_EQ: *out = a == b; return true;
+	case OP_NE: *out = a != b; return true;
+	case OP_ANDAND: *out = a && b; return true;
+	case OP_OROR: *out = a || b; return true;
+	default: return false;
+	}
+}
+
+static bool fold_strings(int op, const char *a, const char *b, int64_t *out)
+{
+	int cmp = strcmp(a, b);
+
+	switch (op) {
+	case '<': *out = cmp < 0; return true;
+	case '>': *out = cmp > 0; return true;
+	case OP_LE: *out = cmp <= 0; return true;
+	case OP_GE: *out = cmp >= 0; return true;
+	case OP_EQ: *out = cmp == 0; return true;
+	case OP_NE: *out = cmp != 0; return true;
+	default: return false;
+	}
+}
+
+/* `x + 0`, `x * 1`, `0 * x` (x without side effects) and the like: the operand that stays,
+ * or NULL. */
+static struct node *identity_operand(struct optimizer *o, struct node *n)
+{
+	struct node *a = n->lhs, *b = n->rhs;
+
+	if (is_number(b) && ((b->num == 0 && (n->op == '+' || n->op == '-' || n->op == '|' ||
+					       n->op == '^' || n->op == OP_SHL ||
+					       n->op == OP_SHR)) ||
+			     (b->num == 1 && (n->op == '*' || n->op == '/'))))
+		return a;
+	if (is_number(a) && ((a->num == 0 && (n->op == '+' || n->op == '|' || n->op == '^')) ||
+			     (a->num == 1 && n->op == '*')))
+		return b;
+	if (is_number(b) && b->num == 0 && (n->op == '*' || n->op == '&') && !has_effects(o, a))
+		return b;
+	if (is_number(a) && a->num == 0 && (n->op == '*' || n->op == '&') && !has_effects(o, b))
+		return a;
+	return NULL;
+}
+
+static struct node *fold_binary(struct optimizer *o, struct node *n)
+{
+	int64_t value;
+
+	if (is_number(n->lhs) && is_number(n->rhs) &&
+	    fold_numbers(n->op, n->lhs->num, n->rhs->num, &value))
+		return number_like(n, value);
+	if (is_string(n->lhs) && is_string(n->rhs)) {
+		if (n->op == '.') {
+			char *joined = xasprintf("%s%s", n->lhs->text, n->rhs->text);
+			struct node *s = node_string(joined, n->lhs->loc);
+
+			free(joined);
+			return s;
+		}
+		if (fold_strings(n->op, n->lhs->text, n->rhs->text, &value))
+			return number_like(n, value);
+	}
+	return identity_operand(o, n);
+}
+
+static struct node *fold_unary(struct node *n)
+{
+	int64_t v = n->lhs->num;
+
+	switch (n->op) {
+	case '-': return number_like(n, (int64_t)(0 - (uint64_t)v));
+	case '+': return number_like(n, v);
+	case '!': return number_like(n, !v);
+	case '~': return number_like(n, ~v);
+	default: return NULL;
+	}
+}
+
+static void fold_node(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot, *folded = NULL;
+
+	switch (n->kind) {
+	case N_BINARY:
+		folded = fold_binary(o, n);
+		break;
+	case N_UNARY:
+		if (is_number(n->lhs))
+			folded = fold_unary(n);
+		break;
+	case N_TERNARY:
+		/* Only once types are checked: stap rejects `1 ? 2 : "s"`. */
+		if (o->types_known && is_number(n->cond))
+			folded = n->cond->num ? n->then : n->els;
+		break;
+	default:
+		break;
+	}
+	if (folded && folded != n) {
+		*slot = folded;
+		o->changed = true;
+	}
+}
+
+/* ---- Statements ---- */
+
+static struct node *null_stmt(const struct node *like)
+{
+	return node_new(N_NULL, like->loc);
+}
+
+static bool is_empty(const struct node *s)
+{
+	return !s || s->kind == N_NULL || (s->kind == N_BLOCK && s->body.len == 0);
+}
+
+static struct node *expr_stmt(struct node *expr)
+{
+	struct node *s = node_new(N_EXPR_STMT, expr->loc);
+
+	s->lhs = expr;
+	return s;
+}
+
+/* if, for and while on a constant condition: the statement that runs, or NULL. */
+static struct node *reduce_constant_control(struct node *n)
+{
+	switch (n->kind) {
+	case N_IF:
+		if (!is_number(n->cond))
+			return NULL;
+		if (n->cond->num)
+			return n->then;
+		return n->els ? n->els : null_stmt(n);
+	case N_WHILE:
+		return is_number(n->cond) && !n->cond->num ? null_stmt(n) : NULL;
+	case N_FOR:
+		if (!is_number(n->cond) || n->cond->num)
+			return NULL;
+		return n->init ? expr_stmt(n->init) : null_stmt(n);
+	default:
+		return NULL;
+	}
+}
+
+/* Without -u: empty branches and loops, and blocks of one statement. */
+static struct node *reduce_empty(struct optimizer *o, struct node *n)
+{
+	switch (n->kind) {
+	case N_IF:
+		if (is_empty(n->then) && is_empty(n->els))
+			return has_effects(o, n->cond) ? expr_stmt(n->cond) : null_stmt(n);
+		if (is_empty(n->then)) {
+			struct node *not = node_new(N_UNARY, n->cond->loc);
+
+			not->op = '!';
+			not->lhs = n->cond;
+			n->cond = not;
+			n->then = n->els;
+			n->els = NULL;
+			return n;
+		}
+		if (n->els && is_empty(n->els)) {
+			n->els = NULL;
+			return n;
+		}
+		return NULL;
+	case N_WHILE:
+	case N_FOR:
+		if (is_empty(n->then) && !has_effects(o, n->cond) && !has_effects(o, n->inc))
+			return n->kind == N_FOR && n->init ? expr_stmt(n->init) : null_stmt(n);
+		return NULL;
+	case N_FOREACH:
+		return is_empty(n->foreach->body) && !n->foreach->limit ? null_stmt(n) : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* Drops the empty statements of a block; true when it dropped any. */
+static bool drop_empty(struct node *block)
+{
+	int kept = 0;
+
+	for (int i = 0; i < block->body.len; i++)
+		if (!is_empty(block->body.items[i]))
+			block->body.items[kept++] = block->body.items[i];
+	if (kept == block->body.len)
+		return false;
+	block->body.len = kept;
+	return true;
+}
+
+/* Reducing a constant condition makes another round worth it; dropping what is empty
+ * does not (as in stap: `x = 1; if (x) {}` keeps the assignment). */
+static void reduce_statement(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot, *reduced = reduce_constant_control(n);
+
+	if (reduced) {
+		*slot = reduced;
+		o->changed = true;
+		return;
+	}
+	if (!o->elide)
+		return;
+	if (n->kind == N_BLOCK) {
+		drop_empty(n);
+		if (n->body.len == 1)
+			*slot = n->body.items[0];
+	} else if ((reduced = reduce_empty(o, n))) {
+		*slot = reduced;
+	}
+}
+
+/* ---- Elisions ---- */
+
+static void elide_assignment(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot;
+	struct var *v;
+
+	if (n->kind != N_ASSIGN || n->op != '=' || !is_local(n->lhs))
+		return;
+	v = n->lhs->sym;
+	if (v->nreads)
+		return;
+	if (o->round == 0) {
+		struct token_desc tok = { "operator", "=" };
+
+		diag_warning_at(&tok, n->loc, "Eliding assignment to '%s'", v->name);
+	}
+	*slot = n->rhs;
+	o->changed = true;
+}
+
+static void elide_pure_statement(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot;
+
+	if (n->kind != N_EXPR_STMT || has_effects(o, n->lhs))
+		return;
+	if (o->round == 0) {
+		struct token_desc tok = { n->raw, n->text };
+
+		diag_warning_at(&tok, n->loc, "Eliding side-effect-free expression ");
+	}
+	*slot = null_stmt(n);
+	o->changed = true;
+}
+
+/* The first token of an expression, which stap names when it elides its statement. */
+static const struct node *first_leaf(const struct node *n)
+{
+	while (n) {
+		switch (n->kind) {
+		case N_BINARY:
+		case N_ASSIGN:
+		case N_POSTINC:
+		case N_INDEX:
+			n = n->lhs;
+			break;
+		case N_TERNARY:
+			n = n->cond;
+			break;
+		default:
+			return n;
+		}
+	}
+	return n;
+}
+
+static void name_first_token(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot;
+	const struct node *leaf;
+
+	(void)o;
+	if (n->kind != N_EXPR_STMT || n->raw)
+		return;
+	leaf = first_leaf(n->lhs);
+	n->loc = leaf->loc;
+	free(n->text);
+	switch (leaf->kind) {
+	case N_NUMBER:
+		n->raw = xstrdup("number");
+		n->text = xstrdup(leaf->text);
+		break;
+	case N_STRING:
+		n->raw = xstrdup("string");
+		n->text = xstrdup(leaf->text);
+		break;
+	case N_IDENT:
+	case N_CALL:
+	case N_PRINT:
+	case N_TARGET:
+		n->raw = xstrdup("identifier");
+		n->text = xstrdup(leaf->text);
+		break;
+	default:
+		n->raw = xstrdup("operator");
+		n->text = xstrdup(op_text(leaf->op));
+		break;
+	}
+}
+
+/* The name stap gives a probe in "Probe '...' has been elided": the first component. */
+static char *point_name(const char *pp)
+{
+	size_t len = strcspn(pp, ".(?!");
+
+	return xasprintf("%.*s", (int)len, pp);
+}
+
+static void warn_elided_probe(const struct derived_probe *p)
+{
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		char *name = point_name(d->pp);
+		struct token_desc tok = { p->via_alias ? "identifier" : "keyword",
+					  p->via_alias ? p->alias_name : NULL };
+
+		diag_warning_at(&tok, p->via_alias ? p->alias_loc : p->probe->loc,
+				"Probe '%s' has been elided", name);
+		free(name);
+	}
+}
+
+static void elide_empty_probes(struct optimizer *o)
+{
+	struct derived_probe **link = &o->program->probes;
+
+	while (*link) {
+		struct derived_probe *p = *link;
+
+		if (is_empty(p->body)) {
+			warn_elided_probe(p);
+			*link = p->next;
+			o->changed = true;
+		} else {
+			link = &p->next;
+		}
+	}
+}
+
+/* ---- What is left ---- */
+
+static bool mark_call(const struct node *n, void *ctx)
+{
+	struct optimizer *o = ctx;
+
+	for (struct used_function *f = n->kind == N_CALL ? n->sym : NULL; f;
+	     f = f->next_overload) {
+		if (f->reachable)
+			continue;
+		f->reachable = true;
+		if (f->function->body)
+			node_any(f->function->body, mark_call, o);
+	}
+	return false;
+}
+
+static void drop_unreachable_functions(struct optimizer *o)
+{
+	struct used_function **link = &o->program->functions;
+
+	for (int i = 0; i < o->nfunctions; i++)
+		o->functions[i]->reachable = false;
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		node_any(p->body, mark_call, o);
+	while (*link) {
+		if ((*link)->reachable) {
+			link = &(*link)->next;
+		} else {
+			*link = (*link)->next;
+			o->program->nfunctions--;
+		}
+	}
+}
+
+static void drop_unused_vars(struct var **link, int *count, bool keep_params)
+{
+	while (*link) {
+		struct var *v = *link;
+
+		if (v->nreads || v->nwrites || (keep_params && v->is_param)) {
+			link = &v->next;
+		} else {
+			*link = v->next;
+			(*count)--;
+		}
+	}
+}
+
+/* At the start of a round, as stap: what a round's last reductions leave unused stays
+ * (the loop variable of an emptied foreach, then of unknown type). */
+static void drop_unused(struct optimizer *o)
+{
+	drop_unreachable_functions(o);
+	count_uses(o);
+	drop_unused_vars(&o->program->globals, &o->program->nglobals, false);
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		drop_unused_vars(&p->scope.vars, &p->scope.nvars, true);
+	for (struct used_function *f = o->program->functions; f; f = f->next)
+		drop_unused_vars(&f->scope.vars, &f->scope.nvars, true);
+}
+
+/* ---- Never-assigned variables ---- */
+
+static void warn_never_assigned_locals(struct scope *scope)
+{
+	for (struct var *v = scope->vars; v; v = v->next) {
+		if (v->is_param || v->global || !v->nreads || v->nwrites)
+			continue;
+		const char **names = NULL;
+		size_t count = 0;
+
+		for (struct var *w = scope->vars; w; w = w->next) {
+			if (w == v)
+				continue;
+			names = xrealloc(names, (count + 1) * sizeof(*names));
+			names[count++] = w->name;
+		}
+		char *similar = similar_names(v->name, names, count);
+		struct token_desc tok = { "identifier", v->name };
+
+		diag_warning_at(&tok, v->loc, "never-assigned local variable '%s'%s", v->name,
+				similar);
+		free(similar);
+		free(names);
+	}
+}
+
+/* A global nothing assigns and nothing initializes: stap suggests the globals, itself
+ * among them. */
+static void warn_never_assigned_globals(struct optimizer *o)
+{
+	const char **names = NULL;
+	size_t count = 0;
+
+	for (struct var *v = o->program->globals; v; v = v->next) {
+		names = xrealloc(names, (count + 1) * sizeof(*names));
+		names[count++] = v->name;
+	}
+	for (struct var *v = o->program->globals; v; v = v->next) {
+		if (!v->nreads || v->nwrites || v->global->init)
+			continue;
+		char *similar = similar_names(v->name, names, count);
+		struct token_desc tok = { "identifier", v->name };
+
+		diag_warning_at(&tok, v->global->loc, "never-assigned global variable '%s'%s",
+				v->name, similar);
+		free(similar);
+	}
+	free(names);
+}
+
+static void warn_never_assigned(struct optimizer *o)
+{
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		warn_never_assigned_locals(&p->scope);
+	for (struct used_function *f = o->program->functions; f; f = f->next)
+		warn_never_assigned_locals(&f->scope);
+	warn_never_assigned_globals(o);
+}
+
+/* ---- The pass ---- */
+
+static void collect_functions(struct optimizer *o)
+{
+	for (struct used_function *f = o->program->functions; f; f = f->next) {
+		o->functions = xrealloc(o->functions, (size_t)(o->nfunctions + 1) *
+					sizeof(*o->functions));
+		o->functions[o->nfunctions++] = f;
+	}
+	o->purity = xcalloc((size_t)o->nfunctions + 1, 1);
+}
+
+static void renumber_probes(struct program *program)
+{
+	int index = 0;
+
+	for (struct derived_probe *p = program->probes; p; p = p->next)
+		p->index = index++;
+	program->nprobes = index;
+}
+
+static void run_round(struct optimizer *o)
+{
+	walk_program(o, fold_node);
+	if (!o->elide) {
+		walk_program(o, reduce_statement);
+		return;
+	}
+	drop_unused(o);
+	if (o->round == 0)
+		warn_never_assigned(o);
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		walk_slot(o, &p->body, elide_assignment);
+	for (struct used_function *f = o->program->functions; f; f = f->next)
+		if (f->function->body)
+			walk_slot(o, &f->function->body, elide_assignment);
+	walk_program(o, elide_pure_statement);
+	walk_program(o, reduce_statement);
+	elide_empty_probes(o);
+}
+
+void optimize_typed(struct program *program)
+{
+	struct optimizer o = { .program = program, .types_known = true };
+
+	walk_program(&o, fold_node);
+}
+
+void optimize(struct program *program, bool elide)
+{
+	struct optimizer o = { .program = program, .elide = elide };
+
+	collect_functions(&o);
+	walk_program(&o, name_first_token);
+	for (o.round = 0; o.round < 100; o.round++) {
+		o.changed = false;
+		run_round(&o);
+		if (!o.changed)
+			break;
+	}
+	renumber_probes(program);
+	free(o.functions);
+	free(o.purity);
+}

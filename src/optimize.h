@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Pass 2: stap's optimizer on the resolved program (see optimize.c). */
+#ifndef TAPSTER_OPTIMIZE_H
+#define TAPSTER_OPTIMIZE_H
+
+#include "ast_copy.h"
+#include "program.h"
+
+/* Folds constants; with `elide` (no -u), also removes what has no effect, with stap's
+ * warnings. */
+void optimize(struct program *program, bool elide);
+/* After type checking: what stap folds only then (a ternary on a constant). */
+void optimize_typed(struct program *program);
+
+#endif
