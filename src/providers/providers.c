@@ -16,6 +16,7 @@ static const struct provider *const providers[] = {
 	&provider_kernel,
 	&provider_kprobe,
 	&provider_timer,
+	&provider_module,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)
@@ -71,8 +72,30 @@ struct derived_point *derived_point_new(enum provider_kind kind, const struct pr
 	d->pp = probe_point_text(point);
 	d->origin = xstrdup(d->pp);
 	d->function = xstrdup("");
+	d->module = xstrdup("");
+	d->comment = xstrdup("");
 	d->maxactive = -1;
 	return d;
+}
+
+void add_derived_point(struct derived_point ***tail, struct derived_point *d)
+{
+	**tail = d;
+	*tail = &d->next;
+}
+
+struct token_desc component_token(const struct component *comp)
+{
+	static const char *const keywords[] = {
+		"probe", "global", "private", "function", "if", "else", "for", "foreach", "in",
+		"limit", "return", "delete", "while", "break", "continue", "next", "string",
+		"long", "try", "catch",
+	};
+
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (!strcmp(comp->name, keywords[i]))
+			return (struct token_desc){ "keyword", NULL };
+	return (struct token_desc){ "identifier", comp->name };
 }
 
 bool component_number(const struct component *comp, int64_t *value)
@@ -99,7 +122,7 @@ void provider_resolving(const struct probe_point *point)
 void provider_mismatch(const struct probe_point *point, const struct component *comp,
 		       const char *const *similar)
 {
-	struct token_desc bad = { "identifier", comp->name };
+	struct token_desc bad = component_token(comp);
 	size_t count = 0;
 	char *suggestion;
 
@@ -130,4 +153,31 @@ bool providers_derive(const struct probe_point *point, const struct provider_env
 			return providers[i]->derive(point, env, tail);
 	provider_mismatch(point, point->components, NULL);
 	return false;
+}
+
+void provider_truncated(const struct probe_point *point, const struct component *comp,
+			const char *follow)
+{
+	struct token_desc tok = component_token(comp);
+
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &tok, comp->loc, "probe point truncated (follow:  %s)",
+		      follow);
+}
+
+void provider_invalid_suffix(const struct probe_point *point, const struct component *comp)
+{
+	struct token_desc tok = component_token(comp);
+
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &tok, comp->loc, "invalid suffix for probe");
+}
+
+void provider_refuse(const struct probe_point *point, const char *reason)
+{
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "%s\n", reason);
 }
