@@ -2,6 +2,7 @@
 #include "providers.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,8 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	char *suggestion;
 
 	const char *names[sizeof(providers) / sizeof(providers[0]) + 1] = { 0 };
+	/* stap names the nearest of a provider's few components however far they are. */
+	size_t distance = similar ? SIZE_MAX / 2 : 5;
 
 	if (!similar && comp == point->components) {
 		/* The first component: the providers' names. */
@@ -136,7 +139,7 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	}
 	while (similar && similar[count])
 		count++;
-	suggestion = similar_names(comp->name, similar, count);
+	suggestion = similar_names_within(comp->name, similar, count, distance);
 	provider_resolving(point);
 	diag_continue();
 	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch%s", suggestion);

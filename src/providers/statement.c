@@ -28,10 +28,22 @@ static bool refuse_unprivileged(const struct probe_point *point, const struct pr
 {
 	struct token_desc probe_keyword = { "keyword", NULL };
 
-	provider_resolving(point);
-	diag_continue();
-	diag_error_at("semantic error", &probe_keyword, env->probe_loc,
-		      "absolute statement probe in unprivileged script; need stap -g");
+	struct token_desc first = { "identifier", point->components->name };
+
+	/* stap reports this once for kernel.statement and once for kprobe.statement (they are
+	 * raised at two places of its translator); diag tells places apart by format. */
+	if (strcmp(point->components->name, "kprobe")) {
+		provider_resolving(point);
+		diag_continue();
+		diag_error_at("semantic error", &probe_keyword, env->probe_loc,
+			      "absolute statement probe in unprivileged script; need stap -g");
+	} else {
+		diag_error_at("semantic error", &first, point->components->loc, "%s",
+			      "while resolving probe point");
+		diag_continue();
+		diag_error_at("semantic error", &probe_keyword, env->probe_loc,
+			      "absolute statement probe in unprivileged script; need %s", "stap -g");
+	}
 	return false;
 }
 
