@@ -48,10 +48,11 @@ static int tap_kretprobe_count;
 static bool tap_kprobes_live;
 static __maybe_unused DEFINE_MUTEX(tap_kprobes_mutex);
 
-/* Reports a failed registration on the stderr channel, as stap words it. */
+/* Reports a failed registration on the stderr channel, as stap words it: at the start, or
+ * later when a module that has probes loads. */
 static void tap_report_registration_error(const struct tap_probe_point *pp, int rc)
 {
-	struct tap_context *c = tap_context_enter_process(NULL, TAP_STARTING);
+	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
 
 	if (!c)
 		return;

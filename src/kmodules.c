@@ -190,6 +190,13 @@ static struct kmodule *module_named(struct kmodules *m, const char *name, size_t
 	return add_module(m, name, len);
 }
 
+/* kallsyms puts some kernel code under pseudo-modules: [__builtin__ftrace], [bpf]. */
+static bool real_module(const char *name, size_t len)
+{
+	return !(len >= 9 && !memcmp(name, "__builtin", 9)) &&
+	       !(len == 3 && !memcmp(name, "bpf", 3));
+}
+
 void kmodules_read_kallsyms(struct kmodules *m, const char *text)
 {
 	struct kmodule *last = NULL;
@@ -200,7 +207,8 @@ void kmodules_read_kallsyms(struct kmodules *m, const char *text)
 		const char *close = open ? memchr(open, ']', (size_t)(end - open)) : NULL;
 		const char *type = strchr(line, ' ');
 
-		if (close && type && (type[1] == 't' || type[1] == 'T')) {
+		if (close && type && type + 3 < end && (type[1] == 't' || type[1] == 'T') &&
+		    real_module(open + 1, (size_t)(close - open - 1))) {
 			const char *name = type + 3;
 			size_t len = strcspn(name, " \t\n");
 			size_t mlen = (size_t)(close - open - 1);
