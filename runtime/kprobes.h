@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kernel.function("f") and kernel.function("f").return: kprobes and kretprobes resolved by
- * symbol name when they are registered.
+ * kprobes and kretprobes: kernel.function("f") and its return, resolved by symbol name when
+ * registered; kernel.statement(ADDR).absolute, at an address; module("m").function("f") and
+ * its return, on a function of a loadable module, as symbol "m:f".
+ *
+ * A probe on a module is armed whenever the module is there: at the start of the session if
+ * it is loaded then, else when it loads (a module notifier, at MODULE_STATE_COMING, before its
+ * init function runs); it is disarmed when the module goes away, and armed again if it comes
+ * back.
  *
  * The generated module defines, for each probe point, its own small handlers that enter the
  * context and call the probe body directly (no indirect call on the hot path), and the arrays
- * tap_kprobes[TAP_NUM_KPROBES] and tap_kretprobes[TAP_NUM_KRETPROBES] that this file
- * registers and unregisters.
+ * tap_kprobes[TAP_NUM_KPROBES] and tap_kretprobes[TAP_NUM_KRETPROBES] that
+ * tap_register_kernel_probes() registers.
  */
 #ifndef TAP_KPROBES_H
 #define TAP_KPROBES_H
 
 #include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 
 #include "context.h"
 #include "print.h"
@@ -19,19 +28,31 @@
 struct tap_kprobe {
 	struct kprobe kp;
 	const struct tap_probe_point *pp;
+	const char *module;	/* the module of the function, NULL for the kernel */
 	bool registered;
 };
 
 struct tap_kretprobe {
 	struct kretprobe rp;
 	const struct tap_probe_point *pp;
+	const char *module;
 	bool registered;
+	int missed;		/* instances missed while registered before */
 };
 
-/* Reports a failed registration on the stderr channel, as stap words it. */
+/* The probes, for the module notifier; changed under tap_kprobes_mutex. */
+static struct tap_kprobe *tap_kprobe_table;
+static int tap_kprobe_count;
+static struct tap_kretprobe *tap_kretprobe_table;
+static int tap_kretprobe_count;
+static bool tap_kprobes_live;
+static __maybe_unused DEFINE_MUTEX(tap_kprobes_mutex);
+
+/* Reports a failed registration on the stderr channel, as stap words it: at the start, or
+ * later when a module that has probes loads. */
 static void tap_report_registration_error(const struct tap_probe_point *pp, int rc)
 {
-	struct tap_context *c = tap_context_enter_process(NULL, TAP_STARTING);
+	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
 
 	if (!c)
 		return;
@@ -40,77 +61,207 @@ static void tap_report_registration_error(const struct tap_probe_point *pp, int 
 	tap_context_exit_process(c);
 }
 
-static __maybe_unused int tap_register_kprobes(struct tap_kprobe *probes, int count)
+/*
+ * A kprobe keeps what registration found (its address, flags, list links): before it is
+ * registered again, after its module came back, only what the generated table set is kept.
+ */
+static void tap_kprobe_reset(struct kprobe *kp)
 {
-	int i, rc;
+	struct kprobe fresh = {
+		.symbol_name = kp->symbol_name,
+		.addr = kp->symbol_name ? NULL : kp->addr,
+		.pre_handler = kp->pre_handler,
+		.post_handler = kp->post_handler,
+	};
 
-	for (i = 0; i < count; i++) {
-		rc = register_kprobe(&probes[i].kp);
-		if (rc) {
-			tap_report_registration_error(probes[i].pp, rc);
-			return rc;
-		}
-		probes[i].registered = true;
-	}
-	return 0;
+	*kp = fresh;
 }
 
-static __maybe_unused int tap_register_kretprobes(struct tap_kretprobe *probes, int count)
+static void tap_kretprobe_reset(struct kretprobe *rp)
 {
-	int i, rc;
+	struct kretprobe fresh = {
+		.kp.symbol_name = rp->kp.symbol_name,
+		.handler = rp->handler,
+		.entry_handler = rp->entry_handler,
+		.maxactive = rp->maxactive,
+		.data_size = rp->data_size,
+	};
 
-	for (i = 0; i < count; i++) {
-		if (probes[i].rp.maxactive <= 0)
-			probes[i].rp.maxactive = KRETACTIVE;
-		rc = register_kretprobe(&probes[i].rp);
-		if (rc) {
-			tap_report_registration_error(probes[i].pp, rc);
-			return rc;
-		}
-		probes[i].registered = true;
-	}
-	return 0;
+	*rp = fresh;
 }
 
-static __maybe_unused void tap_unregister_kprobes(struct tap_kprobe *probes, int count)
+/* Whether a probe belongs to the module `name` (NULL: any module). */
+static bool tap_on_module(const char *module, const char *name)
 {
-	int i;
+	return module && (!name || !strcmp(module, name));
+}
 
-	for (i = 0; i < count; i++) {
-		if (!probes[i].registered)
-			continue;
-		unregister_kprobe(&probes[i].kp);
-		probes[i].registered = false;
-		if (probes[i].kp.nmissed)
-			atomic_add(probes[i].kp.nmissed, &tap_skipped_count);
-	}
+/*
+ * Registers one probe. A probe on a module that is not loaded is left for the module
+ * notifier (-ENOENT: no such symbol now); so is one on its init function once that is gone.
+ */
+static int tap_arm_kprobe(struct tap_kprobe *p)
+{
+	int rc;
+
+	tap_kprobe_reset(&p->kp);
+	rc = register_kprobe(&p->kp);
+	if (!rc)
+		p->registered = true;
+	else if (rc == -ENOENT && p->module)
+		rc = 0;
+	else
+		tap_report_registration_error(p->pp, rc);
+	return rc;
+}
+
+static int tap_arm_kretprobe(struct tap_kretprobe *p)
+{
+	int rc;
+
+	tap_kretprobe_reset(&p->rp);
+	if (p->rp.maxactive <= 0)
+		p->rp.maxactive = KRETACTIVE;
+	rc = register_kretprobe(&p->rp);
+	if (!rc)
+		p->registered = true;
+	else if (rc == -ENOENT && p->module)
+		rc = 0;
+	else
+		tap_report_registration_error(p->pp, rc);
+	return rc;
+}
+
+static void tap_disarm_kprobe(struct tap_kprobe *p)
+{
+	if (!p->registered)
+		return;
+	unregister_kprobe(&p->kp);
+	p->registered = false;
+	if (p->kp.nmissed)
+		atomic_add(p->kp.nmissed, &tap_skipped_count);
 }
 
 /* Unregisters; may sleep, so no context is held. */
-static __maybe_unused void tap_unregister_kretprobes(struct tap_kretprobe *probes, int count)
+static void tap_disarm_kretprobe(struct tap_kretprobe *p)
+{
+	if (!p->registered)
+		return;
+	unregister_kretprobe(&p->rp);
+	p->registered = false;
+	p->missed += p->rp.nmissed;
+	atomic_add(p->rp.nmissed, &tap_skipped_count);
+}
+
+/* Arms the probes on the module `name` that are not armed (all of them when NULL, the kernel's
+ * too); stops at the first error. Called with tap_kprobes_mutex held. */
+static int tap_arm_probes(const char *name)
+{
+	int i, rc = 0;
+
+	for (i = 0; !rc && i < tap_kprobe_count; i++)
+		if (!tap_kprobe_table[i].registered &&
+		    (!name || tap_on_module(tap_kprobe_table[i].module, name)))
+			rc = tap_arm_kprobe(&tap_kprobe_table[i]);
+	for (i = 0; !rc && i < tap_kretprobe_count; i++)
+		if (!tap_kretprobe_table[i].registered &&
+		    (!name || tap_on_module(tap_kretprobe_table[i].module, name)))
+			rc = tap_arm_kretprobe(&tap_kretprobe_table[i]);
+	return rc;
+}
+
+/* Disarms the probes on the module `name`, or all of them when NULL. */
+static void tap_disarm_probes(const char *name)
 {
 	int i;
 
-	for (i = 0; i < count; i++) {
-		if (!probes[i].registered)
-			continue;
-		unregister_kretprobe(&probes[i].rp);
-		probes[i].registered = false;
-		atomic_add(probes[i].rp.nmissed, &tap_skipped_count);
+	for (i = 0; i < tap_kprobe_count; i++)
+		if (!name || tap_on_module(tap_kprobe_table[i].module, name))
+			tap_disarm_kprobe(&tap_kprobe_table[i]);
+	for (i = 0; i < tap_kretprobe_count; i++)
+		if (!name || tap_on_module(tap_kretprobe_table[i].module, name))
+			tap_disarm_kretprobe(&tap_kretprobe_table[i]);
+}
+
+/* A module comes (its probes are armed before its init function runs) or goes. */
+static int tap_module_notify(struct notifier_block *nb, unsigned long state, void *data)
+{
+	struct module *mod = data;
+
+	mutex_lock(&tap_kprobes_mutex);
+	if (tap_kprobes_live && state == MODULE_STATE_COMING)
+		tap_arm_probes(mod->name);
+	else if (tap_kprobes_live && state == MODULE_STATE_GOING)
+		tap_disarm_probes(mod->name);
+	mutex_unlock(&tap_kprobes_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block tap_module_nb = {
+	.notifier_call = tap_module_notify,
+};
+static bool tap_module_nb_registered;
+
+static bool tap_any_module_probe(void)
+{
+	int i;
+
+	for (i = 0; i < tap_kprobe_count; i++)
+		if (tap_kprobe_table[i].module)
+			return true;
+	for (i = 0; i < tap_kretprobe_count; i++)
+		if (tap_kretprobe_table[i].module)
+			return true;
+	return false;
+}
+
+/* Arms every probe (those on modules that are not loaded wait for them); may sleep. On an
+ * error, what was armed is disarmed again by tap_unregister_kernel_probes(). */
+static __maybe_unused int tap_register_kernel_probes(struct tap_kprobe *kprobes, int nkprobes,
+						     struct tap_kretprobe *kretprobes,
+						     int nkretprobes)
+{
+	int rc;
+
+	tap_kprobe_table = kprobes;
+	tap_kprobe_count = nkprobes;
+	tap_kretprobe_table = kretprobes;
+	tap_kretprobe_count = nkretprobes;
+	if (tap_any_module_probe()) {
+		rc = register_module_notifier(&tap_module_nb);
+		if (rc)
+			return rc;
+		tap_module_nb_registered = true;
 	}
+	mutex_lock(&tap_kprobes_mutex);
+	tap_kprobes_live = true;
+	rc = tap_arm_probes(NULL);
+	mutex_unlock(&tap_kprobes_mutex);
+	return rc;
+}
+
+static __maybe_unused void tap_unregister_kernel_probes(void)
+{
+	if (tap_module_nb_registered) {
+		unregister_module_notifier(&tap_module_nb);
+		tap_module_nb_registered = false;
+	}
+	mutex_lock(&tap_kprobes_mutex);
+	tap_kprobes_live = false;
+	tap_disarm_probes(NULL);
+	mutex_unlock(&tap_kprobes_mutex);
 }
 
 /* Instances missed for want of a free kretprobe instance, reported as stap reports them. */
-static __maybe_unused void tap_report_missed_kretprobes(struct tap_context *c, struct tap_kretprobe *probes,
-					 int count)
+static __maybe_unused void tap_report_missed_kretprobes(struct tap_context *c)
 {
 	int i;
 
-	for (i = 0; i < count; i++)
-		if (probes[i].rp.nmissed)
+	for (i = 0; i < tap_kretprobe_count; i++)
+		if (tap_kretprobe_table[i].missed)
 			tap_channel_stderr(c,
 				"WARNING: Skipped due to missed kretprobe/1 on '%s': %d\n",
-				probes[i].pp->pp, probes[i].rp.nmissed);
+				tap_kretprobe_table[i].pp->pp, tap_kretprobe_table[i].missed);
 }
 
 #endif

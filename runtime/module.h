@@ -48,16 +48,23 @@ static void tap_run_been(const struct tap_been_probe *probes, int count, int sta
 	}
 }
 
+#if TAP_NUM_KPROBES == 0
+static struct tap_kprobe *const tap_kprobes __maybe_unused;
+#endif
+#if TAP_NUM_KRETPROBES == 0
+static struct tap_kretprobe *const tap_kretprobes __maybe_unused;
+#endif
+
 static void tap_unregister_all(void)
 {
 #if TAP_NUM_TIMERS > 0
 	tap_stop_timers(tap_timers, TAP_NUM_TIMERS);
 #endif
-#if TAP_NUM_KPROBES > 0
-	tap_unregister_kprobes(tap_kprobes, TAP_NUM_KPROBES);
+#if TAP_NUM_PROFILE > 0
+	tap_stop_profile_timers();
 #endif
-#if TAP_NUM_KRETPROBES > 0
-	tap_unregister_kretprobes(tap_kretprobes, TAP_NUM_KRETPROBES);
+#if TAP_NUM_KPROBES > 0 || TAP_NUM_KRETPROBES > 0
+	tap_unregister_kernel_probes();
 #endif
 }
 
@@ -65,16 +72,17 @@ static int tap_register_all(void)
 {
 	int rc = 0;
 
-#if TAP_NUM_KPROBES > 0
-	rc = tap_register_kprobes(tap_kprobes, TAP_NUM_KPROBES);
-#endif
-#if TAP_NUM_KRETPROBES > 0
-	if (!rc)
-		rc = tap_register_kretprobes(tap_kretprobes, TAP_NUM_KRETPROBES);
+#if TAP_NUM_KPROBES > 0 || TAP_NUM_KRETPROBES > 0
+	rc = tap_register_kernel_probes(tap_kprobes, TAP_NUM_KPROBES, tap_kretprobes,
+					TAP_NUM_KRETPROBES);
 #endif
 #if TAP_NUM_TIMERS > 0
 	if (!rc)
 		tap_start_timers(tap_timers, TAP_NUM_TIMERS);
+#endif
+#if TAP_NUM_PROFILE > 0
+	if (!rc)
+		tap_start_profile_timers(tap_profile_probes, TAP_NUM_PROFILE);
 #endif
 	if (rc)
 		tap_unregister_all();
@@ -92,7 +100,7 @@ static void tap_report_counters(void)
 	if (!c)
 		return;
 #if TAP_NUM_KRETPROBES > 0
-	tap_report_missed_kretprobes(c, tap_kretprobes, TAP_NUM_KRETPROBES);
+	tap_report_missed_kretprobes(c);
 #endif
 	if (errors || skipped || reentrant) {
 		tap_channel_stderr(c, "WARNING: Number of errors: %d, skipped probes: %d\n",

@@ -6,12 +6,19 @@
  * -M..+M.
  *
  * The generated module defines tap_timers[TAP_NUM_TIMERS].
+ *
+ * timer.profile: one hrtimer per CPU, pinned to it, firing every tick (TICK_NSEC); each
+ * expiry runs every profile probe in turn, with the registers of what it interrupted. The
+ * generated module defines tap_profile_probes[TAP_NUM_PROFILE].
  */
 #ifndef TAP_TIMERS_H
 #define TAP_TIMERS_H
 
 #include <linux/hrtimer.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/smp.h>
+#include <asm/irq_regs.h>
 
 #include "context.h"
 
@@ -79,5 +86,70 @@ static __maybe_unused void tap_stop_timers(struct tap_timer *timers, int count)
 		timers[i].started = false;
 	}
 }
+
+#if TAP_NUM_PROFILE > 0
+struct tap_profile_cpu {
+	struct hrtimer timer;
+	bool started;
+};
+
+static DEFINE_PER_CPU(struct tap_profile_cpu, tap_profile_cpus);
+static const struct tap_been_probe *tap_profile_table;
+static int tap_profile_count;
+
+static enum hrtimer_restart tap_profile_fn(struct hrtimer *timer)
+{
+	struct pt_regs *regs = get_irq_regs();
+	int i;
+
+	for (i = 0; i < tap_profile_count; i++) {
+		struct tap_context *c = tap_context_enter(tap_profile_table[i].pp, regs,
+							  TAP_RUNNING);
+
+		if (!c)
+			continue;
+		tap_profile_table[i].body(c);
+		tap_context_exit(c);
+	}
+	if (tap_session_state() >= TAP_STOPPING)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(TICK_NSEC));
+	return HRTIMER_RESTART;
+}
+
+/* Runs on each CPU, interrupts off: starts its timer there. */
+static void tap_profile_start_cpu(void *unused)
+{
+	struct tap_profile_cpu *pc = this_cpu_ptr(&tap_profile_cpus);
+
+	hrtimer_init(&pc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	pc->timer.function = tap_profile_fn;
+	hrtimer_start(&pc->timer, ns_to_ktime(TICK_NSEC), HRTIMER_MODE_REL_PINNED);
+	pc->started = true;
+}
+
+static __maybe_unused void tap_start_profile_timers(const struct tap_been_probe *probes,
+						    int count)
+{
+	tap_profile_table = probes;
+	tap_profile_count = count;
+	on_each_cpu(tap_profile_start_cpu, NULL, 1);
+}
+
+/* Cancels the timers and waits for running callbacks; may sleep. */
+static __maybe_unused void tap_stop_profile_timers(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tap_profile_cpu *pc = per_cpu_ptr(&tap_profile_cpus, cpu);
+
+		if (!pc->started)
+			continue;
+		hrtimer_cancel(&pc->timer);
+		pc->started = false;
+	}
+}
+#endif
 
 #endif

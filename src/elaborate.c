@@ -776,8 +776,13 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 	struct expansion_state x = { .e = e, .probe = probe, .tail = tail };
 	struct derived_point *direct = NULL, **direct_tail = &direct;
 	char *origin = points_text(&probe->points, ",");
+	const struct provider_env *saved_env = e->env;
+	struct provider_env env = *e->env;
 	bool ok = true;
 
+	/* Providers name the probe in errors about it as a whole. */
+	env.probe_loc = probe->loc;
+	e->env = &env;
 	for (int i = 0; i < probe->points.len; i++) {
 		struct probe_point *point = probe->points.items[i];
 
@@ -810,6 +815,7 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 		set_origin(direct, origin);
 		add_derived(&x, direct, probe->body, false);
 	}
+	e->env = saved_env;
 	free(origin);
 }
 

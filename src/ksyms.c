@@ -12,14 +12,31 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "kmodules.h"
 #include "util.h"
 #include "vm.h"
+
+/* What is read only when a probe point asks for it: the exports, the modules. */
+struct ksyms_lazy {
+	char *symvers;		/* the target's Module.symvers */
+	char *modules_dir;	/* its /lib/modules/KVER, or NULL */
+	char *modules_cache;	/* the kit's list of module functions, or NULL */
+	char *vmkit;		/* tapster-vmkit, which fetches the kit's modules */
+	char *release;
+	bool host;		/* the target is the running kernel: /proc/kallsyms too */
+	int exports_state;	/* 0 not read, 1 read, -1 failed */
+	char **exports;		/* sorted, unique */
+	size_t nexports;
+	int modules_state;
+	struct kmodules modules;
+};
 
 struct ksyms {
 	char **names;		/* sorted, unique */
 	size_t nnames;
 	char **blacklist;	/* sorted, unique */
 	size_t nblacklist;
+	struct ksyms_lazy *lazy;
 };
 
 struct name_list {
@@ -262,13 +279,38 @@ static struct ksyms *load_system_map(const struct session *s)
 	return ksyms_from(&names, &blacklist);
 }
 
+/* Where the exports and the modules of the target are, for later. */
+static struct ksyms_lazy *lazy_for(const struct session *s)
+{
+	struct ksyms_lazy *l = xcalloc(1, sizeof(*l));
+	const char *release = s->kernel_release ? s->kernel_release : "";
+
+	l->symvers = xasprintf("%s/Module.symvers", s->kernel_build_dir);
+	l->release = xstrdup(release);
+	l->vmkit = xstrdup(s->vmkit_path ? s->vmkit_path : "tapster-vmkit");
+	if (s->run_in_vm) {
+		l->modules_dir = xasprintf("%s/root/lib/modules/%s", s->vm_kit_dir, release);
+		l->modules_cache = xasprintf("%s/module-functions", s->vm_kit_dir);
+	} else if (*release) {
+		l->modules_dir = xasprintf("/lib/modules/%s", release);
+		l->host = target_is_host(s);
+	}
+	return l;
+}
+
 struct ksyms *ksyms_load(const struct session *s)
 {
+	struct ksyms *k;
+
 	if (s->run_in_vm)
-		return load_vm(s);
-	if (target_is_host(s))
-		return load_host();
-	return load_system_map(s);
+		k = load_vm(s);
+	else if (target_is_host(s))
+		k = load_host();
+	else
+		k = load_system_map(s);
+	if (k)
+		k->lazy = lazy_for(s);
+	return k;
 }
 
 static bool in_sorted(char *const *items, size_t n, const char *name)
@@ -305,4 +347,134 @@ const char *const *ksyms_names(const struct ksyms *k, size_t *count)
 {
 	*count = k->nnames;
 	return (const char *const *)k->names;
+}
+
+/* ---- Exports ---- */
+
+/* Module.symvers: "CRC<TAB>SYMBOL<TAB>MODULE<TAB>EXPORT_TYPE[<TAB>NAMESPACE]" lines; the
+ * kernel's own exports are those of module "vmlinux". */
+static void read_symvers(struct ksyms_lazy *l, const char *text)
+{
+	struct name_list exports = { 0 };
+
+	for (const char *line = text; *line;) {
+		const char *end = strchrnul(line, '\n');
+		const char *name = memchr(line, '\t', (size_t)(end - line));
+		const char *module = name ? memchr(name + 1, '\t', (size_t)(end - name - 1)) : NULL;
+
+		if (module && (size_t)(end - module) > 8 && !memcmp(module + 1, "vmlinux\t", 8))
+			list_push(&exports, name + 1, (size_t)(module - name - 1));
+		line = *end ? end + 1 : end;
+	}
+	list_finish(&exports);
+	l->exports = exports.items;
+	l->nexports = exports.len;
+}
+
+bool ksyms_exports_known(const struct ksyms *k)
+{
+	struct ksyms_lazy *l = k->lazy;
+	char *text;
+
+	if (l->exports_state)
+		return l->exports_state > 0;
+	text = read_text_file(l->symvers, NULL);
+	if (!text) {
+		fprintf(stderr, "ERROR: cannot read %s: %s\n", l->symvers, strerror(errno));
+		l->exports_state = -1;
+		return false;
+	}
+	read_symvers(l, text);
+	free(text);
+	l->exports_state = 1;
+	return true;
+}
+
+bool ksyms_exported(const struct ksyms *k, const char *name)
+{
+	return ksyms_exports_known(k) && in_sorted(k->lazy->exports, k->lazy->nexports, name);
+}
+
+const char **ksyms_match_exported(const struct ksyms *k, const char *pattern, size_t *count)
+{
+	const char **found = ksyms_match(k, pattern, count);
+	size_t out = 0;
+
+	for (size_t i = 0; i < *count; i++)
+		if (ksyms_exported(k, found[i]))
+			found[out++] = found[i];
+	*count = out;
+	return found;
+}
+
+const char **ksyms_exported_names(const struct ksyms *k, size_t *count)
+{
+	const char **names = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; ksyms_exports_known(k) && i < k->nnames; i++)
+		if (ksyms_exported(k, k->names[i])) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = k->names[i];
+		}
+	*count = n;
+	return names;
+}
+
+/* ---- Modules ---- */
+
+/* The kit holds its kernel's modules once tapster-vmkit --modules fetched them. */
+static bool fetch_kit_modules(const struct ksyms_lazy *l)
+{
+	char *dep = xasprintf("%s/modules.dep", l->modules_dir);
+	char *cmd = xasprintf("'%s' --modules >/dev/null", l->vmkit);
+	bool ok = access(dep, R_OK) == 0;
+
+	if (!ok) {
+		fprintf(stderr, "tapster: fetching the modules of kernel %s (once)\n", l->release);
+		ok = system(cmd) == 0 && access(dep, R_OK) == 0;
+		if (!ok)
+			fprintf(stderr, "ERROR: cannot fetch the modules of kernel %s\n", l->release);
+	}
+	free(dep);
+	free(cmd);
+	return ok;
+}
+
+static bool load_modules(struct ksyms_lazy *l)
+{
+	bool ok;
+
+	if (l->modules_cache) {
+		if (kmodules_read_cache(&l->modules, l->modules_cache))
+			return true;
+		ok = fetch_kit_modules(l) && kmodules_read_dir(&l->modules, l->modules_dir);
+		kmodules_finish(&l->modules);
+		if (ok)
+			kmodules_write_cache(&l->modules, l->modules_cache);
+		return ok;
+	}
+	ok = l->modules_dir && kmodules_read_dir(&l->modules, l->modules_dir);
+	if (l->host) {
+		char *text = read_text_file("/proc/kallsyms", NULL);
+
+		if (text)
+			kmodules_read_kallsyms(&l->modules, text);
+		ok = ok || text;
+		free(text);
+	}
+	kmodules_finish(&l->modules);
+	if (!ok)
+		fprintf(stderr, "ERROR: no modules known for kernel %s: it has no %s/modules.dep\n",
+			l->release, l->modules_dir ? l->modules_dir : "/lib/modules/KVER");
+	return ok;
+}
+
+const struct kmodules *ksyms_modules(const struct ksyms *k)
+{
+	struct ksyms_lazy *l = k->lazy;
+
+	if (!l->modules_state)
+		l->modules_state = load_modules(l) ? 1 : -1;
+	return l->modules_state > 0 ? &l->modules : NULL;
 }

@@ -34,4 +34,24 @@ const char **ksyms_match(const struct ksyms *k, const char *pattern, size_t *cou
 /* Every function name, in order, for suggestions. */
 const char *const *ksyms_names(const struct ksyms *k, size_t *count);
 
+/*
+ * The kernel's exports (EXPORT_SYMBOL and its kin), from the target's Module.symvers, read
+ * when first asked: whether it could be read (false after printing an "ERROR: ..." line),
+ * whether `name` is an exported function, the exported functions matching `pattern` that
+ * kprobes accept (the array is the caller's), and all of them (the same).
+ */
+bool ksyms_exports_known(const struct ksyms *k);
+bool ksyms_exported(const struct ksyms *k, const char *name);
+const char **ksyms_match_exported(const struct ksyms *k, const char *pattern, size_t *count);
+const char **ksyms_exported_names(const struct ksyms *k, size_t *count);
+
+/*
+ * The target's loadable modules with their functions (kmodules.h), read when first asked:
+ * for the bundled VM from the kit's modules (fetched once with tapster-vmkit --modules, their
+ * functions cached in the kit), for another kernel from /lib/modules/KVER, for the running
+ * one from there and /proc/kallsyms. NULL after printing an "ERROR: ..." line.
+ */
+struct kmodules;
+const struct kmodules *ksyms_modules(const struct ksyms *k);
+
 #endif

@@ -520,7 +520,7 @@ static int run_passes(struct session *s)
 	if (!ensure_target(s))
 		return 1;
 	start = stamp_now();
-	struct provider_env env = { target_symbols, s };
+	struct provider_env env = { .symbols = target_symbols, .ctx = s, .guru = s->guru };
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env);

@@ -77,7 +77,7 @@ static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 {
 	/* stap derives one probe per point, each with its own copy of the body. */
 	for (const struct derived_point *d = p->points; d; d = d->next) {
-		fprintf(out, "%s /* <- %s */\n", d->pp, d->origin);
+		fprintf(out, "%s%s /* <- %s */\n", d->pp, d->comment, d->origin);
 		print_scope_locals(out, &p->scope);
 		if (verbose)
 			print_body(out, p->body);

@@ -41,9 +41,11 @@ enum provider_kind {
 	PROVIDER_END,
 	PROVIDER_ERROR,		/* at the end of a session that had errors, instead of end */
 	PROVIDER_NEVER,		/* compiled, never run */
-	PROVIDER_KPROBE,	/* kernel.function("f") entry */
-	PROVIDER_KRETPROBE,	/* kernel.function("f").return */
+	PROVIDER_KPROBE,	/* kernel.function("f") entry, module("m").function("f"),
+				 * kernel.statement(ADDR).absolute */
+	PROVIDER_KRETPROBE,	/* kernel.function("f").return, module("m").function("f").return */
 	PROVIDER_TIMER,		/* timer.ms(N) and the other intervals */
+	PROVIDER_PROFILE,	/* timer.profile: every CPU, every tick */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
@@ -52,6 +54,10 @@ struct derived_point {
 	char *pp;		/* the point as pp() shows it */
 	char *origin;		/* the point as written, shown after "<-" by -p2 */
 	char *function;		/* kernel.function: the symbol; "" otherwise */
+	char *module;		/* module("m").function: the module m; "" for the kernel */
+	uint64_t address;	/* kernel.statement(ADDR).absolute: ADDR; 0 otherwise */
+	char *comment;		/* what -p2 shows between pp and its origin, as stap: a
+				 * kprobe's symbol name, an address; "" for nothing */
 	int64_t priority;	/* begin/end(N) */
 	int maxactive;		/* .maxactive(N), or -1 for the default */
 	int64_t interval_ns;	/* timer: the period */
@@ -110,6 +116,8 @@ struct provider_env {
 	/* The target's function symbols; NULL after printing why there are none. */
 	const struct ksyms *(*symbols)(void *ctx);
 	void *ctx;
+	bool guru;		/* -g: points only guru mode allows, such as .absolute */
+	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
 
 int elaborate(struct file *user, struct file *tapsets, const struct provider_env *env,

@@ -142,6 +142,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 		.cpus = s->vm_cpus,
 		.mem_mb = 512,
 		.console_log = getenv("TAPSTER_VM_CONSOLE"),
+		.modules = s->probed_modules,
 	};
 
 	if (vm_run(&job, &status) != 0)

@@ -57,6 +57,10 @@ struct session {
 	const char *vm_kit_dir;
 
 	char *tmpdir;		/* the session's temporary directory */
+
+	/* Pass 3 says which kernel modules the script probes (NULL-terminated, or NULL), for
+	 * pass 5 to give them to the VM. */
+	const char **probed_modules;
 };
 
 #endif

@@ -208,12 +208,18 @@ enum { SIMILAR_MAX = 5, SIMILAR_DISTANCE = 5 };
 
 char *similar_names(const char *name, const char *const *names, size_t count)
 {
+	return similar_names_within(name, names, count, SIMILAR_DISTANCE);
+}
+
+char *similar_names_within(const char *name, const char *const *names, size_t count,
+			   size_t distance)
+{
 	struct candidate best[SIMILAR_MAX + 1];
 	size_t nbest = 0;
 	struct strbuf sb = { 0 };
 
 	for (size_t i = 0; i < count; i++) {
-		size_t limit = nbest == SIMILAR_MAX ? best[SIMILAR_MAX - 1].distance : SIMILAR_DISTANCE;
+		size_t limit = nbest == SIMILAR_MAX ? best[SIMILAR_MAX - 1].distance : distance;
 		size_t d = edit_distance(name, names[i], limit);
 
 		struct candidate c = { names[i], d };

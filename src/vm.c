@@ -297,6 +297,156 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* ---- Kernel modules for the guest ---------------------------------------------------- */
+
+/* The modules.dep lines of the modules to give the guest, and the directories made so far. */
+struct guest_modules {
+	char *dir;		/* the kit's root/lib/modules/KVER */
+	char *guest_dir;	/* lib/modules/KVER */
+	char *dep;		/* the kit's modules.dep */
+	struct strbuf lines;	/* the guest's modules.dep */
+	char **dirs;
+	size_t ndirs;
+};
+
+/* The modules.dep line of the module `name` ("kernel/fs/x.ko: kernel/lib/y.ko"), or NULL. */
+static char *find_dep_line(const char *dep, const char *name)
+{
+	for (const char *line = dep; *line;) {
+		const char *end = strchrnul(line, '\n');
+		const char *colon = memchr(line, ':', (size_t)(end - line));
+
+		if (colon) {
+			const char *base = colon;
+			size_t len;
+
+			while (base > line && base[-1] != '/')
+				base--;
+			len = (size_t)(colon - base);
+			/* nls-utf8.ko is module nls_utf8. */
+			if (len == strlen(name) + 3 && !memcmp(base + len - 3, ".ko", 3)) {
+				size_t i;
+
+				for (i = 0; i < len - 3; i++)
+					if (base[i] != name[i] &&
+					    !((base[i] == '-' || base[i] == '_') &&
+					      (name[i] == '-' || name[i] == '_')))
+						break;
+				if (i == len - 3)
+					return xstrndup(line, (size_t)(end - line));
+			}
+		}
+		line = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/* The directories leading to `path` in the archive, each once. */
+static int newc_parents(struct newc *nc, struct guest_modules *gm, const char *path)
+{
+	for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		char *dir = xstrndup(path, (size_t)(slash - path));
+		bool made = false;
+
+		for (size_t i = 0; i < gm->ndirs && !made; i++)
+			made = !strcmp(gm->dirs[i], dir);
+		if (made) {
+			free(dir);
+			continue;
+		}
+		gm->dirs = xrealloc(gm->dirs, (gm->ndirs + 1) * sizeof(*gm->dirs));
+		gm->dirs[gm->ndirs++] = dir;
+		if (newc_header(nc, dir, S_IFDIR | 0755, 2, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Adds the module file `rel` (a path relative to the modules directory) once. */
+static int add_module_file(struct newc *nc, struct guest_modules *gm, const char *rel)
+{
+	char *entry = xasprintf("%s/%s", gm->guest_dir, rel);
+	char *host = xasprintf("%s/%s", gm->dir, rel);
+	int err = 0;
+
+	bool added = false;
+
+	for (size_t i = 0; i < gm->ndirs && !added; i++)
+		added = !strcmp(gm->dirs[i], entry);
+	if (!added) {
+		err = newc_parents(nc, gm, entry);
+		if (!err)
+			err = newc_file(nc, entry, host);
+		if (err < 0)
+			fprintf(stderr, "ERROR: cannot copy %s into the VM: %s\n", host,
+				strerror(errno));
+		/* Remembered with the directories: each file goes in once. */
+		gm->dirs = xrealloc(gm->dirs, (gm->ndirs + 1) * sizeof(*gm->dirs));
+		gm->dirs[gm->ndirs++] = xstrdup(entry);
+	}
+	free(entry);
+	free(host);
+	return err;
+}
+
+/* Adds the module `name` and what it depends on, and its line of modules.dep. */
+static int add_module(struct newc *nc, struct guest_modules *gm, const char *name)
+{
+	char *line = find_dep_line(gm->dep, name);
+	char *rest, *file;
+	int err = 0;
+
+	if (!line) {
+		fprintf(stderr, "ERROR: the VM kit has no module %s\n", name);
+		return -1;
+	}
+	sb_addf(&gm->lines, "%s\n", line);
+	rest = line;
+	while (!err && (file = strsep(&rest, ": "))) {
+		if (*file)
+			err = add_module_file(nc, gm, file);
+	}
+	free(line);
+	return err;
+}
+
+static int write_guest_modules(struct newc *nc, const struct vm_job *job)
+{
+	char *kver = vm_kit_kernel_release(job->kit_dir);
+	struct guest_modules gm = { 0 };
+	int err = kver ? 0 : -1;
+
+	if (kver) {
+		char *dep = xasprintf("%s/root/lib/modules/%s/modules.dep", job->kit_dir, kver);
+
+		gm.dir = xasprintf("%s/root/lib/modules/%s", job->kit_dir, kver);
+		gm.guest_dir = xasprintf("lib/modules/%s", kver);
+		gm.dep = read_small_file(dep);
+		free(dep);
+	}
+	if (kver && !gm.dep) {
+		fprintf(stderr, "ERROR: the VM kit has no modules (%s/modules.dep)\n", gm.dir);
+		err = -1;
+	}
+	for (const char *const *m = job->modules; !err && *m; m++)
+		err = add_module(nc, &gm, *m);
+	if (!err) {
+		char *path = xasprintf("%s/modules.dep", gm.guest_dir);
+
+		err = newc_data(nc, path, 0644, gm.lines.buf, gm.lines.len);
+		free(path);
+	}
+	for (size_t i = 0; i < gm.ndirs; i++)
+		free(gm.dirs[i]);
+	free(gm.dirs);
+	free(gm.lines.buf);
+	free(gm.dep);
+	free(gm.dir);
+	free(gm.guest_dir);
+	free(kver);
+	return err;
+}
+
 /* Writes the kit's base initramfs followed by an archive with /job/ to PATH. */
 static int write_initrd(const char *path, const struct vm_job *job)
 {
@@ -334,6 +484,8 @@ static int write_initrd(const char *path, const struct vm_job *job)
 			goto out;
 		}
 	}
+	if (job->modules && *job->modules && write_guest_modules(&nc, job) < 0)
+		goto out;
 	if (newc_data(&nc, "job/run.sh", 0755, script, strlen(script)) < 0 ||
 	    newc_header(&nc, "TRAILER!!!", 0, 1, 0) < 0)
 		goto write_error;

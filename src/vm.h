@@ -52,6 +52,11 @@ struct vm_job {
 	const char *console_log;	/* the kernel console goes here; NULL: not kept (its
 					 * tail is still shown when the run fails) */
 	int timeout_s;			/* kill the VM after this long; 0: no limit */
+	const char *const *modules;	/* names of the kit's kernel modules the guest gets in
+					 * its /lib/modules/KVER, with those they depend on and
+					 * a modules.dep of them (modprobe NAME works), so that
+					 * a script can probe them as they load; NULL-terminated,
+					 * may be NULL */
 };
 
 /*

@@ -3,6 +3,7 @@
  * kernel.function("f") [.call] and kernel.function("f").return [.maxactive(N)], and the same
  * with kprobe.function: a kprobe or a kretprobe on the kernel function f, resolved by symbol
  * name when it is registered. f may be a wildcard, expanded against the target's functions.
+ * kernel.function("f").exported takes only the functions the kernel exports.
  */
 #include "providers.h"
 
@@ -49,33 +50,41 @@ static void add_point(const struct probe_point *point, const struct component *f
 	free(d->function);
 	d->function = xstrdup(name);
 	d->maxactive = (int)maxactive;
-	**tail = d;
-	*tail = &d->next;
+	if (!strcmp(point->components->name, "kprobe")) {
+		/* stap shows the symbol a kprobe is given. */
+		free(d->comment);
+		d->comment = xasprintf(" /*  name = %s*/", name);
+	}
+	add_derived_point(tail, d);
 }
 
 /* No function of the target matches: stap's "no match", with the nearest names. */
 static void no_match(const struct probe_point *point, const char *pattern,
-		     const struct ksyms *ks)
+		     const char *const *names, size_t count)
 {
-	size_t count;
-	const char *const *names = ksyms_names(ks, &count);
 	char *similar = has_glob(pattern) ? xstrdup("") : similar_names(pattern, names, count);
+	char *reason = xasprintf("no match%s", similar);
 
-	provider_resolving(point);
-	diag_continue();
-	diag_error("semantic error", "no match%s\n", similar);
+	provider_refuse(point, reason);
+	free(reason);
 	free(similar);
 }
 
-/* .call, .return and .return.maxactive(N) after function(...); false after an error. */
+/* .call, .return and .return.maxactive(N) after function(...), or .exported alone (`exported`
+ * says whether it may); false after an error. */
 static bool read_suffixes(const struct probe_point *point, const struct component *func,
-			  enum provider_kind *kind, int64_t *maxactive)
+			  bool exported_allowed, enum provider_kind *kind, int64_t *maxactive,
+			  bool *exported)
 {
 	const struct component *comp = func->next;
 
 	*kind = PROVIDER_KPROBE;
 	*maxactive = -1;
+	*exported = false;
 	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+		comp = comp->next;
+	} else if (comp && !comp->arg && exported_allowed && !strcmp(comp->name, "exported")) {
+		*exported = true;
 		comp = comp->next;
 	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
 		*kind = PROVIDER_KRETPROBE;
@@ -87,34 +96,65 @@ static bool read_suffixes(const struct probe_point *point, const struct componen
 			*maxactive = -1;
 	}
 	if (comp) {
-		struct token_desc bad = { "identifier", comp->name };
-
-		provider_resolving(point);
-		diag_continue();
-		diag_error_at("semantic error", &bad, comp->loc, "invalid suffix for probe");
+		provider_invalid_suffix(point, comp);
 		return false;
 	}
 	return true;
 }
 
-static bool derive_kernel(const struct probe_point *point, const struct provider_env *env,
-			  struct derived_point ***tail)
+/* A function named without a wildcard: it must exist, kprobes must take it, and with
+ * .exported the kernel must export it. */
+static bool check_function(const struct probe_point *point, const struct component *func,
+			   const struct ksyms *ks, bool exported)
 {
-	static const char *const components[] = { "function", NULL };
-	const struct component *kernel = point->components;
-	const struct component *func = kernel->next;
+	const char *name = component_string(func);
+	size_t count;
+
+	if (exported && !ksyms_exported(ks, name)) {
+		const char **names;
+
+		if (!ksyms_exports_known(ks)) {
+			provider_resolving(point);
+			return false;
+		}
+		names = ksyms_exported_names(ks, &count);
+		no_match(point, name, names, count);
+		free(names);
+		return false;
+	}
+	if (!ksyms_exists(ks, name)) {
+		const char *const *names = ksyms_names(ks, &count);
+
+		no_match(point, name, names, count);
+		return false;
+	}
+	if (ksyms_blacklisted(ks, name)) {
+		struct token_desc tok = { "string", name };
+
+		provider_resolving(point);
+		diag_continue();
+		diag_error_at("semantic error", &tok, func->loc,
+			      "function '%s' cannot be probed: it is on the kernel's kprobe"
+			      " blacklist", name);
+		return false;
+	}
+	return true;
+}
+
+bool derive_kernel_function(const struct probe_point *point, const struct component *func,
+			    const struct provider_env *env, struct derived_point ***tail)
+{
+	bool is_kernel = !strcmp(point->components->name, "kernel");
 	const struct ksyms *ks;
 	enum provider_kind kind;
 	int64_t maxactive;
-	const char *pattern;
+	const char *pattern = component_string(func);
+	const char **names;
+	size_t count;
+	bool exported;
 
-	if (kernel->arg || !func || strcmp(func->name, "function") || !component_string(func)) {
-		provider_mismatch(point, func ? func : kernel, components);
+	if (!read_suffixes(point, func, is_kernel, &kind, &maxactive, &exported))
 		return false;
-	}
-	if (!read_suffixes(point, func, &kind, &maxactive))
-		return false;
-	pattern = component_string(func);
 	if (strpbrk(pattern, "@:")) {
 		struct token_desc tok = { "string", pattern };
 
@@ -128,36 +168,21 @@ static bool derive_kernel(const struct probe_point *point, const struct provider
 		return false;
 	}
 	if (!has_glob(pattern)) {
-		if (!ksyms_exists(ks, pattern)) {
-			no_match(point, pattern, ks);
+		if (!check_function(point, func, ks, exported))
 			return false;
-		}
-		if (ksyms_blacklisted(ks, pattern)) {
-			struct token_desc tok = { "string", pattern };
-
-			provider_resolving(point);
-			diag_continue();
-			diag_error_at("semantic error", &tok, func->loc,
-				      "function '%s' cannot be probed: it is on the kernel's kprobe"
-				      " blacklist", pattern);
-			return false;
-		}
 		add_point(point, func, pattern, kind, maxactive, tail);
 		return true;
 	}
-
-	size_t count;
-	const char **names = ksyms_match(ks, pattern, &count);
-
+	if (exported && !ksyms_exports_known(ks)) {
+		provider_resolving(point);
+		return false;
+	}
+	names = exported ? ksyms_match_exported(ks, pattern, &count) :
+			   ksyms_match(ks, pattern, &count);
 	if (!count)
-		no_match(point, pattern, ks);
+		no_match(point, pattern, NULL, 0);
 	for (size_t i = 0; i < count; i++)
 		add_point(point, func, names[i], kind, maxactive, tail);
 	free(names);
 	return count > 0;
 }
-
-/* kprobe.function("f") is kernel.function("f") without debuginfo: the same here, where
- * target variables are yet to come. */
-const struct provider provider_kernel = { "kernel", derive_kernel };
-const struct provider provider_kprobe = { "kprobe", derive_kernel };

@@ -2,6 +2,7 @@
 #include "providers.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ static const struct provider *const providers[] = {
 	&provider_kernel,
 	&provider_kprobe,
 	&provider_timer,
+	&provider_module,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)
@@ -71,8 +73,30 @@ struct derived_point *derived_point_new(enum provider_kind kind, const struct pr
 	d->pp = probe_point_text(point);
 	d->origin = xstrdup(d->pp);
 	d->function = xstrdup("");
+	d->module = xstrdup("");
+	d->comment = xstrdup("");
 	d->maxactive = -1;
 	return d;
+}
+
+void add_derived_point(struct derived_point ***tail, struct derived_point *d)
+{
+	**tail = d;
+	*tail = &d->next;
+}
+
+struct token_desc component_token(const struct component *comp)
+{
+	static const char *const keywords[] = {
+		"probe", "global", "private", "function", "if", "else", "for", "foreach", "in",
+		"limit", "return", "delete", "while", "break", "continue", "next", "string",
+		"long", "try", "catch",
+	};
+
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (!strcmp(comp->name, keywords[i]))
+			return (struct token_desc){ "keyword", NULL };
+	return (struct token_desc){ "identifier", comp->name };
 }
 
 bool component_number(const struct component *comp, int64_t *value)
@@ -99,11 +123,13 @@ void provider_resolving(const struct probe_point *point)
 void provider_mismatch(const struct probe_point *point, const struct component *comp,
 		       const char *const *similar)
 {
-	struct token_desc bad = { "identifier", comp->name };
+	struct token_desc bad = component_token(comp);
 	size_t count = 0;
 	char *suggestion;
 
 	const char *names[sizeof(providers) / sizeof(providers[0]) + 1] = { 0 };
+	/* stap names the nearest of a provider's few components however far they are. */
+	size_t distance = similar ? SIZE_MAX / 2 : 5;
 
 	if (!similar && comp == point->components) {
 		/* The first component: the providers' names. */
@@ -113,7 +139,7 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	}
 	while (similar && similar[count])
 		count++;
-	suggestion = similar_names(comp->name, similar, count);
+	suggestion = similar_names_within(comp->name, similar, count, distance);
 	provider_resolving(point);
 	diag_continue();
 	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch%s", suggestion);
@@ -130,4 +156,31 @@ bool providers_derive(const struct probe_point *point, const struct provider_env
 			return providers[i]->derive(point, env, tail);
 	provider_mismatch(point, point->components, NULL);
 	return false;
+}
+
+void provider_truncated(const struct probe_point *point, const struct component *comp,
+			const char *follow)
+{
+	struct token_desc tok = component_token(comp);
+
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &tok, comp->loc, "probe point truncated (follow:  %s)",
+		      follow);
+}
+
+void provider_invalid_suffix(const struct probe_point *point, const struct component *comp)
+{
+	struct token_desc tok = component_token(comp);
+
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &tok, comp->loc, "invalid suffix for probe");
+}
+
+void provider_refuse(const struct probe_point *point, const char *reason)
+{
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "%s\n", reason);
 }

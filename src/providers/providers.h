@@ -26,6 +26,16 @@ extern const struct provider provider_never;
 extern const struct provider provider_kernel;
 extern const struct provider provider_kprobe;
 extern const struct provider provider_timer;
+extern const struct provider provider_module;
+
+/* The families the kernel and kprobe providers pass their points on to, by the component
+ * after the first: FUNC is function("f"), STMT statement(ADDR), MODULE module("m"). */
+bool derive_kernel_function(const struct probe_point *point, const struct component *func,
+			    const struct provider_env *env, struct derived_point ***tail);
+bool derive_statement(const struct probe_point *point, const struct component *stmt,
+		      const struct provider_env *env, struct derived_point ***tail);
+bool derive_module_function(const struct probe_point *point, const struct component *module,
+			    const struct provider_env *env, struct derived_point ***tail);
 
 /* Derives `point` through the provider named by its first component. */
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
@@ -46,6 +56,21 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 		       const char *const *similar);
 /* The first part alone: "while resolving probe point: identifier 'kernel' at ...". */
 void provider_resolving(const struct probe_point *point);
+/* stap's error for a point that ends too soon: "probe point truncated (follow:  a(string)
+ * b(number))" at `comp`, `follow` being what may come next ("a(string) b(number)"). */
+void provider_truncated(const struct probe_point *point, const struct component *comp,
+			const char *follow);
+/* "invalid suffix for probe" at `comp`, a component that may not follow the ones before. */
+void provider_invalid_suffix(const struct probe_point *point, const struct component *comp);
+/* An unlocated reason after "while resolving probe point", e.g. "no match". */
+void provider_refuse(const struct probe_point *point, const char *reason);
+
+/* A component as stap names its token: "identifier 'foo'", or "keyword" for return,
+ * function and the language's other keywords. */
+struct token_desc component_token(const struct component *comp);
+
+/* Appends `d` to the derived points. */
+void add_derived_point(struct derived_point ***tail, struct derived_point *d);
 
 /* A component's argument: is it a number / a string, and its value. */
 bool component_number(const struct component *comp, int64_t *value);

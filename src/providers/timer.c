@@ -3,6 +3,9 @@
  * timer.UNIT(N)[.randomize(M)]: a probe run every N units, each period moved by a random
  * -M..+M when randomized. UNIT is s/sec, ms/msec, us/usec, ns/nsec, jiffies or hz (N per
  * second, not randomized). The limits and their messages are stap's.
+ *
+ * timer.profile and timer.profile.tick: a probe run on every CPU at each tick (runtime/
+ * timers.h), for sampling what the CPUs are doing.
  */
 #include "providers.h"
 
@@ -115,10 +118,26 @@ static bool read_randomize(const struct probe_point *point, const struct compone
 	return true;
 }
 
+/* timer.profile, timer.profile.tick. */
+static bool derive_profile(const struct probe_point *point, const struct component *profile,
+			   struct derived_point ***tail)
+{
+	const struct component *extra = profile->next;
+
+	if (extra && !extra->arg && !strcmp(extra->name, "tick"))
+		extra = extra->next;
+	if (extra) {
+		provider_invalid_suffix(point, extra);
+		return false;
+	}
+	add_derived_point(tail, derived_point_new(PROVIDER_PROFILE, point));
+	return true;
+}
+
 static bool derive_timer(const struct probe_point *point, const struct provider_env *env,
 			 struct derived_point ***tail)
 {
-	const char *names[NUNITS + 1] = { 0 };
+	const char *names[NUNITS + 2] = { 0 };
 	const struct component *unit_comp = point->components->next;
 	const struct unit *unit = unit_comp ? find_unit(unit_comp->name) : NULL;
 	struct derived_point *d;
@@ -127,6 +146,10 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 	(void)env;
 	for (size_t i = 0; i < NUNITS; i++)
 		names[i] = units[i].name;
+	names[NUNITS] = "profile";
+	if (!point->components->arg && unit_comp && !unit_comp->arg &&
+	    !strcmp(unit_comp->name, "profile"))
+		return derive_profile(point, unit_comp, tail);
 	if (point->components->arg || !unit || !component_number(unit_comp, &n)) {
 		provider_mismatch(point, unit_comp ? unit_comp : point->components, names);
 		return false;

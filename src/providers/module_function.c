@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * module("m").function("f") [.call], module("m").function("f").return [.maxactive(N)], and
+ * the same with kprobe.module("m").function("f"): a kprobe or a kretprobe on the function f
+ * of the loadable module m. Both may be wildcards, expanded against the target's modules and
+ * their functions (ksyms_modules()). The probes are armed when m is loaded, before its init
+ * function runs, and disarmed when it is removed (runtime/kprobes.h).
+ */
+#include "providers.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../diag.h"
+#include "../kmodules.h"
+#include "../ksyms.h"
+#include "../util.h"
+
+static const char module_follow[] = "function(number) function(string) statement(number) "
+				    "statement(string)";
+static const char *const module_names[] = { "function", "statement", NULL };
+static const char *const kprobe_module_names[] = { "function", NULL };
+
+/* What was written: the components module(...) and function(...) and what follows them. */
+struct module_point {
+	const struct probe_point *point;
+	const struct component *module, *func;
+	bool kprobe;			/* kprobe.module(...) */
+	enum provider_kind kind;
+	int64_t maxactive;
+};
+
+static bool has_glob(const char *pattern)
+{
+	return strpbrk(pattern, "*?[") != NULL;
+}
+
+/* The point as pp() shows it for function `name` of module `mod`. */
+static char *point_text(const struct module_point *mp, const char *mod, const char *name)
+{
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "%smodule(\"%s\").function(\"%s\")", mp->kprobe ? "kprobe." : "", mod, name);
+	for (const struct component *c = mp->func->next; c; c = c->next) {
+		int64_t n;
+
+		sb_addf(&sb, ".%s", c->name);
+		if (component_number(c, &n))
+			sb_addf(&sb, "(%" PRId64 ")", n);
+	}
+	add_marks(&sb, mp->point);
+	return sb_steal(&sb);
+}
+
+static void add_point(const struct module_point *mp, const char *mod, const char *name,
+		      struct derived_point ***tail)
+{
+	struct derived_point *d = derived_point_new(mp->kind, mp->point);
+
+	free(d->pp);
+	d->pp = point_text(mp, mod, name);
+	free(d->function);
+	d->function = xstrdup(name);
+	free(d->module);
+	d->module = xstrdup(mod);
+	d->maxactive = (int)mp->maxactive;
+	if (mp->kprobe) {
+		free(d->comment);
+		d->comment = xasprintf(" /*  name = %s:%s*/", mod, name);
+	}
+	add_derived_point(tail, d);
+}
+
+/* .call, .return and .return.maxactive(N) after function(...); false after an error. */
+static bool read_suffixes(struct module_point *mp)
+{
+	const struct component *comp = mp->func->next;
+
+	mp->kind = PROVIDER_KPROBE;
+	mp->maxactive = -1;
+	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+		comp = comp->next;
+	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
+		mp->kind = PROVIDER_KRETPROBE;
+		comp = comp->next;
+		if (comp && !strcmp(comp->name, "maxactive") &&
+		    component_number(comp, &mp->maxactive) && mp->maxactive > 0 &&
+		    mp->maxactive < 1000000)
+			comp = comp->next;
+		else if (comp)
+			mp->maxactive = -1;
+	}
+	if (comp) {
+		provider_invalid_suffix(mp->point, comp);
+		return false;
+	}
+	return true;
+}
+
+/* "no match", with the nearest of `names` when `pattern` is no wildcard. */
+static void no_match(const struct probe_point *point, const char *pattern,
+		     const char *const *names, size_t count)
+{
+	char *similar = has_glob(pattern) || !names ? xstrdup("") :
+			similar_names(pattern, names, count);
+	char *reason = xasprintf("no match%s", similar);
+
+	provider_refuse(point, reason);
+	free(reason);
+	free(similar);
+}
+
+/* The functions of `mod` matching the function pattern, added; how many. */
+static size_t add_module_functions(const struct module_point *mp, const struct kmodule *mod,
+				   struct derived_point ***tail)
+{
+	const char *pattern = component_string(mp->func);
+	size_t added = 0;
+
+	for (size_t i = 0; i < mod->nfunctions; i++) {
+		if (fnmatch(pattern, mod->functions[i], 0) == 0) {
+			add_point(mp, mod->name, mod->functions[i], tail);
+			added++;
+		}
+	}
+	return added;
+}
+
+/* The module names, for suggestions. */
+static const char **module_names_of(const struct kmodules *mods)
+{
+	const char **names = xcalloc(mods->len + 1, sizeof(*names));
+
+	for (size_t i = 0; i < mods->len; i++)
+		names[i] = mods->items[i].name;
+	return names;
+}
+
+static bool expand(const struct module_point *mp, const struct kmodules *mods,
+		   struct derived_point ***tail)
+{
+	const char *mod_pattern = component_string(mp->module);
+	const char *func_pattern = component_string(mp->func);
+	const struct kmodule *only = NULL;
+	size_t modules = 0, added = 0;
+
+	for (size_t i = 0; i < mods->len; i++) {
+		const struct kmodule *mod = &mods->items[i];
+
+		if (fnmatch(mod_pattern, mod->name, 0) != 0)
+			continue;
+		modules++;
+		only = mod;
+		added += add_module_functions(mp, mod, tail);
+	}
+	if (!modules) {
+		const char **names = module_names_of(mods);
+
+		no_match(mp->point, mod_pattern, names, mods->len);
+		free(names);
+	} else if (!added) {
+		no_match(mp->point, func_pattern,
+			 modules == 1 ? (const char *const *)only->functions : NULL,
+			 modules == 1 ? only->nfunctions : 0);
+	}
+	return added > 0;
+}
+
+bool derive_module_function(const struct probe_point *point, const struct component *module,
+			    const struct provider_env *env, struct derived_point ***tail)
+{
+	struct module_point mp = { .point = point, .module = module, .func = module->next };
+	bool kprobe = !strcmp(point->components->name, "kprobe");
+	const struct kmodules *mods;
+	const struct ksyms *ks;
+
+	mp.kprobe = kprobe;
+	if (!mp.func) {
+		provider_truncated(point, module, kprobe ? "function(string)" : module_follow);
+		return false;
+	}
+	if (!strcmp(mp.func->name, "statement") && !kprobe) {
+		struct token_desc tok = component_token(mp.func);
+
+		diag_error_at("semantic error", &tok, mp.func->loc,
+			      "tapster cannot resolve module(\"m\").statement points yet");
+		return false;
+	}
+	if (strcmp(mp.func->name, "function") || !component_string(mp.func)) {
+		provider_mismatch(point, mp.func, kprobe ? kprobe_module_names : module_names);
+		return false;
+	}
+	if (!read_suffixes(&mp))
+		return false;
+	ks = env && env->symbols ? env->symbols(env->ctx) : NULL;
+	mods = ks ? ksyms_modules(ks) : NULL;
+	if (!mods) {
+		provider_resolving(point);
+		return false;
+	}
+	return expand(&mp, mods, tail);
+}
+
+static bool derive_module(const struct probe_point *point, const struct provider_env *env,
+			  struct derived_point ***tail)
+{
+	const struct component *module = point->components;
+
+	if (!component_string(module)) {
+		provider_mismatch(point, module, NULL);
+		return false;
+	}
+	return derive_module_function(point, module, env, tail);
+}
+
+const struct provider provider_module = { "module", derive_module };
