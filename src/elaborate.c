@@ -6,6 +6,7 @@
  * identifier to a local, parameter or global and every call to a script or library function
  * (pulling in only what is used), then infers types to a fixed point and checks them.
  */
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct elab {
 	struct var **globals_tail;
 	bool changed;			/* inference made progress in this round */
 	bool report;			/* the last round: type errors are reported */
+	bool printing_globals;		/* deriving the end probes that print globals */
 };
 
 /* ---- Symbols ---- */
@@ -57,21 +59,44 @@ static struct var *scope_add(struct scope *scope, const char *name, struct loc l
 	return *tail;
 }
 
-static struct global *find_global_in(struct file *file, const char *name)
+/* A private global or function is seen only from the file that declares it (from NULL:
+ * the end probes that print globals, which see them all). */
+static bool visible(bool is_private, struct loc declared, const struct source *from)
+{
+	return !is_private || !from || declared.source == from;
+}
+
+static struct global *find_global_in(struct file *file, const char *name,
+				     const struct source *from)
 {
 	for (struct global *g = file->globals; g; g = g->next)
-		if (!strcmp(g->name, name))
+		if (!strcmp(g->name, name) && visible(g->is_private, g->loc, from))
 			return g;
 	return NULL;
 }
 
-/* The user's globals first, then the library's. */
-static struct var *find_global(struct elab *e, const char *name)
+/* stap's name of a private symbol: __private_, the file's path with every character
+ * other than a letter or digit made '_', '_' and the name. */
+static char *private_name(const struct source *file, const char *name)
 {
-	struct global *g = find_global_in(e->program->user, name);
+	char *path = xstrdup(file ? file->name : "");
+
+	for (char *c = path; *c; c++)
+		if (!isalnum((unsigned char)*c))
+			*c = '_';
+	char *mangled = xasprintf("__private_%s_%s", path, name);
+
+	free(path);
+	return mangled;
+}
+
+/* The user's globals first, then the library's, as seen from the file `from`. */
+static struct var *find_global(struct elab *e, const char *name, const struct source *from)
+{
+	struct global *g = find_global_in(e->program->user, name, from);
 
 	for (struct file *f = e->program->tapsets; !g && f; f = f->next)
-		g = find_global_in(f, name);
+		g = find_global_in(f, name, from);
 	if (!g)
 		return NULL;
 	for (struct var *v = e->program->globals; v; v = v->next)
@@ -81,6 +106,7 @@ static struct var *find_global(struct elab *e, const char *name)
 	struct var *v = xcalloc(1, sizeof(*v));
 
 	v->name = xstrdup(g->name);
+	v->c_name = g->is_private ? private_name(g->loc.source, g->name) : xstrdup(g->name);
 	v->global = g;
 	v->loc = g->loc;
 	if (g->init)
@@ -91,10 +117,12 @@ static struct var *find_global(struct elab *e, const char *name)
 	return v;
 }
 
-static struct function *find_function_in(struct file *file, const char *name, int arity)
+static struct function *find_function_in(struct file *file, const char *name, int arity,
+					 const struct source *from)
 {
 	for (struct function *f = file->functions; f; f = f->next)
-		if (!strcmp(f->name, name) && f->nparams == arity)
+		if (!strcmp(f->name, name) && f->nparams == arity &&
+		    visible(f->is_private, f->loc, from))
 			return f;
 	return NULL;
 }
@@ -158,7 +186,12 @@ static void link_overloads(struct elab *e, struct used_function *u)
 
 	each_function(e, count_overloads, &s);
 	u->overload = s.index;
-	u->c_name = xasprintf("%s__overload_%d", u->function->name, u->overload);
+	char *base = u->function->is_private ?
+		     private_name(u->function->loc.source, u->function->name) :
+		     xasprintf("__global_%s", u->function->name);
+
+	u->c_name = xasprintf("%s__overload_%d", base, u->overload);
+	free(base);
 	if (!u->function->body || !node_any(u->function->body, is_next, NULL))
 		return;
 	s.passed = false;
@@ -167,24 +200,26 @@ static void link_overloads(struct elab *e, struct used_function *u)
 		u->next_overload = use_function(e, next);
 }
 
-static struct used_function *find_function(struct elab *e, const char *name, int arity)
+static struct used_function *find_function(struct elab *e, const char *name, int arity,
+					    const struct source *from)
 {
-	struct function *f = find_function_in(e->program->user, name, arity);
+	struct function *f = find_function_in(e->program->user, name, arity, from);
 
 	for (struct file *file = e->program->tapsets; !f && file; file = file->next)
-		f = find_function_in(file, name, arity);
+		f = find_function_in(file, name, arity, from);
 	return f ? use_function(e, f) : NULL;
 }
 
-/* The first function called `name`, whatever its arity, or NULL. */
-static struct function *function_named(struct elab *e, const char *name)
+/* The first function called `name` seen from `from`, whatever its arity, or NULL. */
+static struct function *function_named(struct elab *e, const char *name,
+				       const struct source *from)
 {
 	for (struct function *f = e->program->user->functions; f; f = f->next)
-		if (!strcmp(f->name, name))
+		if (!strcmp(f->name, name) && visible(f->is_private, f->loc, from))
 			return f;
 	for (struct file *file = e->program->tapsets; file; file = file->next)
 		for (struct function *f = file->functions; f; f = f->next)
-			if (!strcmp(f->name, name))
+			if (!strcmp(f->name, name) && visible(f->is_private, f->loc, from))
 				return f;
 	return NULL;
 }
@@ -211,7 +246,7 @@ static void resolve_ident(struct elab *e, struct node *n)
 	struct var *v = scope_find(e->scope, n->text);
 
 	if (!v)
-		v = find_global(e, n->text);
+		v = find_global(e, n->text, e->printing_globals ? NULL : n->loc.source);
 	if (!v)
 		v = scope_add(e->scope, n->text, n->loc);
 	n->sym = v;
@@ -228,6 +263,8 @@ static void unresolved_function(struct elab *e, const struct node *n,
 	for (struct file *file = e->program->user; file; file = file == e->program->user ?
 	     e->program->tapsets : file->next) {
 		for (struct function *f = file->functions; f; f = f->next) {
+			if (!visible(f->is_private, f->loc, n->loc.source))
+				continue;
 			names = xrealloc(names, (count + 1) * sizeof(*names));
 			names[count++] = f->name;
 		}
@@ -249,7 +286,7 @@ static void resolve_array(struct elab *e, struct node *array, int nkeys)
 		resolve_node(e, array);
 		return;
 	}
-	v = scope_find(e->scope, array->text) ? NULL : find_global(e, array->text);
+	v = scope_find(e->scope, array->text) ? NULL : find_global(e, array->text, array->loc.source);
 	if (!v) {
 		struct token_desc tok = { "identifier", array->text };
 
@@ -280,10 +317,10 @@ static void resolve_call(struct elab *e, struct node *n)
 	struct used_function *f;
 
 	resolve_list(e, &n->args);
-	f = find_function(e, n->text, n->args.len);
+	f = find_function(e, n->text, n->args.len, n->loc.source);
 	if (!f) {
 		struct token_desc tok = { "identifier", n->text };
-		struct function *other = function_named(e, n->text);
+		struct function *other = function_named(e, n->text, n->loc.source);
 
 		if (other)
 			diag_error_at_also("semantic error", &tok, n->loc, &tok, other->loc,
@@ -1330,7 +1367,8 @@ static int compare_functions(const void *a, const void *b)
 	const struct used_function *fa = *(struct used_function *const *)a;
 	const struct used_function *fb = *(struct used_function *const *)b;
 
-	return strcmp(fa->function->name, fb->function->name);
+	/* stap lists them by their names in the generated C. */
+	return strcmp(fa->c_name, fb->c_name);
 }
 
 static void sort_functions(struct program *program)
@@ -1381,8 +1419,10 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		/* stap prints the globals written and never read when the session ends. */
 		struct probe *printers = autoprint_probes(printed, nprinted);
 
+		e.printing_globals = true;
 		for (struct probe *p = printers; p; p = p->next)
 			derive_probe(&e, p, &tail);
+		e.printing_globals = false;
 		if (printers)
 			infer_program(&e);
 	}

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "library.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "parse.h"
 #include "util.h"
@@ -37,6 +40,112 @@ static char **list_files(const char *dir, const char *suffix, int *n)
 	return names;
 }
 
+/*
+ * The directories stap reads for one tapset directory DIR, most specific first (a function
+ * defined twice is the first one read): DIR/linux/V for each version V of the target, then
+ * DIR/linux/ARCH and DIR/linux, then the same without linux/, and DIR itself. For release
+ * 6.1.0-56-cloud-amd64 the versions are 6.1.0-56-cloud-amd64, 6.1.0 and 6.1.
+ */
+struct search_dirs {
+	char **items;
+	int len;
+};
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_if_dir(struct search_dirs *dirs, char *path)
+{
+	if (!is_dir(path)) {
+		free(path);
+		return;
+	}
+	dirs->items = xrealloc(dirs->items, sizeof(*dirs->items) * (size_t)(dirs->len + 1));
+	dirs->items[dirs->len++] = path;
+}
+
+/* Whether DIR (or DIR/linux) has a subdirectory named like a version: only then is the
+ * target's release needed. */
+static bool has_version_dirs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	bool found = false;
+
+	if (!d)
+		return false;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		if (isdigit((unsigned char)e->d_name[0])) {
+			found = true;
+		} else if (!strcmp(e->d_name, "linux")) {
+			char *linux_dir = xasprintf("%s/linux", dir);
+
+			found = has_version_dirs(linux_dir);
+			free(linux_dir);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* 6.1.0-56-cloud-amd64, 6.1.0, 6.1: the release, its part before '-', then that with its
+ * last component dropped while it has three or more. */
+static int release_versions(const char *release, char versions[][128])
+{
+	int n = 0;
+	size_t base_len = strcspn(release, "-");
+
+	snprintf(versions[n++], 128, "%s", release);
+	if (release[base_len])
+		snprintf(versions[n++], 128, "%.*s", (int)base_len, release);
+	for (;;) {
+		char *last = strrchr(versions[n - 1], '.');
+		const char *first = strchr(versions[n - 1], '.');
+
+		if (!last || last == first || n == 8)
+			break;
+		snprintf(versions[n], 128, "%.*s", (int)(last - versions[n - 1]), versions[n - 1]);
+		n++;
+	}
+	return n;
+}
+
+static struct search_dirs search_dirs(const char *dir, const struct parse_target *target)
+{
+	static const char *const prefixes[] = { "/linux", "" };
+	struct search_dirs dirs = { 0 };
+	char versions[8][128];
+	int nversions = 0;
+	const char *release = NULL;
+
+	if (target && target->kernel_release && has_version_dirs(dir))
+		release = target->kernel_release(target->ctx);
+	if (release)
+		nversions = release_versions(release, versions);
+	for (int p = 0; p < 2; p++) {
+		for (int v = 0; v < nversions; v++)
+			add_if_dir(&dirs, xasprintf("%s%s/%s", dir, prefixes[p], versions[v]));
+		add_if_dir(&dirs, xasprintf("%s%s/x86_64", dir, prefixes[p]));
+		add_if_dir(&dirs, xasprintf("%s%s", dir, prefixes[p]));
+	}
+	return dirs;
+}
+
+/* The tapset directories in stap's order: the library's (TAPSTER_TAPSET or
+ * SYSTEMTAP_TAPSET when set), then each -I. */
+static int tapset_roots(const struct session *session, const char **roots, int max)
+{
+	int n = 0;
+
+	roots[n++] = session->tapset_dir;
+	for (int i = 0; i < session->ninclude_dirs && n < max; i++)
+		roots[n++] = session->include_dirs[i];
+	return n;
+}
+
 static void read_dir(const struct session *session, const struct parse_target *target,
 		     const char *dir, struct file ***tail, int *count)
 {
@@ -46,7 +155,7 @@ static void read_dir(const struct session *session, const struct parse_target *t
 	char **names = list_files(dir, ".stp", &n);
 
 	/* The tapsets see the library's macros too. */
-	options.macro_sources = library_macro_sources(session, &options.nmacro_sources);
+	options.macro_sources = library_macro_sources(session, target, &options.nmacro_sources);
 	for (int i = 0; i < n; i++) {
 		struct source *src = source_read(names[i], true);
 		struct file *file = src ? parse_source(src, &options) : NULL;
@@ -65,11 +174,19 @@ struct file *library_read(const struct session *session, const struct parse_targ
 			  int *count)
 {
 	struct file *files = NULL, **tail = &files;
+	const char *roots[64];
+	int nroots = tapset_roots(session, roots, 64);
 
 	*count = 0;
-	read_dir(session, target, session->tapset_dir, &tail, count);
-	for (int i = 0; i < session->ninclude_dirs; i++)
-		read_dir(session, target, session->include_dirs[i], &tail, count);
+	for (int r = 0; r < nroots; r++) {
+		struct search_dirs dirs = search_dirs(roots[r], target);
+
+		for (int i = 0; i < dirs.len; i++) {
+			read_dir(session, target, dirs.items[i], &tail, count);
+			free(dirs.items[i]);
+		}
+		free(dirs.items);
+	}
 	return files;
 }
 
@@ -91,19 +208,29 @@ static void read_macro_dir(const char *dir, struct source ***sources, int *count
 }
 
 /* Read once per session: the parser knows the library by these sources. */
-struct source **library_macro_sources(const struct session *session, int *count)
+struct source **library_macro_sources(const struct session *session,
+				      const struct parse_target *target, int *count)
 {
 	static const struct session *read_for;
 	static struct source **sources;
 	static int nsources;
 
 	if (read_for != session) {
+		const char *roots[64];
+		int nroots = tapset_roots(session, roots, 64);
+
 		read_for = session;
 		sources = NULL;
 		nsources = 0;
-		read_macro_dir(session->tapset_dir, &sources, &nsources);
-		for (int i = 0; i < session->ninclude_dirs; i++)
-			read_macro_dir(session->include_dirs[i], &sources, &nsources);
+		for (int r = 0; r < nroots; r++) {
+			struct search_dirs dirs = search_dirs(roots[r], target);
+
+			for (int i = 0; i < dirs.len; i++) {
+				read_macro_dir(dirs.items[i], &sources, &nsources);
+				free(dirs.items[i]);
+			}
+			free(dirs.items);
+		}
 	}
 	*count = nsources;
 	return sources;

@@ -8,7 +8,8 @@
 
 struct parse_target;
 
-/* Parses the library files of the session's tapset directory and -I directories, their
+/* Parses the library files of the session's tapset directory and -I directories (and of
+ * their version, arch and linux/ subdirectories, as stap searches them), their
  * %( conditions asking `target` about the kernel; sets *count to the number of files read.
  * Parse errors are reported as for the user script. */
 struct file *library_read(const struct session *session, const struct parse_target *target,
@@ -16,6 +17,7 @@ struct file *library_read(const struct session *session, const struct parse_targ
 
 /* The macro files (*.stpm) of the same directories, read but not parsed: pass 1 reads their
  * @define macros before the user script (see struct parse_options). Sets *count. */
-struct source **library_macro_sources(const struct session *session, int *count);
+struct source **library_macro_sources(const struct session *session,
+				      const struct parse_target *target, int *count);
 
 #endif

@@ -275,6 +275,11 @@ static void locate_pieces(struct session *s)
 		s->loader_path = TAPSTER_PKGLIBEXECDIR "/tapster-run";
 		s->vmkit_path = TAPSTER_PKGLIBEXECDIR "/tapster-vmkit";
 	}
+	/* The library directory may be another: tapster's variable, or stap's. */
+	if (getenv("TAPSTER_TAPSET") && *getenv("TAPSTER_TAPSET"))
+		s->tapset_dir = getenv("TAPSTER_TAPSET");
+	else if (getenv("SYSTEMTAP_TAPSET") && *getenv("SYSTEMTAP_TAPSET"))
+		s->tapset_dir = getenv("SYSTEMTAP_TAPSET");
 }
 
 /* Picks the target kernel and where pass 5 runs; false after printing why it can't. */
@@ -285,7 +290,14 @@ static bool choose_local_target(struct session *s)
 
 	s->run_in_vm = false;
 	if (s->kernel && s->kernel[0] == '/') {
+		char *path = xasprintf("%s/include/config/kernel.release", s->kernel);
+		char *release = read_text_file(path, NULL);
+
 		s->kernel_build_dir = s->kernel;
+		if (release)
+			release[strcspn(release, "\n")] = '\0';
+		s->kernel_release = release;
+		free(path);
 	} else {
 		struct utsname u;
 
@@ -488,7 +500,7 @@ static int run_passes(struct session *s)
 	struct parse_target target = { target_release, target_config, s };
 	struct parse_options options = { .guru = s->guru, .guru_mode = s->guru, .argc = s->argc,
 					 .argv = s->argv, .target = &target, .arch = "x86_64" };
-	options.macro_sources = library_macro_sources(s, &options.nmacro_sources);
+	options.macro_sources = library_macro_sources(s, &target, &options.nmacro_sources);
 	struct stamp start = stamp_now();
 	struct source *src = read_user_script(s);
 	struct file *user = NULL, *library = NULL;

@@ -10,12 +10,15 @@ static char *generated_name(const struct node *n)
 	if (n->kind == N_IDENT) {
 		const struct var *v = n->sym;
 
-		return v && v->global ? xasprintf("__global_%s", v->name) : NULL;
+		if (!v || !v->global)
+			return NULL;
+		return v->global->is_private ? xstrdup(v->c_name) :
+		       xasprintf("__global_%s", v->name);
 	}
 	if (n->kind == N_CALL && n->sym) {
 		const struct used_function *u = n->sym;
 
-		return xasprintf("__global_%s", u->c_name);
+		return xstrdup(u->c_name);
 	}
 	return NULL;
 }

@@ -17,6 +17,7 @@
 
 struct var {
 	char *name;
+	char *c_name;		/* a global's name in the generated C (a private's is mangled) */
 	enum type type;
 	bool is_param;
 	struct global *global;	/* NULL for locals and parameters */

@@ -455,17 +455,17 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 			struct strbuf *release)
 {
 	fprintf(m->out, "static const struct tap_map_desc tap_md_%s = {\n\t.nkeys = %d,\n"
-		"\t.string_key = {", v->name, v->arity);
+		"\t.string_key = {", v->c_name, v->arity);
 	for (int i = 0; i < v->arity; i++)
 		fprintf(m->out, " %s,", v->key_types[i] == TYPE_STRING ? "true" : "false");
 	fprintf(m->out, " },\n\t.string_value = %s,\n\t.stat_value = %s,\n\t.max_entries = %lld,\n"
 		"\t.wrap = %s,\n};\n", v->type == TYPE_STRING ? "true" : "false",
 		v->type == TYPE_STATS ? "true" : "false", (long long)v->global->max_entries,
 		v->global->wrap ? "true" : "false");
-	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->name);
-	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->name,
-		v->name);
-	sb_addf(release, "\ttap_map_free(&tap_m_%s);\n", v->name);
+	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->c_name);
+	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,
+		v->c_name);
+	sb_addf(release, "\ttap_map_free(&tap_m_%s);\n", v->c_name);
 }
 
 /* The arrays, after the runtime headers their types come from. */
@@ -492,14 +492,14 @@ static void write_scalars(struct module *m)
 		if (v->arity) {
 			continue;
 		} else if (v->type == TYPE_STATS) {
-			fprintf(m->out, "static struct tap_stat tap_g_%s;\n", v->name);
+			fprintf(m->out, "static struct tap_stat tap_g_%s;\n", v->c_name);
 		} else if (v->type == TYPE_STRING) {
 			char *init = c_string_literal(g->init ? g->init->text : "");
 
-			fprintf(m->out, "static char tap_g_%s[MAXSTRINGLEN] = %s;\n", v->name, init);
+			fprintf(m->out, "static char tap_g_%s[MAXSTRINGLEN] = %s;\n", v->c_name, init);
 			free(init);
 		} else {
-			fprintf(m->out, "static int64_t tap_g_%s = %lldLL;\n", v->name,
+			fprintf(m->out, "static int64_t tap_g_%s = %lldLL;\n", v->c_name,
 				g->init ? (long long)g->init->num : 0LL);
 		}
 	}

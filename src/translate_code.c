@@ -52,7 +52,7 @@ char *c_string_literal(const char *s)
 
 char *var_ref(const struct var *v)
 {
-	return v->global ? xasprintf("tap_g_%s", v->name) : xasprintf("l->v_%s", v->name);
+	return v->global ? xasprintf("tap_g_%s", v->c_name) : xasprintf("l->v_%s", v->name);
 }
 
 static const char *node_token_kind(const struct node *n)
@@ -315,7 +315,7 @@ static char *gen_unary(struct body *b, struct node *n)
 
 static char *map_ref(const struct var *array)
 {
-	return xasprintf("&tap_m_%s", array->name);
+	return xasprintf("&tap_m_%s", array->c_name);
 }
 
 /* The keys of an array use as a compound literal of union tap_key. */
