@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "diag.h"
 #include "format.h"
 #include "optimize.h"
+#include "parse.h"
 #include "program.h"
 #include "providers/providers.h"
 #include "util.h"
@@ -543,12 +545,30 @@ static bool any_return_point(const struct derived_point *points)
 }
 
 /* The points of a probe as written, joined as stap shows an origin: "begin(-5),end". */
+/* A point as stap shows it in an alias chain: with its `if (cond)` as -p1 prints it. */
+static char *point_text_with_cond(const struct probe_point *point)
+{
+	char *text = probe_point_text(point), *cond = NULL, *joined;
+	size_t len = 0;
+	FILE *out;
+
+	if (!point->cond)
+		return text;
+	out = open_memstream(&cond, &len);
+	print_expr(out, point->cond);
+	fclose(out);
+	joined = xasprintf("%s if (%s)", text, cond);
+	free(text);
+	free(cond);
+	return joined;
+}
+
 static char *points_text(const struct probe_point_list *points, const char *separator)
 {
 	struct strbuf sb = { 0 };
 
 	for (int i = 0; i < points->len; i++) {
-		char *text = probe_point_text(points->items[i]);
+		char *text = point_text_with_cond(points->items[i]);
 
 		sb_addf(&sb, "%s%s", i ? separator : "", text);
 		free(text);
@@ -638,6 +658,7 @@ struct expansion_state {
 	struct elab *e;
 	struct probe *probe;		/* the user's probe */
 	const struct probe_point *point;	/* the user's point being derived */
+	struct node *cond;		/* the conditions met so far on the way, or NULL */
 	struct derived_probe ***tail;
 	const struct probe *chain[MAX_ALIAS_DEPTH];	/* the aliases being expanded */
 	int depth;
@@ -684,6 +705,8 @@ static void collect_aliases(struct elab *e)
 				}
 }
 
+static bool check_condition(struct elab *e, const struct node *cond);
+
 /* Expands `point` through every alias it names; false when it names none. */
 static bool expand_aliases(struct expansion_state *x, const struct probe_point *point,
 			   const struct node *body, const char *origin, bool *ok)
@@ -707,7 +730,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			}
 			targets = points_text(&alias->points, ", ");
 			here = probe_point_text(alias->aliases.items[i]);
-			user = probe_point_text(point);
+			user = point_text_with_cond(point);
 			char *chain = xasprintf("%s %s %s <- %s", here,
 						alias->kind == PROBE_ALIAS_EPILOGUE ? "+=" : "=",
 						targets, origin ? origin : user);
@@ -716,9 +739,21 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			x->chain[x->depth++] = alias;
 			for (int t = 0; t < alias->points.len; t++) {
 				const struct probe_point *target = alias->points.items[t];
+				struct node *saved_cond = x->cond;
+
+				/* The alias's condition first, then the one of its use. */
+				if (target->cond && !check_condition(x->e, target->cond)) {
+					*ok = false;
+					continue;
+				}
+				if (target->cond)
+					x->cond = x->cond ? node_binary(OP_ANDAND, target->cond,
+									x->cond, target->cond->loc) :
+							    target->cond;
 				bool derived = derive_marked(x, with_suffix(target, suffix),
 							     combined, chain, ok);
 
+				x->cond = saved_cond;
 				if (derived && target->sufficient)
 					break;
 			}
@@ -754,10 +789,31 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 		d->alias_loc = x->point->loc;
 	}
 	d->body = copy ? node_copy(body) : (struct node *)body;
+	if (x->cond) {
+		/* stap runs the body only while the condition holds: if (!(cond)) next. */
+		struct node *guard = node_new(N_IF, x->cond->loc);
+		struct node *not = node_new(N_UNARY, x->cond->loc);
+		struct node *block = node_new(N_BLOCK, d->body->loc);
+
+		not->op = '!';
+		not->lhs = node_copy(x->cond);
+		guard->cond = not;
+		guard->then = node_new(N_NEXT, x->cond->loc);
+		node_list_push(&block->body, guard);
+		if (d->body->kind == N_BLOCK)
+			for (int i = 0; i < d->body->body.len; i++)
+				node_list_push(&block->body, d->body->body.items[i]);
+		else
+			node_list_push(&block->body, d->body);
+		d->body = block;
+		d->cond = node_copy(x->cond);
+	}
 	d->is_return = all_return_points(points);
 	d->index = e->program->nprobes++;
 	e->scope = &d->scope;
 	e->probe = d;
+	if (d->cond)
+		resolve_node(e, d->cond);
 	resolve_node(e, d->body);
 	e->probe = NULL;
 	e->scope = NULL;
@@ -777,7 +833,8 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 		return ok;
 	if (!providers_derive(point, x->e->env, &points_tail))
 		return false;
-	set_origin(points, origin);
+	if (origin)
+		set_origin(points, origin);
 	add_derived(x, points, body, true);
 	return true;
 }
@@ -801,6 +858,43 @@ static bool derive_marked(struct expansion_state *x, const struct probe_point *p
 	else
 		*ok &= derived;
 	return derived;
+}
+
+/* A probe condition names only declared globals and changes nothing. */
+struct condition_check {
+	struct elab *e;
+	bool ok;
+};
+
+static bool condition_node(const struct node *n, void *ctx)
+{
+	struct condition_check *c = ctx;
+
+	if (n->kind == N_IDENT && !find_global(c->e, n->text, n->loc.source)) {
+		struct token_desc tok = { "identifier", n->text };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "probe condition must not reference undeclared global");
+		c->ok = false;
+		return true;
+	}
+	if (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC) {
+		struct token_desc tok = { "operator", op_text(n->op) };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "probe condition must not modify any variables");
+		c->ok = false;
+		return true;
+	}
+	return false;
+}
+
+static bool check_condition(struct elab *e, const struct node *cond)
+{
+	struct condition_check c = { e, true };
+
+	node_any(cond, condition_node, &c);
+	return c.ok;
 }
 
 /*
@@ -827,11 +921,17 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 		bool derived;
 
 		if (point->cond) {
-			struct token_desc tok = { "identifier", point->components->name };
-
-			diag_error_at("semantic error", &tok, point->loc,
-				      "tapster does not support conditional probe points yet");
-			ok = false;
+			/* A point with a condition gets a probe of its own. */
+			if (!check_condition(e, point->cond)) {
+				ok = false;
+				continue;
+			}
+			x.point = point;
+			x.cond = point->cond;
+			derived = derive_marked(&x, point, probe->body, NULL, &ok);
+			x.cond = NULL;
+			if (derived && point->sufficient)
+				break;
 			continue;
 		}
 		if (optional)
@@ -1362,6 +1462,28 @@ static void check_types(struct elab *e)
 
 /* ---- The pass ---- */
 
+/* With conditional probes, stap adds an empty begin probe (where it first looks at the
+ * conditions); -p2 shows it. */
+static void add_condition_probe(struct elab *e, struct derived_probe ***tail)
+{
+	struct parse_options options = { .arch = "x86_64" };
+	struct file *file;
+	bool any = false;
+
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		any |= p->cond != NULL;
+	if (!any)
+		return;
+	file = parse_source(source_from_text("<conditions>", "probe begin { ; }"), &options);
+	if (!file)
+		return;
+	derive_probe(e, file->probes, tail);
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		if (p->probe == file->probes)
+			p->body = p->body->body.items[0];
+}
+
+
 static int compare_functions(const void *a, const void *b)
 {
 	const struct used_function *fa = *(struct used_function *const *)a;
@@ -1419,12 +1541,16 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		/* stap prints the globals written and never read when the session ends. */
 		struct probe *printers = autoprint_probes(printed, nprinted);
 
+		/* The optimizer may have dropped the last probe: find the end again. */
+		for (tail = &program->probes; *tail; tail = &(*tail)->next)
+			;
 		e.printing_globals = true;
 		for (struct probe *p = printers; p; p = p->next)
 			derive_probe(&e, p, &tail);
 		e.printing_globals = false;
 		if (printers)
 			infer_program(&e);
+		add_condition_probe(&e, &tail);
 	}
 	free(printed);
 	if (diag_error_count() == before)

@@ -46,7 +46,7 @@ static void print_scope_locals(FILE *out, const struct scope *scope)
 }
 
 /* "b[10]:string [string, long]" for an array, "x:long" for a scalar. */
-static void print_global(FILE *out, const struct var *v)
+static void print_global(FILE *out, const struct var *v, bool verbose)
 {
 	fputs(v->name, out);
 	if (v->global && v->global->wrap)
@@ -54,6 +54,10 @@ static void print_global(FILE *out, const struct var *v)
 	if (v->global && v->global->max_entries)
 		fprintf(out, "[%lld]", (long long)v->global->max_entries);
 	fprintf(out, ":%s", type_name(v->type));
+	if (verbose && v->global && v->global->init) {
+		fputs(" = ", out);
+		print_expr(out, v->global->init);
+	}
 	for (int i = 0; i < v->arity; i++)
 		fprintf(out, "%s%s", i ? ", " : " [", type_name(v->key_types[i]));
 	fputs(v->arity ? "]\n" : "\n", out);
@@ -76,11 +80,27 @@ static void print_function(FILE *out, const struct used_function *f, bool verbos
 		fprintf(out, "{ %%{%s%%} }\n", f->function->embedded);
 }
 
+/* " if (cond)" after a point, or nothing. */
+static void print_condition(FILE *out, const struct node *cond)
+{
+	if (!cond)
+		return;
+	fputs(" if (", out);
+	print_expr(out, cond);
+	fputc(')', out);
+}
+
 static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 {
 	/* stap derives one probe per point, each with its own copy of the body. */
 	for (const struct derived_point *d = p->points; d; d = d->next) {
-		fprintf(out, "%s%s /* <- %s */\n", d->pp, d->comment, d->origin);
+		fputs(d->pp, out);
+		print_condition(out, p->cond);
+		fprintf(out, "%s /* <- %s", d->comment, d->origin);
+		/* A condition written on the point itself: shown again after it. */
+		if (!p->via_alias)
+			print_condition(out, p->cond);
+		fputs(" */\n", out);
 		print_scope_locals(out, &p->scope);
 		if (verbose)
 			print_body(out, p->body);
@@ -93,7 +113,7 @@ void print_program(FILE *out, const struct program *program, bool verbose)
 	if (program->globals)
 		fputs("# globals\n", out);
 	for (const struct var *v = program->globals; v; v = v->next)
-		print_global(out, v);
+		print_global(out, v, verbose);
 	if (program->functions)
 		fputs("# functions\n", out);
 	for (const struct used_function *f = program->functions; f; f = f->next)

@@ -79,6 +79,8 @@ struct derived_probe {
 	/* Where messages about the probe point: the `probe` keyword, or for a probe derived
 	 * through an alias, the point that named the alias. */
 	bool via_alias;
+	struct node *cond;		/* `if (cond)` of its point (and of the aliases it went
+					 * through, joined with &&), or NULL */
 	const char *alias_name;
 	struct loc alias_loc;
 	struct derived_probe *next;
