@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -619,20 +620,25 @@ static int run_passes(struct session *s)
 	return status;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
 static void remove_tmpdir(const struct session *s)
 {
-	char *cmd;
-
 	if (!s->tmpdir)
 		return;
 	if (s->keep_tmpdir) {
 		fprintf(stderr, "Keeping temporary directory \"%s\"\n", s->tmpdir);
 		return;
 	}
-	cmd = xasprintf("rm -rf '%s'", s->tmpdir);
-	if (system(cmd) != 0)
+	/* Depth first, without following links; no shell to start. */
+	if (nftw(s->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		fprintf(stderr, "WARNING: could not remove %s\n", s->tmpdir);
-	free(cmd);
 }
 
 int main(int argc, char **argv)

@@ -140,7 +140,88 @@ static int wait_child(pid_t pid, int *wstatus)
 
 /* ---- The kit ------------------------------------------------------------------------- */
 
+/* Whether one "file MTIME SIZE PATH" line of the ready stamp still holds. */
+static bool stamp_file_holds(const char *line)
+{
+	char mtime[32], size[32];
+	int path_at = 0;
+	struct stat st;
+
+	if (sscanf(line, "file %31s %31s %n", mtime, size, &path_at) != 2 || !path_at)
+		return false;
+	if (stat(line + path_at, &st) != 0)
+		return !strcmp(mtime, "-");
+	return strtoll(mtime, NULL, 10) == (long long)st.st_mtime &&
+	       strtoll(size, NULL, 10) == (long long)st.st_size;
+}
+
+static const char *env_or_dash(const char *name)
+{
+	const char *value = getenv(name);
+
+	return value && *value ? value : "-";
+}
+
+/* The kit tapster-vmkit last found ready, when nothing its checks depend on has changed
+ * since (CACHE/vm/ready, see the script); NULL otherwise. Saves running the script. */
+static char *ready_kit(void)
+{
+	const char *cache = getenv("TAPSTER_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+	char *path = cache && *cache ? xasprintf("%s/vm/ready", cache) :
+		     xdg && *xdg ? xasprintf("%s/tapster/vm/ready", xdg) :
+		     xasprintf("%s/.cache/tapster/vm/ready", getenv("HOME") ? getenv("HOME") : "");
+	char *text = read_text_file(path, NULL), *kit = NULL;
+	bool holds = text != NULL;
+
+	free(path);
+	for (char *line = text, *next; holds && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, "env ", 4)) {
+			char *expected = xasprintf("env %s %s", env_or_dash("TAPSTER_VM_INIT"),
+						   env_or_dash("TAPSTER_BUSYBOX"));
+
+			holds = !strcmp(line, expected);
+			free(expected);
+		} else if (!strncmp(line, "file ", 5)) {
+			holds = stamp_file_holds(line);
+		} else if (!strncmp(line, "kit ", 4)) {
+			free(kit);
+			kit = xstrdup(line + 4);
+		}
+	}
+	free(text);
+	if (holds && kit) {
+		static const char *const parts[] = { "kver", "vmlinuz", "initramfs-base.cpio",
+						     "build/" };
+		struct stat st;
+
+		for (size_t i = 0; holds && i < sizeof(parts) / sizeof(parts[0]); i++) {
+			char *part = xasprintf("%s/%s", kit, parts[i]);
+
+			holds = stat(part, &st) == 0;
+			free(part);
+		}
+	}
+	if (!holds) {
+		free(kit);
+		return NULL;
+	}
+	return kit;
+}
+
 char *vm_kit_dir(const char *vmkit_script)
+{
+	char *ready = ready_kit();
+
+	if (ready)
+		return ready;
+	return vm_kit_dir_made(vmkit_script);
+}
+
+/* Runs tapster-vmkit, which makes the kit if need be, and returns the directory it prints. */
+char *vm_kit_dir_made(const char *vmkit_script)
 {
 	const char *script = vmkit_script ? vmkit_script : "tapster-vmkit";
 	struct strbuf out = { 0 };

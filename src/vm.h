@@ -30,6 +30,8 @@
  * progress messages pass through to stderr.
  */
 char *vm_kit_dir(const char *vmkit_script);
+/* The same, always through the script. */
+char *vm_kit_dir_made(const char *vmkit_script);
 
 /* The kernel release the kit was made for ("6.1.0-56-cloud-amd64"), malloc'd, or NULL. */
 char *vm_kit_kernel_release(const char *kit_dir);
