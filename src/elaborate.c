@@ -986,6 +986,8 @@ static void type_error(struct elab *e, struct node *n, enum type expected, enum 
 
 /* A variable used as `wanted` whose type was inferred otherwise, in stap's two parts:
  * "type mismatch (string): identifier 'x' at ..." and "type was first inferred here (long)". */
+static bool first_report(struct elab *e, const struct node *n);
+
 static void var_type_error(struct elab *e, struct node *n, enum type wanted)
 {
 	struct node *name = n->kind == N_INDEX ? n->lhs : n;
@@ -994,10 +996,45 @@ static void var_type_error(struct elab *e, struct node *n, enum type wanted)
 
 	if (!e->report)
 		return;
+	if (v->global && v->global->init && !v->type_loc.source) {
+		/* Typed by its initializer: stap's plain form. */
+		diag_error_at("semantic error", &tok, name->loc,
+			      "type mismatch: expected %s but found %s", type_name(wanted),
+			      type_name(v->type));
+		return;
+	}
+	if (v->type_arg) {
+		if (!first_report(e, name))
+			return;
+		/* stap words a parameter like an array's index. */
+		struct token_desc arg = node_token(v->type_arg);
+
+		diag_error_at("semantic error", &tok, name->loc, "index %d type mismatch (%s)",
+			      v->param_index, type_name(wanted));
+		diag_continue();
+		diag_error_at("semantic error", &arg, v->type_arg->loc,
+			      "type of index %d was first inferred here (%s)", v->param_index,
+			      type_name(v->type));
+		return;
+	}
 	diag_error_at("semantic error", &tok, name->loc, "type mismatch (%s)", type_name(wanted));
 	diag_continue();
 	diag_error_at("semantic error", &tok, v->type_loc.source ? v->type_loc : v->loc,
 		      "type was first inferred here (%s)", type_name(v->type));
+}
+
+/* A return value of another type than the first one: stap's two-part message. */
+static void return_type_error(struct elab *e, const struct node *n, enum type found,
+			      const struct used_function *f)
+{
+	struct token_desc tok = node_token(n), first = node_token(f->ret_first);
+
+	if (!e->report)
+		return;
+	diag_error_at("semantic error", &tok, n->loc, "type mismatch (%s)", type_name(found));
+	diag_continue();
+	diag_error_at("semantic error", &first, f->ret_first->loc,
+		      "type was first inferred here (%s)", type_name(f->ret));
 }
 
 /* The variable a node stands for: x, or the array of a[k] (whose value it is). */
@@ -1027,14 +1064,14 @@ static void expect(struct elab *e, struct node *n, enum type want)
 			var_of(n)->type = want;
 			var_of(n)->type_loc = n->kind == N_INDEX ? n->lhs->loc : n->loc;
 			e->changed = true;
-		} else if (n->kind == N_CALL && n->sym) {
-			((struct used_function *)n->sym)->ret = want;
-			e->changed = true;
 		}
+		/* A function's type comes from its returns, never from a call's context. */
 		return;
 	}
 	if (is_var(n))
 		var_type_error(e, n, want);
+	else if (n->kind == N_CALL && n->sym && ((struct used_function *)n->sym)->ret_first)
+		return_type_error(e, n, want, n->sym);
 	else
 		type_error(e, n, want, have);
 }
@@ -1209,16 +1246,31 @@ static enum type infer_call(struct elab *e, struct node *n)
 
 	if (f)
 		infer_overloads(e, f);
-	for (int i = 0; i < n->args.len; i++, param = param ? param->next : NULL) {
+	const struct param *declared = f ? f->function->params : NULL;
+
+	for (int i = 0; i < n->args.len; i++, param = param ? param->next : NULL,
+	     declared = declared ? declared->next : NULL) {
+		struct node *arg = n->args.items[i];
+
 		if (param && param->type == TYPE_UNKNOWN) {
-			enum type t = infer(e, n->args.items[i]);
+			enum type t = infer(e, arg);
 
 			if (t != TYPE_UNKNOWN) {
 				param->type = t;
+				param->type_arg = arg;
+				param->param_index = i;
 				e->changed = true;
 			}
+		} else if (declared && declared->type != TYPE_UNKNOWN) {
+			enum type t = infer(e, arg);
+
+			/* Against a declared type stap names the two the other way round. */
+			if (t != TYPE_UNKNOWN && t != declared->type)
+				type_error(e, arg, t, declared->type);
+			else if (t == TYPE_UNKNOWN)
+				expect(e, arg, declared->type);
 		} else {
-			expect(e, n->args.items[i], param ? param->type : TYPE_UNKNOWN);
+			expect(e, arg, param ? param->type : TYPE_UNKNOWN);
 		}
 	}
 	return f ? f->ret : TYPE_UNKNOWN;
@@ -1307,11 +1359,23 @@ static enum type infer(struct elab *e, struct node *n)
 		if (e->function && n->lhs) {
 			enum type t = infer(e, n->lhs);
 
-			if (e->function->ret == TYPE_UNKNOWN && t != TYPE_UNKNOWN) {
-				e->function->ret = t;
+			struct used_function *f = e->function;
+
+			if (f->ret == TYPE_UNKNOWN && t != TYPE_UNKNOWN) {
+				f->ret = t;
+				f->ret_first = n->lhs;
 				e->changed = true;
+			} else if (t == f->ret && !f->ret_first) {
+				f->ret_first = n->lhs;
+			} else if (t != TYPE_UNKNOWN && f->ret != TYPE_UNKNOWN && t != f->ret &&
+				   f->function->ret != TYPE_UNKNOWN) {
+				/* Against the declared type: named the other way round. */
+				type_error(e, n->lhs, t, f->ret);
+			} else if (t != TYPE_UNKNOWN && f->ret != TYPE_UNKNOWN && t != f->ret &&
+				   f->ret_first && !is_var(n->lhs)) {
+				return_type_error(e, n->lhs, t, f);
 			} else {
-				expect(e, n->lhs, e->function->ret);
+				expect(e, n->lhs, f->ret);
 			}
 		}
 		break;
@@ -1351,15 +1415,16 @@ static enum type infer(struct elab *e, struct node *n)
 }
 
 /* One sweep of inference over every function and probe body. */
+/* Probes first, as stap: a parameter takes its type from a call before its uses. */
 static void infer_bodies(struct elab *e)
 {
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		infer(e, p->body);
 	for (struct used_function *f = e->program->functions; f; f = f->next) {
 		e->function = f;
 		infer(e, f->function->body);
 	}
 	e->function = NULL;
-	for (struct derived_probe *p = e->program->probes; p; p = p->next)
-		infer(e, p->body);
 }
 
 /* Sweeps until no type changes, then once more to report the mismatches left. */
@@ -1453,10 +1518,10 @@ static void check_body_types(struct node *body, const struct var *vars)
 
 static void check_types(struct elab *e)
 {
-	for (struct used_function *f = e->program->functions; f; f = f->next)
-		check_body_types(f->function->body, f->scope.vars);
 	for (struct derived_probe *p = e->program->probes; p; p = p->next)
 		check_body_types(p->body, p->scope.vars);
+	for (struct used_function *f = e->program->functions; f; f = f->next)
+		check_body_types(f->function->body, f->scope.vars);
 	report_unresolved_vars(e->program->globals);
 }
 
@@ -1556,7 +1621,7 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	if (diag_error_count() == before)
 		check_types(&e);
 	if (diag_error_count() == before)
-		optimize_typed(program);
+		optimize_typed(program, optimize_program);
 	sort_functions(program);
 	return diag_error_count() - before;
 }

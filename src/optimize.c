@@ -372,6 +372,11 @@ static struct node *fold_binary(struct optimizer *o, struct node *n)
 {
 	int64_t value;
 
+	/* 0 && x and 1 || x: x is never evaluated. */
+	if (is_number(n->lhs) && ((n->op == OP_ANDAND && !n->lhs->num) ||
+				  (n->op == OP_OROR && n->lhs->num)))
+		return number_like(n, n->op == OP_OROR);
+
 	if (is_number(n->lhs) && is_number(n->rhs) &&
 	    fold_numbers(n->op, n->lhs->num, n->rhs->num, &value))
 		return number_like(n, value);
@@ -813,10 +818,6 @@ static void renumber_probes(struct program *program)
 static void run_round(struct optimizer *o)
 {
 	walk_program(o, fold_node);
-	if (!o->elide) {
-		walk_program(o, reduce_statement);
-		return;
-	}
 	drop_unused(o);
 	if (o->round == 0)
 		warn_never_assigned(o);
@@ -830,17 +831,24 @@ static void run_round(struct optimizer *o)
 	elide_empty_probes(o);
 }
 
-void optimize_typed(struct program *program)
+void optimize_typed(struct program *program, bool elide)
 {
 	struct optimizer o = { .program = program, .types_known = true };
 
 	walk_program(&o, fold_node);
+	/* With -u, stap folds only once types are known. */
+	if (!elide)
+		walk_program(&o, reduce_statement);
 }
 
 void optimize(struct program *program, bool elide)
 {
 	struct optimizer o = { .program = program, .elide = elide };
 
+	if (!elide) {
+		renumber_probes(program);
+		return;
+	}
 	collect_functions(&o);
 	walk_program(&o, name_first_token);
 	for (o.round = 0; o.round < 100; o.round++) {

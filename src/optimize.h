@@ -10,6 +10,6 @@
  * warnings. */
 void optimize(struct program *program, bool elide);
 /* After type checking: what stap folds only then (a ternary on a constant). */
-void optimize_typed(struct program *program);
+void optimize_typed(struct program *program, bool elide);
 
 #endif

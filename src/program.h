@@ -23,6 +23,9 @@ struct var {
 	struct global *global;	/* NULL for locals and parameters */
 	struct loc loc;		/* declaration or first use */
 	struct loc type_loc;	/* where its type was first inferred */
+	/* A parameter typed first by a call's argument: that argument, and its index. */
+	const struct node *type_arg;
+	int param_index;
 	int arity;		/* an array's number of keys; 0 for a scalar */
 	enum type key_types[MAX_ARRAY_KEYS];
 	const struct node *key_first[MAX_ARRAY_KEYS];	/* where each was first inferred */
@@ -91,6 +94,7 @@ struct used_function {
 	struct function *function;
 	struct scope scope;		/* parameters first, then locals */
 	enum type ret;
+	const struct node *ret_first;	/* the return value that typed it first, or NULL */
 	int overload;			/* which definition of its name, in the order the files
 					 * were read: stap's __overload_N */
 	char *c_name;			/* its name in the generated C: f__overload_N */
