@@ -243,6 +243,27 @@ static void unsupported(struct node *n, const char *what)
 	diag_error_at("semantic error", &tok, n->loc, "tapster does not support %s yet", what);
 }
 
+static struct token_desc node_token(const struct node *n);
+
+/* A global used with `nkeys` keys (0: as a scalar): the same number at every use. */
+static void note_arity(struct var *v, int nkeys, const struct node *use)
+{
+	struct token_desc tok = { "identifier", v->name };
+
+	if (!v->arity_known) {
+		v->arity_known = true;
+		v->arity_loc = use->loc;
+		return;
+	}
+	if (nkeys == v->arity)
+		return;
+	diag_error_at("semantic error", &tok, use->loc, "inconsistent arity (%d vs %d)", v->arity,
+		      nkeys);
+	diag_continue();
+	diag_error_at("semantic error", &tok, v->arity_loc, "arity %d first inferred here",
+		      v->arity);
+}
+
 static void resolve_ident(struct elab *e, struct node *n)
 {
 	struct var *v = scope_find(e->scope, n->text);
@@ -251,6 +272,8 @@ static void resolve_ident(struct elab *e, struct node *n)
 		v = find_global(e, n->text, e->printing_globals ? NULL : n->loc.source);
 	if (!v)
 		v = scope_add(e->scope, n->text, n->loc);
+	else if (v->global)
+		note_arity(v, 0, n);
 	n->sym = v;
 }
 
@@ -297,10 +320,11 @@ static void resolve_array(struct elab *e, struct node *array, int nkeys)
 			      nkeys, array->text);
 		return;
 	}
-	if (v->arity == 0 && nkeys > 0 && nkeys <= MAX_ARRAY_KEYS) {
+	if (!v->arity_known && nkeys > 0 && nkeys <= MAX_ARRAY_KEYS) {
 		v->arity = nkeys;
 		v->global->is_array = true;
 	}
+	note_arity(v, nkeys, array);
 	array->sym = v;
 }
 
@@ -455,8 +479,20 @@ static void resolve_node(struct elab *e, struct node *n)
 		if (n->lhs && n->lhs->kind == N_INDEX) {
 			resolve_list(e, &n->lhs->args);
 			resolve_array(e, n->lhs->lhs, n->lhs->args.len);
-		} else {
-			resolve_node(e, n->lhs);
+		} else if (n->lhs && n->lhs->kind == N_IDENT) {
+			/* A whole array or a scalar: whatever its arity. */
+			struct var *v = scope_find(e->scope, n->lhs->text);
+
+			if (!v)
+				v = find_global(e, n->lhs->text, n->lhs->loc.source);
+			if (!v)
+				v = scope_add(e->scope, n->lhs->text, n->lhs->loc);
+			n->lhs->sym = v;
+		} else if (n->lhs) {
+			struct token_desc tok = node_token(n->lhs);
+
+			diag_error_at("semantic error", &tok, n->lhs->loc,
+				      "invalid operand of delete expression");
 		}
 		return;
 	case N_FOREACH:

@@ -27,6 +27,8 @@ struct var {
 	const struct node *type_arg;
 	int param_index;
 	int arity;		/* an array's number of keys; 0 for a scalar */
+	bool arity_known;	/* a global's: from its first use, at arity_loc */
+	struct loc arity_loc;
 	enum type key_types[MAX_ARRAY_KEYS];
 	const struct node *key_first[MAX_ARRAY_KEYS];	/* where each was first inferred */
 	int nreads, nwrites;	/* the optimizer's count of the places that name it */
