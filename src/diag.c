@@ -9,6 +9,15 @@
 #include "ast.h"
 #include "util.h"
 
+/* Where messages go: stderr, or a buffer while a message waits to know whether it is shown
+ * (see diag_error_head_at). */
+static FILE *diag_out;
+
+__attribute__((constructor)) static void diag_out_init(void)
+{
+	diag_out = stderr;
+}
+
 static int error_count;
 static int suppressed_count;
 static bool warnings_enabled = true;
@@ -64,13 +73,13 @@ void diag_print_source(struct loc loc, const char *label)
 	if (!loc.source || !loc.source->text)
 		return;
 	source_line(loc.source, loc.line, &text, &len);
-	fprintf(stderr, "%s: %.*s\n", label, len, text);
+	fprintf(diag_out, "%s: %.*s\n", label, len, text);
 	/* The caret sits under column `col`; tabs in the line keep their width. */
 	int indent = (int)strlen(label) + 2;
-	fprintf(stderr, "%*s", indent, "");
+	fprintf(diag_out, "%*s", indent, "");
 	for (int i = 0; i < loc.col - 1 && i < len; i++)
-		fputc(text[i] == '\t' ? '\t' : ' ', stderr);
-	fputs("^\n", stderr);
+		fputc(text[i] == '\t' ? '\t' : ' ', diag_out);
+	fputs("^\n", diag_out);
 }
 
 static void print_token(const struct token_desc *tok);
@@ -78,17 +87,17 @@ static void print_token(const struct token_desc *tok);
 static void print_loc(struct loc loc)
 {
 	if (loc.source)
-		fprintf(stderr, " at %s:%d:%d", loc.source->name, loc.line, loc.col);
+		fprintf(diag_out, " at %s:%d:%d", loc.source->name, loc.line, loc.col);
 }
 
 /* The macro invocations a token at `loc` was expanded from, innermost first. */
 static void print_expansions(struct loc loc, const char *label)
 {
 	for (const struct expansion *e = loc.expansion; e; e = e->loc.expansion) {
-		fputs("\tin expansion of macro: ", stderr);
+		fputs("\tin expansion of macro: ", diag_out);
 		print_token(&e->site);
 		print_loc(e->loc);
-		fputc('\n', stderr);
+		fputc('\n', diag_out);
 		diag_print_source(e->loc, label);
 	}
 }
@@ -122,7 +131,7 @@ static void print_semantic_loc(struct loc loc)
 {
 	if (!loc.source)
 		return;
-	fprintf(stderr, " at %s:%d:%d", loc.source == last_semantic_source ? "" : loc.source->name,
+	fprintf(diag_out, " at %s:%d:%d", loc.source == last_semantic_source ? "" : loc.source->name,
 		loc.line, loc.col);
 	last_semantic_source = loc.source;
 }
@@ -138,9 +147,9 @@ static void print_token(const struct token_desc *tok)
 	if (!tok)
 		return;
 	if (tok->text)
-		fprintf(stderr, "%s '%s'", tok->what, tok->text);
+		fprintf(diag_out, "%s '%s'", tok->what, tok->text);
 	else
-		fputs(tok->what, stderr);
+		fputs(tok->what, diag_out);
 }
 
 /*
@@ -165,11 +174,38 @@ void diag_set_suppression(bool enabled)
 }
 
 /* Whether an error with format `fmt` is to be printed; counts it when it is not. */
+/* A head waiting for its continuation (diag_error_head_at): its text, and where the last
+ * file name stood before it. */
+static char *pending_head;
+static const struct source *source_before_head;
+
 static bool print_semantic(const char *fmt)
 {
 	bool chained = continues;
 
 	continues = false;
+	if (chained && pending_head) {
+		/* The pair is shown or suppressed by what the continuation says. */
+		char *head = pending_head;
+
+		pending_head = NULL;
+		for (int i = 0; suppression && i < nseen_formats; i++) {
+			if (seen_formats[i] == fmt) {
+				suppressed_count++;
+				last_suppressed = true;
+				last_semantic_source = source_before_head;
+				free(head);
+				return false;
+			}
+		}
+		seen_formats = xrealloc(seen_formats, sizeof(*seen_formats) *
+					(size_t)(nseen_formats + 1));
+		seen_formats[nseen_formats++] = fmt;
+		last_suppressed = false;
+		fputs(head, diag_out);
+		free(head);
+		return true;
+	}
 	if (chained)
 		return !last_suppressed;
 	for (int i = 0; suppression && i < nseen_formats; i++) {
@@ -218,24 +254,24 @@ static void semantic_error(const char *kind, const struct token_desc *tok, struc
 {
 	if (!count_error() || !print_semantic(fmt))
 		return;
-	fprintf(stderr, "%s: ", kind);
-	vfprintf(stderr, fmt, ap);
+	fprintf(diag_out, "%s: ", kind);
+	vfprintf(diag_out, fmt, ap);
 	if (tok) {
-		fputs(": ", stderr);
+		fputs(": ", diag_out);
 		print_token(tok);
 	}
 	print_semantic_loc(loc);
-	fputc('\n', stderr);
+	fputc('\n', diag_out);
 	diag_print_source(loc, "        source");
 	print_expansions(loc, "        source");
 	if (also_tok) {
 		print_token(also_tok);
 		print_semantic_loc(*also_loc);
-		fputc('\n', stderr);
+		fputc('\n', diag_out);
 		diag_print_source(*also_loc, "        source");
 		print_expansions(*also_loc, "        source");
 	}
-	fputc('\n', stderr);
+	fputc('\n', diag_out);
 }
 
 void diag_error_at(const char *kind, const struct token_desc *tok, struct loc loc,
@@ -246,6 +282,38 @@ void diag_error_at(const char *kind, const struct token_desc *tok, struct loc lo
 	va_start(ap, fmt);
 	semantic_error(kind, tok, loc, NULL, NULL, fmt, ap);
 	va_end(ap);
+}
+
+void diag_error_head_at(const char *kind, const struct token_desc *tok, struct loc loc,
+			const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *saved = diag_out;
+
+	if (!count_error())
+		return;
+	free(pending_head);
+	source_before_head = last_semantic_source;
+	diag_out = open_memstream(&text, &len);
+	fprintf(diag_out, "%s: ", kind);
+	va_start(ap, fmt);
+	vfprintf(diag_out, fmt, ap);
+	va_end(ap);
+	if (tok) {
+		fputs(": ", diag_out);
+		print_token(tok);
+	}
+	print_semantic_loc(loc);
+	fputc('\n', diag_out);
+	diag_print_source(loc, "        source");
+	print_expansions(loc, "        source");
+	fputc('\n', diag_out);
+	fclose(diag_out);
+	diag_out = saved;
+	pending_head = text;
+	continues = true;
 }
 
 void diag_error_at_also(const char *kind, const struct token_desc *tok, struct loc loc,
@@ -284,17 +352,17 @@ static void parse_error(const char *site, const char *label, const struct token_
 		free(message.buf);
 		return;
 	}
-	fprintf(stderr, "parse error: %s\n", message.buf);
+	fprintf(diag_out, "parse error: %s\n", message.buf);
 	free(message.buf);
 	if (tok) {
-		fprintf(stderr, "%12s ", label);
+		fprintf(diag_out, "%12s ", label);
 		print_token(tok);
 		print_loc(loc);
-		fputc('\n', stderr);
+		fputc('\n', diag_out);
 	}
 	diag_print_source(loc, "     source");
 	print_expansions(loc, "     source");
-	fputc('\n', stderr);
+	fputc('\n', diag_out);
 }
 
 void diag_parse_error_site(const char *site, const char *label, const struct token_desc *tok,
@@ -331,11 +399,11 @@ void diag_error(const char *kind, const char *fmt, ...)
 
 	if (!count_error() || !print_semantic(fmt))
 		return;
-	fprintf(stderr, "%s: ", kind);
+	fprintf(diag_out, "%s: ", kind);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(diag_out, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', diag_out);
 }
 
 /* "WARNING: message" without its end of line; false when warnings are off (-w). */
@@ -343,8 +411,8 @@ static bool start_warning(const char *fmt, va_list ap)
 {
 	if (!warnings_enabled)
 		return false;
-	fputs("WARNING: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	fputs("WARNING: ", diag_out);
+	vfprintf(diag_out, fmt, ap);
 	return true;
 }
 
@@ -372,13 +440,13 @@ static bool first_warning(const char *message)
 void diag_print_suppressed(void)
 {
 	if (suppressed_count)
-		fprintf(stderr, "Number of similar error messages suppressed: %d.\n",
+		fprintf(diag_out, "Number of similar error messages suppressed: %d.\n",
 			suppressed_count);
 	if (suppressed_warnings)
-		fprintf(stderr, "Number of similar warning messages suppressed: %d.\n",
+		fprintf(diag_out, "Number of similar warning messages suppressed: %d.\n",
 			suppressed_warnings);
 	if (suppressed_count || suppressed_warnings)
-		fputs("Rerun with -v to see them.\n", stderr);
+		fputs("Rerun with -v to see them.\n", diag_out);
 }
 
 void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
@@ -395,11 +463,11 @@ void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *f
 		free(message.buf);
 		return;
 	}
-	fprintf(stderr, "WARNING: %s: ", message.buf);
+	fprintf(diag_out, "WARNING: %s: ", message.buf);
 	free(message.buf);
 	print_token(tok);
 	print_semantic_loc(loc);
-	fputc('\n', stderr);
+	fputc('\n', diag_out);
 	diag_print_source(loc, " source");
 }
 
@@ -409,6 +477,6 @@ void diag_warning(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (start_warning(fmt, ap))
-		fputc('\n', stderr);
+		fputc('\n', diag_out);
 	va_end(ap);
 }

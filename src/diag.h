@@ -107,6 +107,11 @@ void expansion_free_list(struct expansion *list);
  * error with the format of an earlier one is suppressed and counted, as in stap, unless
  * diag_set_suppression(false) (-v). */
 void diag_continue(void);
+/* The first part of a two-part error (stap's "while resolving probe point: ..."), shown
+ * only with the part that follows (an error after it, as after diag_continue), and
+ * suppressed as a repeat by what that part says. */
+void diag_error_head_at(const char *kind, const struct token_desc *tok, struct loc loc,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_set_suppression(bool enabled);
 
 /* Between these, semantic errors are neither printed nor counted: an optional probe point

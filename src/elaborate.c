@@ -696,16 +696,26 @@ struct expansion_state {
 	const struct probe_point *point;	/* the user's point being derived */
 	struct node *cond;		/* the conditions met so far on the way, or NULL */
 	struct derived_probe ***tail;
-	const struct probe *chain[MAX_ALIAS_DEPTH];	/* the aliases being expanded */
+	/* The alias targets being derived: one met again is a loop. */
+	const struct probe_point *chain[MAX_ALIAS_DEPTH];
+	bool self_loop;			/* an alias named itself: stap says no more about it */
 	int depth;
 };
 
-static bool in_chain(const struct expansion_state *x, const struct probe *alias)
+static bool in_chain(const struct expansion_state *x, const struct probe_point *target)
 {
 	for (int i = 0; i < x->depth; i++)
-		if (x->chain[i] == alias)
+		if (x->chain[i] == target)
 			return true;
 	return false;
+}
+
+/* A point whose alias derived nothing, its targets having failed: stap's "no match". */
+static void alias_no_match(const struct probe_point *point)
+{
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "no match\n");
 }
 
 /* An alias reached again while it is being expanded, in stap's words. */
@@ -759,11 +769,6 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			if (!names_alias(point, alias->aliases.items[i], &suffix))
 				continue;
 			matched = true;
-			if (in_chain(x, alias) || x->depth >= MAX_ALIAS_DEPTH) {
-				alias_loop(point);
-				*ok = false;
-				return true;
-			}
 			targets = points_text(&alias->points, ", ");
 			here = probe_point_text(alias->aliases.items[i]);
 			user = point_text_with_cond(point);
@@ -772,10 +777,19 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 						targets, origin ? origin : user);
 			struct node *combined = alias_body(alias, body);
 
-			x->chain[x->depth++] = alias;
+			bool targets_ok = true, any = false;
+
 			for (int t = 0; t < alias->points.len; t++) {
 				const struct probe_point *target = alias->points.items[t];
 				struct node *saved_cond = x->cond;
+
+				if (in_chain(x, target) || x->depth >= MAX_ALIAS_DEPTH) {
+					alias_loop(target);
+					if (x->depth && x->chain[x->depth - 1] == target)
+						x->self_loop = true;
+					targets_ok = false;
+					continue;
+				}
 
 				/* The alias's condition first, then the one of its use. */
 				if (target->cond && !check_condition(x->e, target->cond)) {
@@ -786,14 +800,21 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 					x->cond = x->cond ? node_binary(OP_ANDAND, target->cond,
 									x->cond, target->cond->loc) :
 							    target->cond;
+				x->chain[x->depth++] = target;
 				bool derived = derive_marked(x, with_suffix(target, suffix),
-							     combined, chain, ok);
+							     combined, chain, &targets_ok);
 
+				x->depth--;
 				x->cond = saved_cond;
+				any |= derived;
 				if (derived && target->sufficient)
 					break;
 			}
-			x->depth--;
+			if (!targets_ok) {
+				*ok = false;
+				if (!any && !x->self_loop)
+					alias_no_match(point);
+			}
 			free(targets);
 			free(here);
 			free(user);
@@ -975,7 +996,7 @@ static void derive_probe(struct elab *e, struct probe *probe, struct derived_pro
 		bool point_ok = true;
 
 		x.point = point;
-		derived = expand_aliases(&x, point, probe->body, NULL, &point_ok) ? point_ok :
+		derived = expand_aliases(&x, point, probe->body, origin, &point_ok) ? point_ok :
 			  providers_derive(point, e->env, &direct_tail);
 		if (optional)
 			derived &= diag_quiet_end() == 0;

@@ -116,8 +116,8 @@ void provider_resolving(const struct probe_point *point)
 {
 	struct token_desc first = { "identifier", point->components->name };
 
-	diag_error_at("semantic error", &first, point->components->loc,
-		      "while resolving probe point");
+	diag_error_head_at("semantic error", &first, point->components->loc,
+			   "while resolving probe point");
 }
 
 void provider_mismatch(const struct probe_point *point, const struct component *comp,
