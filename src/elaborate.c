@@ -369,6 +369,9 @@ static void resolve_target(struct elab *e, struct node *n)
 		return;
 	}
 	diag_error_at("semantic error", &tok, n->loc, "unresolved target-symbol expression");
+	/* stap goes on to type the expression and reports it twice more as untyped. */
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
 }
 
 static void resolve_entry(struct elab *e, struct node *n)

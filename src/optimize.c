@@ -230,9 +230,11 @@ static bool effect_test(const struct node *n, void *ctx)
 		return false;
 	case N_EMBEDDED_EXPR:
 		return !strstr(n->text, "/* pure */");
+	case N_NEXT:
+		/* In a function, `next` runs its next definition: nothing changes. */
+		return !o->in_function;
 	case N_DELETE:
 	case N_EMBEDDED_STMT:
-	case N_NEXT:
 	case N_TRY:
 		return true;
 	default:

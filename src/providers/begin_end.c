@@ -15,7 +15,7 @@ static bool derive_been(const struct probe_point *point, struct derived_point **
 	int64_t priority = 0;
 
 	if (comp->next) {
-		provider_mismatch(point, comp->next, NULL);
+		provider_invalid_suffix(point, comp->next);
 		return false;
 	}
 	if (comp->arg && !component_number(comp, &priority)) {

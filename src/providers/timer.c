@@ -150,6 +150,12 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 	if (!point->components->arg && unit_comp && !unit_comp->arg &&
 	    !strcmp(unit_comp->name, "profile"))
 		return derive_profile(point, unit_comp, tail);
+	if (!point->components->arg && !unit_comp) {
+		provider_truncated(point, point->components,
+				   "hz(number) jiffies(number) ms(number) msec(number) ns(number)"
+				   " nsec(number) profile s(number) sec(number) us(number) usec(number)");
+		return false;
+	}
 	if (point->components->arg || !unit || !component_number(unit_comp, &n)) {
 		provider_mismatch(point, unit_comp ? unit_comp : point->components, names);
 		return false;
