@@ -36,6 +36,7 @@ struct elab {
 	bool changed;			/* inference made progress in this round */
 	bool report;			/* the last round: type errors are reported */
 	bool printing_globals;		/* deriving the end probes that print globals */
+	const struct function *resolving_function;	/* whose body is being resolved */
 };
 
 /* ---- Symbols ---- */
@@ -380,8 +381,12 @@ static void resolve_entry(struct elab *e, struct node *n)
 		struct token_desc tok = { "operator", "@entry" };
 
 		/* stap words this one as an internal error of the probe's processing. */
-		diag_error("semantic error", "while processing probe %s\n",
-			   e->probe ? e->probe->points->origin : "");
+		if (e->probe)
+			diag_error("semantic error", "while processing probe %s\n",
+				   e->probe->points->origin);
+		else
+			diag_error("semantic error", "while processing function %s\n",
+				   e->resolving_function ? e->resolving_function->name : "");
 		diag_continue();
 		diag_error_at("semantic error", &tok, n->loc,
 			      "internal error: @entry is only valid in .return probes");
@@ -553,9 +558,13 @@ static struct used_function *use_function(struct elab *e, struct function *f)
 		struct scope *saved_scope = e->scope;
 		struct derived_probe *saved_probe = e->probe;
 
+		const struct function *saved_function = e->resolving_function;
+
 		e->scope = &u->scope;
 		e->probe = NULL;
+		e->resolving_function = f;
 		resolve_node(e, f->body);
+		e->resolving_function = saved_function;
 		e->scope = saved_scope;
 		e->probe = saved_probe;
 	} else if (u->ret == TYPE_UNKNOWN) {
@@ -1266,8 +1275,6 @@ static void infer_foreach(struct elab *e, struct foreach *f)
 			else
 				infer_keys(e, array, &(struct node_list){ &key, 1, 1 });
 		}
-		if (f->value)
-			unify(e, f->value, f->array);
 		if (f->sort_aggregate)
 			expect(e, f->array, TYPE_STATS);
 		infer_keys(e, array, &f->slice);
@@ -1275,6 +1282,9 @@ static void infer_foreach(struct elab *e, struct foreach *f)
 	if (f->limit)
 		expect(e, f->limit, TYPE_LONG);
 	infer(e, f->body);
+	/* The value variable meets the array's type after the body, as in stap. */
+	if (array && f->value)
+		unify(e, f->value, f->array);
 }
 
 /* The overloads a call may run share its arguments' types and its return type. */
@@ -1651,13 +1661,13 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	for (struct embed *em = user->embeds; em; em = em->next)
 		program->nembeds++;
 	program->embeds = user->embeds;
-	/* stap chooses the globals it prints at the end before it optimizes. */
+	if (diag_error_count() == before && program->probes)
+		optimize(program, optimize_program);
+	/* The globals printed at the end: written and, once elided statements are gone, never
+	 * read (as stap chooses them). */
 	int nprinted = 0;
 	const struct var **printed = diag_error_count() == before ?
 				     autoprint_select(program, &nprinted) : NULL;
-
-	if (diag_error_count() == before && program->probes)
-		optimize(program, optimize_program);
 	if (diag_error_count() == before && !program->probes)
 		diag_error("semantic error", "no probes found\n");
 	if (diag_error_count() == before)
