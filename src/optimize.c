@@ -29,6 +29,10 @@ struct optimizer {
 	struct program *program;
 	bool in_function;	/* judging a function: its own locals are no side effect */
 	bool types_known;	/* the last folding, after type checking */
+	/* Functions without a value whose calls were elided as statements: stap names them
+	 * "side-effect-free function" once, after the statements. */
+	struct used_function **pointless;
+	int npointless;
 	bool elide;		/* not -u */
 	int round;
 	bool changed;
@@ -567,12 +571,58 @@ static void elide_assignment(struct optimizer *o, struct node **slot)
 	o->changed = true;
 }
 
+/* A `return value`, or a `next` (the value may come from another definition). */
+static bool is_value_return(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return (n->kind == N_RETURN && n->lhs) || n->kind == N_NEXT;
+}
+
+/* A call statement of a function that returns nothing and does nothing. */
+static void note_pointless_call(struct optimizer *o, const struct node *expr)
+{
+	struct used_function *f = expr->kind == N_CALL ? expr->sym : NULL;
+
+	if (!f || !f->function->body || node_any(f->function->body, is_value_return, NULL))
+		return;
+	for (int i = 0; i < o->npointless; i++)
+		if (o->pointless[i] == f)
+			return;
+	o->pointless = xrealloc(o->pointless, sizeof(*o->pointless) * (size_t)(o->npointless + 1));
+	o->pointless[o->npointless++] = f;
+}
+
+static int compare_c_names(const void *a, const void *b)
+{
+	return strcmp((*(struct used_function *const *)a)->c_name,
+		      (*(struct used_function *const *)b)->c_name);
+}
+
+/* In the order stap keeps its functions: by their names in the generated C. */
+static void warn_pointless_functions(struct optimizer *o)
+{
+	if (o->npointless)
+		qsort(o->pointless, (size_t)o->npointless, sizeof(*o->pointless),
+		      compare_c_names);
+	for (int i = 0; i < o->npointless; i++) {
+		const struct function *f = o->pointless[i]->function;
+		struct token_desc tok = { "identifier", f->name };
+
+		diag_warning_at(&tok, f->loc, "side-effect-free function '%s'", f->name);
+	}
+	free(o->pointless);
+	o->pointless = NULL;
+	o->npointless = 0;
+}
+
 static void elide_pure_statement(struct optimizer *o, struct node **slot)
 {
 	struct node *n = *slot;
 
 	if (n->kind != N_EXPR_STMT || has_effects(o, n->lhs))
 		return;
+	if (o->round == 0)
+		note_pointless_call(o, n->lhs);
 	if (o->round == 0) {
 		struct token_desc tok = { n->raw, n->text };
 
@@ -829,6 +879,7 @@ static void run_round(struct optimizer *o)
 		if (f->function->body)
 			walk_slot(o, &f->function->body, elide_assignment);
 	walk_program(o, elide_pure_statement);
+	warn_pointless_functions(o);
 	walk_program(o, reduce_statement);
 	elide_empty_probes(o);
 }
