@@ -42,6 +42,7 @@ struct tap_context {
 	int actions_remaining;
 	int nesting;
 	int function_next;		/* the function just run ended with `next` */
+	int conditions_changed;		/* a global a probe condition reads was written */
 	struct tap_print_buffer print;
 	char error_buffer[MAXSTRINGLEN];	/* room for a formatted last_error */
 	char message[MAXSTRINGLEN + 256];	/* a line for the stderr channel */

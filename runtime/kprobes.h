@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
+#include <linux/workqueue.h>
 
 #include "context.h"
 #include "print.h"
@@ -29,6 +30,7 @@ struct tap_kprobe {
 	struct kprobe kp;
 	const struct tap_probe_point *pp;
 	const char *module;	/* the module of the function, NULL for the kernel */
+	int cond;		/* its probe's condition (1..TAP_NUM_CONDITIONS), or 0 */
 	bool registered;
 };
 
@@ -36,6 +38,7 @@ struct tap_kretprobe {
 	struct kretprobe rp;
 	const struct tap_probe_point *pp;
 	const char *module;
+	int cond;
 	bool registered;
 	int missed;		/* instances missed while registered before */
 };
@@ -240,6 +243,67 @@ static __maybe_unused int tap_register_kernel_probes(struct tap_kprobe *kprobes,
 	return rc;
 }
 
+/*
+ * Conditional probes (probe P if (cond)). A hit that finds its condition false asks for the
+ * probe's kprobes to be disabled; a probe that may have changed a global of a condition asks
+ * for them all to be enabled again, and the next hit looks at its condition again. Disabling
+ * may sleep: a work item carries the requests out, under tap_kprobes_mutex.
+ */
+#ifndef TAP_NUM_CONDITIONS
+#define TAP_NUM_CONDITIONS 0
+#endif
+
+static unsigned long tap_conditions_off[BITS_TO_LONGS(TAP_NUM_CONDITIONS + 1)];
+
+static void tap_kprobe_set_enabled(struct kprobe *kp, bool enabled)
+{
+	if (enabled && kprobe_disabled(kp))
+		enable_kprobe(kp);
+	else if (!enabled && !kprobe_disabled(kp))
+		disable_kprobe(kp);
+}
+
+static void tap_conditions_apply(struct work_struct *work)
+{
+	int i;
+
+	mutex_lock(&tap_kprobes_mutex);
+	for (i = 0; tap_kprobes_live && i < tap_kprobe_count; i++) {
+		struct tap_kprobe *p = &tap_kprobe_table[i];
+
+		if (p->cond && p->registered)
+			tap_kprobe_set_enabled(&p->kp, !test_bit(p->cond, tap_conditions_off));
+	}
+	for (i = 0; tap_kprobes_live && i < tap_kretprobe_count; i++) {
+		struct tap_kretprobe *p = &tap_kretprobe_table[i];
+
+		if (p->cond && p->registered)
+			tap_kprobe_set_enabled(&p->rp.kp, !test_bit(p->cond, tap_conditions_off));
+	}
+	mutex_unlock(&tap_kprobes_mutex);
+}
+
+static __maybe_unused DECLARE_WORK(tap_conditions_work, tap_conditions_apply);
+
+/* From probe context: condition `cond` is false. */
+static __maybe_unused void tap_condition_false(int cond)
+{
+	if (!test_and_set_bit(cond, tap_conditions_off) && READ_ONCE(tap_kprobes_live))
+		queue_work(system_wq, &tap_conditions_work);
+}
+
+/* From probe context: a global that a condition reads may have changed. */
+static __maybe_unused void tap_conditions_changed(void)
+{
+	bool any = false;
+	int i;
+
+	for (i = 1; i <= TAP_NUM_CONDITIONS; i++)
+		any |= test_and_clear_bit(i, tap_conditions_off);
+	if (any && READ_ONCE(tap_kprobes_live))
+		queue_work(system_wq, &tap_conditions_work);
+}
+
 static __maybe_unused void tap_unregister_kernel_probes(void)
 {
 	if (tap_module_nb_registered) {
@@ -247,9 +311,12 @@ static __maybe_unused void tap_unregister_kernel_probes(void)
 		tap_module_nb_registered = false;
 	}
 	mutex_lock(&tap_kprobes_mutex);
-	tap_kprobes_live = false;
+	WRITE_ONCE(tap_kprobes_live, false);
 	tap_disarm_probes(NULL);
 	mutex_unlock(&tap_kprobes_mutex);
+	/* No handler runs any more, and no later probe queues the work (not live). */
+	if (TAP_NUM_CONDITIONS)
+		cancel_work_sync(&tap_conditions_work);
 }
 
 /* Instances missed for want of a free kretprobe instance, reported as stap reports them. */

@@ -1488,8 +1488,11 @@ static enum type infer(struct elab *e, struct node *n)
 /* Probes first, as stap: a parameter takes its type from a call before its uses. */
 static void infer_bodies(struct elab *e)
 {
-	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+	for (struct derived_probe *p = e->program->probes; p; p = p->next) {
 		infer(e, p->body);
+		if (p->cond)
+			infer(e, p->cond);
+	}
 	for (struct used_function *f = e->program->functions; f; f = f->next) {
 		e->function = f;
 		infer(e, f->function->body);

@@ -32,6 +32,9 @@ struct module {
 	int nkprobes, nkretprobes, ntimers, nprofile;
 	struct strbuf been[3];			/* begin, end and error tables, by been_kind */
 	int nbeen[3];
+	int nconditions;	/* conditional probes on kprobes (runtime/kprobes.h) */
+	const struct var **condition_globals;	/* the globals their conditions read */
+	int ncondition_globals;
 };
 
 static void add_unit(struct module *m, char *name, struct strbuf *fields, char *code)
@@ -109,7 +112,8 @@ static void embedded_function(struct strbuf *code, const struct used_function *f
 static void translate_function(struct module *m, struct used_function *f)
 {
 	const char *name = f->c_name;
-	struct body b = { .function = f, .indent = 1 };
+	struct body b = { .function = f, .indent = 1, .condition_globals = m->condition_globals,
+			  .ncondition_globals = m->ncondition_globals };
 	struct strbuf code = { 0 };
 	char *comment = source_comment(f->function->body ? "function" : "embedded function",
 				       f->function->loc);
@@ -201,8 +205,112 @@ static void unlock_globals(const struct body *b, struct strbuf *code)
 		sb_add(code, "\ttap_unlock_globals();\n");
 }
 
-static void probe_body(struct derived_probe *p, struct body *b, struct strbuf *code)
+/* Conditional probes on kprobes: the runtime disables the kprobes of a probe whose
+ * condition is false, and enables them all again after a probe that may change one. */
+static bool kprobe_conditional(const struct derived_probe *p)
 {
+	if (!p->cond)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE)
+			return true;
+	return false;
+}
+
+/* Its number among them, from 1; 0 for any other probe. */
+static int condition_id(const struct module *m, const struct derived_probe *p)
+{
+	int id = 0;
+
+	if (!kprobe_conditional(p))
+		return 0;
+	for (const struct derived_probe *q = m->program->probes; q; q = q->next) {
+		id += kprobe_conditional(q);
+		if (q == p)
+			return id;
+	}
+	return 0;
+}
+
+static bool collect_condition_global(const struct node *n, void *ctx)
+{
+	struct module *m = ctx;
+	const struct var *v = n->kind == N_IDENT ? n->sym : NULL;
+
+	if (v && v->global) {
+		for (int i = 0; i < m->ncondition_globals; i++)
+			if (m->condition_globals[i] == v)
+				return false;
+		m->condition_globals = xrealloc(m->condition_globals, sizeof(*m->condition_globals) *
+						(size_t)(m->ncondition_globals + 1));
+		m->condition_globals[m->ncondition_globals++] = v;
+	}
+	return false;
+}
+
+static void collect_conditions(struct module *m)
+{
+	for (const struct derived_probe *p = m->program->probes; p; p = p->next) {
+		if (kprobe_conditional(p)) {
+			m->nconditions++;
+			node_any(p->cond, collect_condition_global, m);
+		}
+	}
+}
+
+struct condition_writes {
+	const struct module *m;
+	struct seen_functions seen;
+};
+
+static bool writes_condition_global(const struct node *n, void *ctx);
+
+static bool function_writes_condition_global(const struct used_function *f,
+					     struct condition_writes *w)
+{
+	for (int i = 0; i < w->seen.len; i++)
+		if (w->seen.items[i] == f)
+			return false;
+	w->seen.items = xrealloc(w->seen.items, (size_t)(w->seen.len + 1) * sizeof(*w->seen.items));
+	w->seen.items[w->seen.len++] = f;
+	for (const struct used_function *g = f; g; g = g->next_overload)
+		if (g->function->body && node_any(g->function->body, writes_condition_global, w))
+			return true;
+	return false;
+}
+
+/* An assignment, increment or delete of a global a condition reads, or a call that may
+ * make one. */
+static bool writes_condition_global(const struct node *n, void *ctx)
+{
+	struct condition_writes *w = ctx;
+	const struct node *target = NULL;
+
+	if (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC ||
+	    n->kind == N_DELETE)
+		target = n->lhs;
+	if (target && target->kind == N_INDEX)
+		target = target->lhs;
+	if (target && target->kind == N_IDENT)
+		for (int i = 0; i < w->m->ncondition_globals; i++)
+			if (w->m->condition_globals[i] == target->sym)
+				return true;
+	return n->kind == N_CALL && n->sym && function_writes_condition_global(n->sym, w);
+}
+
+static bool may_change_conditions(const struct module *m, const struct node *body)
+{
+	struct condition_writes w = { .m = m };
+	bool writes = m->ncondition_globals && node_any(body, writes_condition_global, &w);
+
+	free(w.seen.items);
+	return writes;
+}
+
+static void probe_body(struct module *m, struct derived_probe *p, struct body *b,
+		       struct strbuf *code)
+{
+	int condition = condition_id(m, p);
 	sb_addf(code, "static void probe_%d(struct tap_context *c)\n{\n", p->index);
 	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[c->nesting].probe_%d;\n",
 		p->index, p->index);
@@ -212,10 +320,22 @@ static void probe_body(struct derived_probe *p, struct body *b, struct strbuf *c
 	sb_add(code, "\n\t(void)l;\n");
 	init_locals(code, &p->scope);
 	lock_globals(b, code);
+	if (condition) {
+		char *value = gen_expr(b, p->cond);
+
+		emit(b, "if (!(%s)) {", value);
+		emit(b, "\ttap_condition_false(%d);", condition);
+		emit(b, "\tgoto out;");
+		emit(b, "}");
+		free(value);
+	}
 	gen_stmt(b, p->body);
 	sb_add(code, b->code.buf ? b->code.buf : "");
 	sb_add(code, "out: __attribute__((unused));\n");
 	unlock_globals(b, code);
+	if (may_change_conditions(m, p->body))
+		sb_add(code, "\tif (c->conditions_changed) {\n\t\tc->conditions_changed = 0;\n"
+			"\t\ttap_conditions_changed();\n\t}\n");
 	sb_add(code, "\t;\n}\n\n");
 }
 
@@ -306,7 +426,7 @@ static void kprobe_point(struct module *m, const struct derived_probe *p,
 	else
 		sb_addf(&m->kprobes, "\t{ .kp = { .symbol_name = %s,", symbol);
 	sb_addf(&m->kprobes, " .pre_handler = tap_kprobe_%d }, .pp = &tap_pp_%d,"
-		" .module = %s },\n", pp, pp, module);
+		" .module = %s, .cond = %d },\n", pp, pp, module, condition_id(m, p));
 	m->nkprobes++;
 	free(symbol);
 	free(module);
@@ -338,8 +458,8 @@ static void kretprobe_point(struct module *m, const struct derived_probe *p,
 		sb_addf(&m->kretprobes,
 			" .entry_handler = tap_kretprobe_entry_%d,"
 			" .data_size = sizeof(struct probe_%d_entry),", pp, p->index);
-	sb_addf(&m->kretprobes, " .maxactive = %d }, .pp = &tap_pp_%d, .module = %s },\n",
-		d->maxactive, pp, module);
+	sb_addf(&m->kretprobes, " .maxactive = %d }, .pp = &tap_pp_%d, .module = %s, .cond = %d },\n",
+		d->maxactive, pp, module, condition_id(m, p));
 	m->nkretprobes++;
 	free(symbol);
 	free(module);
@@ -379,7 +499,8 @@ static void profile_point(struct module *m, const struct derived_probe *p, int p
 
 static void translate_probe(struct module *m, struct derived_probe *p)
 {
-	struct body b = { .probe = p, .indent = 1 };
+	struct body b = { .probe = p, .indent = 1, .condition_globals = m->condition_globals,
+			  .ncondition_globals = m->ncondition_globals };
 	struct strbuf code = { 0 };
 	struct derived_point *first = p->points;
 	char *what = xasprintf("probe %s", first->origin);
@@ -395,7 +516,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	free(b.code.buf);
 	b.code = (struct strbuf){ 0 };
 	sb_add(&code, comment);
-	probe_body(p, &b, &code);
+	probe_body(m, p, &b, &code);
 	for (struct derived_point *d = p->points; d; d = d->next) {
 		int pp = add_point_descriptor(m, d);
 
@@ -543,8 +664,9 @@ static void write_module(struct module *m)
 
 	fprintf(m->out, "/* Generated by tapster from %s. */\n\n", script);
 	fprintf(m->out, "#define TAP_NUM_KPROBES %d\n#define TAP_NUM_KRETPROBES %d\n"
-		"#define TAP_NUM_TIMERS %d\n#define TAP_NUM_PROFILE %d\n", m->nkprobes,
-		m->nkretprobes, m->ntimers, m->nprofile);
+		"#define TAP_NUM_TIMERS %d\n#define TAP_NUM_PROFILE %d\n"
+		"#define TAP_NUM_CONDITIONS %d\n", m->nkprobes, m->nkretprobes, m->ntimers,
+		m->nprofile, m->nconditions);
 	for (int t = 0; t < 3; t++)
 		fprintf(m->out, "#define TAP_NUM_%s %d\n", been_tables[t].macro, m->nbeen[t]);
 	fputc('\n', m->out);
@@ -702,6 +824,7 @@ int translate(struct session *session, struct program *program, FILE *out)
 	if (!program_translatable(program))
 		return 1;
 	m.units_tail = &m.units;
+	collect_conditions(&m);
 	for (struct used_function *f = program->functions; f; f = f->next)
 		translate_function(&m, f);
 	for (struct derived_probe *p = program->probes; p; p = p->next)
@@ -709,6 +832,7 @@ int translate(struct session *session, struct program *program, FILE *out)
 	for (int t = 0; t < 3; t++)
 		collect_been(&m, t);
 	write_module(&m);
+	free(m.condition_globals);
 	session->probed_modules = probed_modules(program);
 	return 0;
 }

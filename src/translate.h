@@ -32,6 +32,10 @@ struct body {
 	bool in_entry_handler;		/* evaluating @entry expressions at function entry */
 	struct used_function *function;	/* NULL in probes */
 	bool lock_globals;		/* a probe body that touches globals */
+	/* The globals that conditions of kprobe probes read: a write to one is noted in the
+	 * context, and the probe asks the runtime to look at the conditions again. */
+	const struct var *const *condition_globals;
+	int ncondition_globals;
 };
 
 void emit(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

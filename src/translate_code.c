@@ -471,6 +471,19 @@ static char *gen_lvalue(struct body *b, struct node *lhs, struct node *value, ch
 	return slot;
 }
 
+/* After a write of `target`: note it when a condition reads that global. */
+static void note_condition_write(struct body *b, const struct node *target)
+{
+	if (target && target->kind == N_INDEX)
+		target = target->lhs;
+	for (int i = 0; target && target->kind == N_IDENT && i < b->ncondition_globals; i++) {
+		if (b->condition_globals[i] == target->sym) {
+			emit(b, "c->conditions_changed = 1;");
+			return;
+		}
+	}
+}
+
 static char *gen_incdec(struct body *b, struct node *n)
 {
 	char *ref = gen_lvalue(b, n->lhs, NULL, NULL);
@@ -724,8 +737,13 @@ char *gen_expr(struct body *b, struct node *n)
 	case N_BINARY: return gen_binary(b, n);
 	case N_UNARY: return gen_unary(b, n);
 	case N_PREINC:
-	case N_POSTINC: return gen_incdec(b, n);
-	case N_ASSIGN: return gen_assign(b, n);
+	case N_POSTINC:
+	case N_ASSIGN: {
+		char *value = n->kind == N_ASSIGN ? gen_assign(b, n) : gen_incdec(b, n);
+
+		note_condition_write(b, n->lhs);
+		return value;
+	}
 	case N_TERNARY: return gen_ternary(b, n);
 	case N_CALL: return gen_call(b, n);
 	case N_PRINT: return gen_print(b, n);
@@ -958,7 +976,10 @@ void gen_stmt(struct body *b, struct node *n)
 		emit(b, "goto out;");
 		return;
 	case N_RETURN: gen_return(b, n); return;
-	case N_DELETE: gen_delete(b, n); return;
+	case N_DELETE:
+		gen_delete(b, n);
+		note_condition_write(b, n->lhs);
+		return;
 	case N_FOREACH: gen_foreach(b, n); return;
 	case N_EXPR_STMT: {
 		char *value = gen_expr(b, n->lhs);
