@@ -1374,9 +1374,9 @@ static enum type infer_print(struct elab *e, struct node *n)
 			if (p->is_literal)
 				continue;
 			if (p->width == FORMAT_STAR)
-				expect(e, n->args.items[arg++], TYPE_LONG);
+				expect_print_arg(e, n->args.items[arg++], TYPE_LONG);
 			if (p->precision == FORMAT_STAR && arg < n->args.len)
-				expect(e, n->args.items[arg++], TYPE_LONG);
+				expect_print_arg(e, n->args.items[arg++], TYPE_LONG);
 			if (arg < n->args.len)
 				expect_print_arg(e, n->args.items[arg++], format_arg_type(p->conversion));
 		}
