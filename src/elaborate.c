@@ -765,6 +765,19 @@ static void collect_aliases(struct elab *e)
 
 static bool check_condition(struct elab *e, const struct node *cond);
 
+/* Whether a provider derives `target` as it is (so that what failed was the suffix of the
+ * alias's use). */
+static bool fits_without_suffix(struct expansion_state *x, const struct probe_point *target)
+{
+	struct derived_point *points = NULL, **tail = &points;
+	bool fits;
+
+	diag_quiet_begin();
+	fits = providers_derive(target, x->e->env, &tail);
+	fits &= diag_quiet_end() == 0;
+	return fits;
+}
+
 /* Expands `point` through every alias it names; false when it names none. */
 static bool expand_aliases(struct expansion_state *x, const struct probe_point *point,
 			   const struct node *body, const char *origin, bool *ok)
@@ -789,7 +802,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 						targets, origin ? origin : user);
 			struct node *combined = alias_body(alias, body);
 
-			bool targets_ok = true, any = false;
+			bool targets_ok = true, any = false, suffix_failed = false;
 
 			for (int t = 0; t < alias->points.len; t++) {
 				const struct probe_point *target = alias->points.items[t];
@@ -813,8 +826,20 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 									x->cond, target->cond->loc) :
 							    target->cond;
 				x->chain[x->depth++] = target;
+				/* With a suffix from the use (alias.return), a target it does not
+				 * fit is the use's error: stap's "invalid suffix". */
+				if (suffix)
+					diag_quiet_begin();
 				bool derived = derive_marked(x, with_suffix(target, suffix),
 							     combined, chain, &targets_ok);
+
+				if (suffix && diag_quiet_end() && !derived) {
+					if (fits_without_suffix(x, target))
+						suffix_failed = true;
+					else	/* its own error: again, aloud */
+						derive_marked(x, with_suffix(target, suffix), combined,
+							      chain, &targets_ok);
+				}
 
 				x->depth--;
 				x->cond = saved_cond;
@@ -824,7 +849,9 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			}
 			if (!targets_ok) {
 				*ok = false;
-				if (!any && !x->self_loop)
+				if (!any && suffix_failed)
+					provider_invalid_suffix(point, suffix);
+				else if (!any && !x->self_loop)
 					alias_no_match(point);
 			}
 			free(targets);

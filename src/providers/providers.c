@@ -96,6 +96,9 @@ struct token_desc component_token(const struct component *comp)
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
 		if (!strcmp(comp->name, keywords[i]))
 			return (struct token_desc){ "keyword", NULL };
+	/* A component starting with a wildcard starts with the operator '*'. */
+	if (comp->name[0] == '*')
+		return (struct token_desc){ "operator", "*" };
 	return (struct token_desc){ "identifier", comp->name };
 }
 
