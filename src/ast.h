@@ -71,7 +71,8 @@ enum node_kind {
 	N_NEXT,
 	N_RETURN,	/* lhs = value or NULL */
 	N_DELETE,	/* lhs = what is deleted */
-	N_TRY,		/* then = try block, els = catch block; text = catch variable or NULL */
+	N_TRY,		/* then = try block, els = catch block; text = catch variable or NULL,
+			 * lhs = an N_IDENT naming it there (pass 2 leaves its sym NULL) */
 	N_EMBEDDED_STMT, /* %{ code %} as a statement (guru mode): text = code */
 };
 

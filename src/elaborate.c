@@ -514,7 +514,16 @@ static void resolve_node(struct elab *e, struct node *n)
 		resolve_list(e, &n->args);
 		return;
 	case N_TRY:
-		unsupported(n, "try/catch");
+		resolve_node(e, n->then);
+		if (n->text) {
+			/* catch (msg): a string local holding the error's message. */
+			struct var *v = scope_find(e->scope, n->text);
+
+			if (!v)
+				v = scope_add(e->scope, n->text, n->lhs->loc);
+			n->sym = v;
+		}
+		resolve_node(e, n->els);
 		return;
 	case N_DEFINED:
 	case N_PROBEWRITE:
@@ -1475,6 +1484,24 @@ static enum type infer(struct elab *e, struct node *n)
 				expect(e, n->lhs, f->ret);
 			}
 		}
+		break;
+	case N_TRY:
+		infer(e, n->then);
+		if (n->sym) {
+			struct var *v = n->sym;
+
+			if (v->type == TYPE_UNKNOWN) {
+				v->type = TYPE_STRING;
+				v->type_loc = n->lhs->loc;
+				e->changed = true;
+			} else if (v->type != TYPE_STRING) {
+				struct node name = { .kind = N_IDENT, .loc = n->lhs->loc, .text = n->text,
+						     .sym = v };
+
+				var_type_error(e, &name, TYPE_STRING);
+			}
+		}
+		infer(e, n->els);
 		break;
 	case N_IF:
 	case N_WHILE:

@@ -146,6 +146,11 @@ static void count_node(struct optimizer *o, struct node **slot)
 			note_use(n->foreach->keys.items[i], false, true);
 		note_use(n->foreach->value, false, true);
 		break;
+	case N_TRY:
+		/* catch (msg) assigns msg. */
+		if (n->sym)
+			((struct var *)n->sym)->nwrites++;
+		break;
 	default:
 		break;
 	}
@@ -509,6 +514,9 @@ static struct node *reduce_empty(struct optimizer *o, struct node *n)
 		return NULL;
 	case N_FOREACH:
 		return is_empty(n->foreach->body) && !n->foreach->limit ? null_stmt(n) : NULL;
+	case N_TRY:
+		/* Nothing to fail: no catch either. */
+		return is_empty(n->then) ? null_stmt(n) : NULL;
 	default:
 		return NULL;
 	}

@@ -604,8 +604,12 @@ statement:
 			$$ = new_node(p, N_TRY, $1->loc);
 			$$->then = $2;
 			$$->els = $5;
-			if ($4)
+			if ($4) {
 				$$->text = xstrdup($4->text);
+				/* Where the catch variable is named, for messages about it. */
+				$$->lhs = new_node(p, N_IDENT, $4->loc);
+				$$->lhs->text = xstrdup($4->text);
+			}
 		}
 	| expr semi_opt
 		{

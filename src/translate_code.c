@@ -102,10 +102,19 @@ static char *new_temp(struct body *b, enum type type)
 	return xasprintf("l->t%d", id);
 }
 
+/* The jump a runtime error takes: to the try's catch, else out of the body. */
+static void emit_error_goto(struct body *b, const char *indent)
+{
+	if (b->catch_label)
+		emit(b, "%sgoto catch_%d;", indent, b->catch_label);
+	else
+		emit(b, "%sgoto out;", indent);
+}
+
 static void check_error(struct body *b)
 {
 	emit(b, "if (unlikely(c->last_error))");
-	emit(b, "\tgoto out;");
+	emit_error_goto(b, "\t");
 }
 
 /* Saves `expr` in a temporary, the saving statement inserted at byte `at` of the sink. */
@@ -373,7 +382,7 @@ static char *index_slot(struct body *b, struct node *index, const char *keys)
 
 	emit(b, "%s = tap_map_slot(c, %s, %s, %s);", slot, map, keys, loc);
 	emit(b, "if (unlikely(!%s))", slot);
-	emit(b, "	goto out;");
+	emit_error_goto(b, "	");
 	lvalue = array->type == TYPE_STRING ? xasprintf("((char *)%s)", slot) :
 		 array->type == TYPE_STATS ? xasprintf("(*(struct tap_stat *)%s)", slot) :
 					     xasprintf("(*(int64_t *)%s)", slot);
@@ -532,7 +541,7 @@ static char *gen_assign(struct body *b, struct node *n)
 
 /* Runs one definition of a function on the evaluated `args`; its value into `result`. */
 static void call_definition(struct body *b, const struct used_function *f, char **args,
-			    const char *result)
+			    const char *result, const char *loc)
 {
 	const char *name = f->c_name;
 	int i = 0;
@@ -548,7 +557,12 @@ static void call_definition(struct body *b, const struct used_function *f, char 
 	emit(b, "c->nesting++;");
 	emit(b, "function_%s(c);", name);
 	emit(b, "c->nesting--;");
-	check_error(b);
+	/* An error an embedded function raises (error()) is located at the call. */
+	emit(b, "if (unlikely(c->last_error)) {");
+	emit(b, "\tif (!c->error_location)");
+	emit(b, "\t\tc->error_location = %s;", loc);
+	emit_error_goto(b, "\t");
+	emit(b, "}");
 	if (!result)
 		return;
 	if (f->ret == TYPE_STRING)
@@ -571,16 +585,16 @@ static char *gen_call(struct body *b, struct node *n)
 	gen_operands(b, n->args.items, n->args.len, args);
 	emit(b, "if (unlikely(c->nesting >= MAXNESTING)) {");
 	emit(b, "\ttap_set_error(c, \"MAXNESTING exceeded\", %s);", loc);
-	emit(b, "\tgoto out;");
+	emit_error_goto(b, "\t");
 	emit(b, "}");
 	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
 		result = new_temp(b, f->ret);
-	call_definition(b, f, args, result);
+	call_definition(b, f, args, result, loc);
 	for (const struct used_function *g = f->next_overload; g; g = g->next_overload, depth++) {
 		emit(b, "if (c->function_next) {");
 		b->indent++;
 		emit(b, "c->function_next = 0;");
-		call_definition(b, g, args, result);
+		call_definition(b, g, args, result, loc);
 	}
 	for (; depth > 0; depth--) {
 		b->indent--;
@@ -763,6 +777,28 @@ static void gen_block(struct body *b, struct node *n)
 		gen_stmt(b, n->body.items[i]);
 }
 
+/* try { A } catch (msg) { B }: an error in A (or in what it calls) lands at catch_N with
+ * its message in c->last_error; B runs with msg holding it, and the error is gone. */
+static void gen_try(struct body *b, struct node *n)
+{
+	int label = ++b->nlabels, saved = b->catch_label;
+
+	b->catch_label = label;
+	gen_stmt(b, n->then);
+	b->catch_label = saved;
+	emit(b, "goto try_end_%d;", label);
+	emit(b, "catch_%d: __attribute__((unused));", label);
+	if (n->sym) {
+		char *msg = var_ref(n->sym);
+
+		emit(b, "tap_strcpy(%s, c->last_error);", msg);
+		free(msg);
+	}
+	emit(b, "c->last_error = NULL;");
+	gen_stmt(b, n->els);
+	emit(b, "try_end_%d: __attribute__((unused));", label);
+}
+
 static void gen_if(struct body *b, struct node *n)
 {
 	char *cond = gen_expr(b, n->cond);
@@ -788,7 +824,7 @@ static void gen_action_check(struct body *b, const struct node *n)
 
 	emit(b, "if (unlikely(--c->actions_remaining < 0)) {");
 	emit(b, "\ttap_set_error(c, \"MAXACTION exceeded\", %s);", loc);
-	emit(b, "\tgoto out;");
+	emit_error_goto(b, "\t");
 	emit(b, "}");
 	free(loc);
 }
@@ -976,6 +1012,7 @@ void gen_stmt(struct body *b, struct node *n)
 		emit(b, "goto out;");
 		return;
 	case N_RETURN: gen_return(b, n); return;
+	case N_TRY: gen_try(b, n); return;
 	case N_DELETE:
 		gen_delete(b, n);
 		note_condition_write(b, n->lhs);
