@@ -51,6 +51,18 @@ void diag_set_warnings(bool enabled)
 	warnings_enabled = enabled;
 }
 
+static int verbosity;
+
+void diag_set_verbosity(int level)
+{
+	verbosity = level;
+}
+
+int diag_verbosity(void)
+{
+	return verbosity;
+}
+
 /* The text of line `line` of `source`, without its newline. */
 static void source_line(const struct source *source, int line, const char **start, int *len)
 {

@@ -136,5 +136,8 @@ void diag_reset(void);
 
 /* -w: warnings are not printed. */
 void diag_set_warnings(bool enabled);
+/* -v's count: what passes report beyond the messages (stap's -vvv notes, for one). */
+void diag_set_verbosity(int level);
+int diag_verbosity(void);
 
 #endif

@@ -652,6 +652,7 @@ int main(int argc, char **argv)
 	parse_command_line(&s, argc, argv);
 	diag_set_warnings(!s.suppress_warnings);
 	diag_set_suppression(s.verbose == 0);
+	diag_set_verbosity(s.verbose);
 	locate_pieces(&s);
 	if (s.last_pass >= 3) {
 		if (!mkdtemp(tmpl)) {

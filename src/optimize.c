@@ -19,6 +19,7 @@
 #include "optimize.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -446,9 +447,13 @@ static void fold_node(struct optimizer *o, struct node **slot)
 
 /* ---- Statements ---- */
 
+/* A statement made empty here (op 1 marks it: no ';' of the script). */
 static struct node *null_stmt(const struct node *like)
 {
-	return node_new(N_NULL, like->loc);
+	struct node *n = node_new(N_NULL, like->loc);
+
+	n->op = 1;
+	return n;
 }
 
 static bool is_empty(const struct node *s)
@@ -522,6 +527,18 @@ static struct node *reduce_empty(struct optimizer *o, struct node *n)
 	}
 }
 
+/* stap's -vvv note for a statement it drops: "Eliding side-effect-free null statement
+ * operator ';' at FILE:L:C". */
+static void note_dropped(const struct node *n)
+{
+	const char *what = n->kind == N_NULL ? "null statement operator ';'" :
+			   "empty block operator '{'";
+
+	if (diag_verbosity() >= 3 && n->loc.source && !(n->kind == N_NULL && n->op))
+		fprintf(stderr, "Eliding side-effect-free %s at %s:%d:%d\n", what,
+			n->loc.source->name, n->loc.line, n->loc.col);
+}
+
 /* Drops the empty statements of a block; true when it dropped any. */
 static bool drop_empty(struct node *block)
 {
@@ -530,6 +547,8 @@ static bool drop_empty(struct node *block)
 	for (int i = 0; i < block->body.len; i++)
 		if (!is_empty(block->body.items[i]))
 			block->body.items[kept++] = block->body.items[i];
+		else
+			note_dropped(block->body.items[i]);
 	if (kept == block->body.len)
 		return false;
 	block->body.len = kept;
@@ -551,8 +570,14 @@ static void reduce_statement(struct optimizer *o, struct node **slot)
 		return;
 	if (n->kind == N_BLOCK) {
 		drop_empty(n);
-		if (n->body.len == 1)
+		if (n->body.len == 1) {
+			/* stap notes it at -vvv, without "WARNING". */
+			if (diag_verbosity() >= 3 && n->loc.source)
+				fprintf(stderr, "Eliding side-effect-free singleton block operator '{'"
+					" at %s:%d:%d\n", n->loc.source->name, n->loc.line,
+					n->loc.col);
 			*slot = n->body.items[0];
+		}
 	} else if ((reduced = reduce_empty(o, n))) {
 		*slot = reduced;
 	}
@@ -638,6 +663,12 @@ static void elide_pure_statement(struct optimizer *o, struct node **slot)
 	}
 	*slot = null_stmt(n);
 	o->changed = true;
+}
+
+static void elide_and_reduce(struct optimizer *o, struct node **slot)
+{
+	elide_pure_statement(o, slot);
+	reduce_statement(o, slot);
 }
 
 /* The first token of an expression, which stap names when it elides its statement. */
@@ -762,6 +793,13 @@ static void drop_unreachable_functions(struct optimizer *o)
 		if ((*link)->reachable) {
 			link = &(*link)->next;
 		} else {
+			const struct function *f = (*link)->function;
+
+			if (diag_verbosity() >= 3) {
+				struct token_desc tok = { "identifier", f->name };
+
+				diag_warning_at(&tok, f->loc, "Eliding unused function '%s'", f->name);
+			}
 			*link = (*link)->next;
 			o->program->nfunctions--;
 		}
@@ -776,6 +814,11 @@ static void drop_unused_vars(struct var **link, int *count, bool keep_params)
 		if (v->nreads || v->nwrites || (keep_params && v->is_param)) {
 			link = &v->next;
 		} else {
+			if (diag_verbosity() >= 3) {
+				struct token_desc tok = { "identifier", v->name };
+
+				diag_warning_at(&tok, v->loc, "Eliding unused variable '%s'", v->name);
+			}
 			*link = v->next;
 			(*count)--;
 		}
@@ -886,9 +929,9 @@ static void run_round(struct optimizer *o)
 	for (struct used_function *f = o->program->functions; f; f = f->next)
 		if (f->function->body)
 			walk_slot(o, &f->function->body, elide_assignment);
-	walk_program(o, elide_pure_statement);
+	/* One walk, as stap's: a block is reduced once its statements are. */
+	walk_program(o, elide_and_reduce);
 	warn_pointless_functions(o);
-	walk_program(o, reduce_statement);
 	elide_empty_probes(o);
 }
 
