@@ -103,36 +103,30 @@ static bool tap_on_module(const char *module, const char *name)
  * Registers one probe. A probe on a module that is not loaded is left for the module
  * notifier (-ENOENT: no such symbol now); so is one on its init function once that is gone.
  */
-static int tap_arm_kprobe(struct tap_kprobe *p)
+static int tap_registered(int rc, bool *registered, const char *module,
+			  const struct tap_probe_point *pp)
 {
-	int rc;
-
-	tap_kprobe_reset(&p->kp);
-	rc = register_kprobe(&p->kp);
 	if (!rc)
-		p->registered = true;
-	else if (rc == -ENOENT && p->module)
+		*registered = true;
+	else if (rc == -ENOENT && module)
 		rc = 0;
 	else
-		tap_report_registration_error(p->pp, rc);
+		tap_report_registration_error(pp, rc);
 	return rc;
+}
+
+static int tap_arm_kprobe(struct tap_kprobe *p)
+{
+	tap_kprobe_reset(&p->kp);
+	return tap_registered(register_kprobe(&p->kp), &p->registered, p->module, p->pp);
 }
 
 static int tap_arm_kretprobe(struct tap_kretprobe *p)
 {
-	int rc;
-
 	tap_kretprobe_reset(&p->rp);
 	if (p->rp.maxactive <= 0)
 		p->rp.maxactive = KRETACTIVE;
-	rc = register_kretprobe(&p->rp);
-	if (!rc)
-		p->registered = true;
-	else if (rc == -ENOENT && p->module)
-		rc = 0;
-	else
-		tap_report_registration_error(p->pp, rc);
-	return rc;
+	return tap_registered(register_kretprobe(&p->rp), &p->registered, p->module, p->pp);
 }
 
 static void tap_disarm_kprobe(struct tap_kprobe *p)

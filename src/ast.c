@@ -244,3 +244,17 @@ void file_free(struct file *file)
 		file = next_file;
 	}
 }
+
+/* How stap names the token of a node in a message. */
+struct token_desc node_token(const struct node *n)
+{
+	switch (n->kind) {
+	case N_NUMBER: return (struct token_desc){ "number", n->text };
+	case N_STRING: return (struct token_desc){ "string", n->text };
+	case N_IDENT:
+	case N_CALL:
+	case N_TARGET:
+	case N_PRINT: return (struct token_desc){ "identifier", n->text };
+	default: return (struct token_desc){ "operator", op_text(n->op) };
+	}
+}

@@ -68,7 +68,7 @@ enum node_kind {
 	N_FOREACH,	/* see struct foreach below */
 	N_BREAK,
 	N_CONTINUE,
-	N_NEXT,
+	N_NEXT,		/* num 1: the one pass 2 puts in a conditional probe's guard */
 	N_RETURN,	/* lhs = value or NULL */
 	N_DELETE,	/* lhs = what is deleted */
 	N_TRY,		/* then = try block, els = catch block; text = catch variable or NULL,
@@ -98,6 +98,10 @@ enum op {
 };
 
 const char *op_text(int op);	/* "+", "<=", "+=", "<<<", ... as written in a script */
+
+struct node;
+/* How stap names the token of a node in a message: number '1', identifier 'x', operator '+'. */
+struct token_desc node_token(const struct node *n);
 
 /* A `->field` or `[index]` after a $target, @cast or @var. */
 struct target_comp {

@@ -185,41 +185,14 @@ void diag_set_suppression(bool enabled)
 	suppression = enabled;
 }
 
-/* Whether an error with format `fmt` is to be printed; counts it when it is not. */
 /* A head waiting for its continuation (diag_error_head_at): its text, and where the last
  * file name stood before it. */
 static char *pending_head;
 static const struct source *source_before_head;
 
-static bool print_semantic(const char *fmt)
+/* Whether an error of format `fmt` is new (then remembered), else counts it suppressed. */
+static bool first_of_format(const char *fmt)
 {
-	bool chained = continues;
-
-	continues = false;
-	if (chained && pending_head) {
-		/* The pair is shown or suppressed by what the continuation says. */
-		char *head = pending_head;
-
-		pending_head = NULL;
-		for (int i = 0; suppression && i < nseen_formats; i++) {
-			if (seen_formats[i] == fmt) {
-				suppressed_count++;
-				last_suppressed = true;
-				last_semantic_source = source_before_head;
-				free(head);
-				return false;
-			}
-		}
-		seen_formats = xrealloc(seen_formats, sizeof(*seen_formats) *
-					(size_t)(nseen_formats + 1));
-		seen_formats[nseen_formats++] = fmt;
-		last_suppressed = false;
-		fputs(head, diag_out);
-		free(head);
-		return true;
-	}
-	if (chained)
-		return !last_suppressed;
 	for (int i = 0; suppression && i < nseen_formats; i++) {
 		if (seen_formats[i] == fmt) {
 			suppressed_count++;
@@ -231,6 +204,31 @@ static bool print_semantic(const char *fmt)
 	seen_formats[nseen_formats++] = fmt;
 	last_suppressed = false;
 	return true;
+}
+
+/* Whether an error with format `fmt` is to be printed; counts it when it is not. */
+static bool print_semantic(const char *fmt)
+{
+	bool chained = continues;
+	char *head = pending_head;
+
+	continues = false;
+	pending_head = NULL;
+	if (chained && head) {
+		/* The pair is shown or suppressed by what the continuation says. */
+		bool shown = first_of_format(fmt);
+
+		if (shown)
+			fputs(head, diag_out);
+		else
+			last_semantic_source = source_before_head;
+		free(head);
+		return shown;
+	}
+	free(head);
+	if (chained)
+		return !last_suppressed;
+	return first_of_format(fmt);
 }
 
 /* Errors while quiet: neither printed nor counted. */
@@ -260,12 +258,10 @@ static bool count_error(void)
 	return true;
 }
 
-static void semantic_error(const char *kind, const struct token_desc *tok, struct loc loc,
-			   const struct token_desc *also_tok, const struct loc *also_loc,
-			   const char *fmt, va_list ap)
+/* "kind: message: token at FILE:L:C", its source line and macro expansions. */
+static void print_semantic_message(const char *kind, const struct token_desc *tok,
+				   struct loc loc, const char *fmt, va_list ap)
 {
-	if (!count_error() || !print_semantic(fmt))
-		return;
 	fprintf(diag_out, "%s: ", kind);
 	vfprintf(diag_out, fmt, ap);
 	if (tok) {
@@ -276,6 +272,15 @@ static void semantic_error(const char *kind, const struct token_desc *tok, struc
 	fputc('\n', diag_out);
 	diag_print_source(loc, "        source");
 	print_expansions(loc, "        source");
+}
+
+static void semantic_error(const char *kind, const struct token_desc *tok, struct loc loc,
+			   const struct token_desc *also_tok, const struct loc *also_loc,
+			   const char *fmt, va_list ap)
+{
+	if (!count_error() || !print_semantic(fmt))
+		return;
+	print_semantic_message(kind, tok, loc, fmt, ap);
 	if (also_tok) {
 		print_token(also_tok);
 		print_semantic_loc(*also_loc);
@@ -309,18 +314,9 @@ void diag_error_head_at(const char *kind, const struct token_desc *tok, struct l
 	free(pending_head);
 	source_before_head = last_semantic_source;
 	diag_out = open_memstream(&text, &len);
-	fprintf(diag_out, "%s: ", kind);
 	va_start(ap, fmt);
-	vfprintf(diag_out, fmt, ap);
+	print_semantic_message(kind, tok, loc, fmt, ap);
 	va_end(ap);
-	if (tok) {
-		fputs(": ", diag_out);
-		print_token(tok);
-	}
-	print_semantic_loc(loc);
-	fputc('\n', diag_out);
-	diag_print_source(loc, "        source");
-	print_expansions(loc, "        source");
 	fputc('\n', diag_out);
 	fclose(diag_out);
 	diag_out = saved;

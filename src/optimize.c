@@ -37,11 +37,7 @@ struct optimizer {
 	bool elide;		/* not -u */
 	int round;
 	bool changed;
-	/* Whether each used function has side effects: 0 not known yet, 1 being computed,
-	 * 2 no, 3 yes. Indexed like a walk of program->functions. */
-	struct used_function **functions;
-	unsigned char *purity;
-	int nfunctions;
+	bool judge_functions;	/* calls to pure functions have no effect (not after types) */
 };
 
 /* ---- Walking the tree through its child slots ---- */
@@ -261,25 +257,22 @@ static bool has_effects(struct optimizer *o, const struct node *n)
  * `return` is what it is for: neither counts. */
 static bool function_has_effects(struct optimizer *o, struct used_function *f)
 {
-	int i = 0;
-
-	while (i < o->nfunctions && o->functions[i] != f)
-		i++;
-	if (i == o->nfunctions)
+	if (!o->judge_functions)
 		return true;
-	if (o->purity[i] == 0) {
-		o->purity[i] = 1;
+	if (f->purity == PURITY_UNKNOWN) {
+		f->purity = PURITY_JUDGING;
 		if (f->function->body) {
 			bool saved = o->in_function;
 
 			o->in_function = true;
-			o->purity[i] = has_effects(o, f->function->body) ? 3 : 2;
+			f->purity = has_effects(o, f->function->body) ? PURITY_EFFECTS : PURITY_PURE;
 			o->in_function = saved;
 		} else {
-			o->purity[i] = has_pragma(f->function->pragmas, "pure") ? 2 : 3;
+			f->purity = has_pragma(f->function->pragmas, "pure") ? PURITY_PURE :
+									       PURITY_EFFECTS;
 		}
 	}
-	return o->purity[i] != 2;	/* recursion: assume the worst */
+	return f->purity != PURITY_PURE;	/* recursion: assume the worst */
 }
 
 /* ---- Constant folding ---- */
@@ -539,8 +532,8 @@ static void note_dropped(const struct node *n)
 			n->loc.source->name, n->loc.line, n->loc.col);
 }
 
-/* Drops the empty statements of a block; true when it dropped any. */
-static bool drop_empty(struct node *block)
+/* Drops the empty statements of a block. */
+static void drop_empty(struct node *block)
 {
 	int kept = 0;
 
@@ -549,10 +542,7 @@ static bool drop_empty(struct node *block)
 			block->body.items[kept++] = block->body.items[i];
 		else
 			note_dropped(block->body.items[i]);
-	if (kept == block->body.len)
-		return false;
 	block->body.len = kept;
-	return true;
 }
 
 /* Reducing a constant condition makes another round worth it; dropping what is empty
@@ -696,34 +686,17 @@ static void name_first_token(struct optimizer *o, struct node **slot)
 {
 	struct node *n = *slot;
 	const struct node *leaf;
+	struct token_desc tok;
 
 	(void)o;
 	if (n->kind != N_EXPR_STMT || n->raw)
 		return;
 	leaf = first_leaf(n->lhs);
+	tok = node_token(leaf);
 	n->loc = leaf->loc;
 	free(n->text);
-	switch (leaf->kind) {
-	case N_NUMBER:
-		n->raw = xstrdup("number");
-		n->text = xstrdup(leaf->text);
-		break;
-	case N_STRING:
-		n->raw = xstrdup("string");
-		n->text = xstrdup(leaf->text);
-		break;
-	case N_IDENT:
-	case N_CALL:
-	case N_PRINT:
-	case N_TARGET:
-		n->raw = xstrdup("identifier");
-		n->text = xstrdup(leaf->text);
-		break;
-	default:
-		n->raw = xstrdup("operator");
-		n->text = xstrdup(op_text(leaf->op));
-		break;
-	}
+	n->raw = xstrdup(tok.what);
+	n->text = xstrdup(tok.text);
 }
 
 /* The name stap gives a probe in "Probe '...' has been elided": the first component. */
@@ -785,8 +758,8 @@ static void drop_unreachable_functions(struct optimizer *o)
 {
 	struct used_function **link = &o->program->functions;
 
-	for (int i = 0; i < o->nfunctions; i++)
-		o->functions[i]->reachable = false;
+	for (struct used_function *f = o->program->functions; f; f = f->next)
+		f->reachable = false;
 	for (struct derived_probe *p = o->program->probes; p; p = p->next)
 		node_any(p->body, mark_call, o);
 	while (*link) {
@@ -899,16 +872,6 @@ static void warn_never_assigned(struct optimizer *o)
 
 /* ---- The pass ---- */
 
-static void collect_functions(struct optimizer *o)
-{
-	for (struct used_function *f = o->program->functions; f; f = f->next) {
-		o->functions = xrealloc(o->functions, (size_t)(o->nfunctions + 1) *
-					sizeof(*o->functions));
-		o->functions[o->nfunctions++] = f;
-	}
-	o->purity = xcalloc((size_t)o->nfunctions + 1, 1);
-}
-
 static void renumber_probes(struct program *program)
 {
 	int index = 0;
@@ -947,13 +910,12 @@ void optimize_typed(struct program *program, bool elide)
 
 void optimize(struct program *program, bool elide)
 {
-	struct optimizer o = { .program = program, .elide = elide };
+	struct optimizer o = { .program = program, .elide = elide, .judge_functions = true };
 
 	if (!elide) {
 		renumber_probes(program);
 		return;
 	}
-	collect_functions(&o);
 	walk_program(&o, name_first_token);
 	for (o.round = 0; o.round < 100; o.round++) {
 		o.changed = false;
@@ -962,6 +924,4 @@ void optimize(struct program *program, bool elide)
 			break;
 	}
 	renumber_probes(program);
-	free(o.functions);
-	free(o.purity);
 }

@@ -103,7 +103,9 @@ struct used_function {
 	/* The next definition with its name and arity, which a `next` in this one runs,
 	 * or NULL. */
 	struct used_function *next_overload;
-	bool reachable;			/* the optimizer's mark */
+	bool reachable;			/* the optimizer's marks: called from a probe, */
+	enum { PURITY_UNKNOWN, PURITY_JUDGING, PURITY_PURE, PURITY_EFFECTS } purity;	/* and
+					 * whether running it changes anything */
 	struct used_function *next;
 };
 

@@ -310,7 +310,7 @@ static bool may_change_conditions(const struct module *m, const struct node *bod
 static void probe_body(struct module *m, struct derived_probe *p, struct body *b,
 		       struct strbuf *code)
 {
-	int condition = condition_id(m, p);
+	int condition = condition_id(m, p);	/* its guard disarms it (gen_stmt's N_NEXT) */
 	sb_addf(code, "static void probe_%d(struct tap_context *c)\n{\n", p->index);
 	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[c->nesting].probe_%d;\n",
 		p->index, p->index);
@@ -320,15 +320,7 @@ static void probe_body(struct module *m, struct derived_probe *p, struct body *b
 	sb_add(code, "\n\t(void)l;\n");
 	init_locals(code, &p->scope);
 	lock_globals(b, code);
-	if (condition) {
-		char *value = gen_expr(b, p->cond);
-
-		emit(b, "if (!(%s)) {", value);
-		emit(b, "\ttap_condition_false(%d);", condition);
-		emit(b, "\tgoto out;");
-		emit(b, "}");
-		free(value);
-	}
+	b->condition = condition;
 	gen_stmt(b, p->body);
 	sb_add(code, b->code.buf ? b->code.buf : "");
 	sb_add(code, "out: __attribute__((unused));\n");

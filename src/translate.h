@@ -29,6 +29,7 @@ struct body {
 	int indent;
 	int break_label, continue_label;	/* of the innermost loop, 0 outside loops */
 	int catch_label;		/* where a runtime error goes: catch_N in a try, 0: out */
+	int condition;			/* a conditional kprobe probe's number, else 0 */
 	struct derived_probe *probe;	/* NULL in functions */
 	bool in_entry_handler;		/* evaluating @entry expressions at function entry */
 	struct used_function *function;	/* NULL in probes */

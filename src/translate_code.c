@@ -1009,6 +1009,9 @@ void gen_stmt(struct body *b, struct node *n)
 		/* In a function: run the next definition of it (the caller looks). */
 		if (b->function)
 			emit(b, "c->function_next = 1;");
+		/* A conditional probe's guard: the condition is false, the kprobe may go. */
+		if (n->num == 1 && b->condition)
+			emit(b, "tap_condition_false(%d);", b->condition);
 		emit(b, "goto out;");
 		return;
 	case N_RETURN: gen_return(b, n); return;

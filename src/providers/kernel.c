@@ -34,50 +34,42 @@ static bool is_number_component(const struct component *comp, const char *name)
 	return comp && !strcmp(comp->name, name) && component_number(comp, &n);
 }
 
-static bool derive_kernel(const struct probe_point *point, const struct provider_env *env,
-			  struct derived_point ***tail)
+/* kernel.X or kprobe.X: function("f"), statement(N), and for kprobe module("m"). */
+static bool derive_family(const struct probe_point *point, const struct provider_env *env,
+			  struct derived_point ***tail, const char *follow,
+			  const char *const *names, bool modules)
 {
-	const struct component *kernel = point->components;
-	const struct component *next = kernel->next;
+	const struct component *first = point->components;
+	const struct component *next = first->next;
 
-	if (kernel->arg) {
-		provider_mismatch(point, kernel, NULL);
+	if (first->arg) {
+		provider_mismatch(point, first, NULL);
 		return false;
 	}
 	if (!next) {
-		provider_truncated(point, kernel, kernel_follow);
+		provider_truncated(point, first, follow);
 		return false;
 	}
 	if (is_string_component(next, "function"))
 		return derive_kernel_function(point, next, env, tail);
 	if (is_number_component(next, "statement"))
 		return derive_statement(point, next, env, tail);
-	provider_mismatch(point, next, kernel_names);
+	if (modules && is_string_component(next, "module"))
+		return derive_module_function(point, next, env, tail);
+	provider_mismatch(point, next, names);
 	return false;
+}
+
+static bool derive_kernel(const struct probe_point *point, const struct provider_env *env,
+			  struct derived_point ***tail)
+{
+	return derive_family(point, env, tail, kernel_follow, kernel_names, false);
 }
 
 static bool derive_kprobe(const struct probe_point *point, const struct provider_env *env,
 			  struct derived_point ***tail)
 {
-	const struct component *kprobe = point->components;
-	const struct component *next = kprobe->next;
-
-	if (kprobe->arg) {
-		provider_mismatch(point, kprobe, NULL);
-		return false;
-	}
-	if (!next) {
-		provider_truncated(point, kprobe, kprobe_follow);
-		return false;
-	}
-	if (is_string_component(next, "function"))
-		return derive_kernel_function(point, next, env, tail);
-	if (is_number_component(next, "statement"))
-		return derive_statement(point, next, env, tail);
-	if (is_string_component(next, "module"))
-		return derive_module_function(point, next, env, tail);
-	provider_mismatch(point, next, kprobe_names);
-	return false;
+	return derive_family(point, env, tail, kprobe_follow, kprobe_names, true);
 }
 
 /* kprobe.function("f") is kernel.function("f") without debuginfo: the same here, where

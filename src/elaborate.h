@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pass 2's own parts: resolution and probe derivation (elaborate.c), the optimizer
+ * (optimize.c), type inference (infer.c). The state they share while elaborating.
+ */
+#ifndef TAPSTER_ELABORATE_H
+#define TAPSTER_ELABORATE_H
+
+#include "program.h"
+
+struct elab {
+	struct program *program;
+	struct probe **aliases;		/* every alias definition, script first */
+	int naliases;
+	const struct node **reported;	/* nodes with an error reported */
+	int nreported;
+	const struct provider_env *env;
+	struct used_function *function;	/* the function being inferred, NULL in probes */
+	struct scope *scope;		/* locals of the body being resolved */
+	struct derived_probe *probe;	/* the probe being resolved, NULL in functions */
+	struct var **globals_tail;
+	bool changed;			/* inference made progress in this round */
+	bool report;			/* the last round: type errors are reported */
+	bool printing_globals;		/* deriving the end probes that print globals */
+	const struct function *resolving_function;	/* whose body is being resolved */
+};
+
+/* Types to a fixed point across functions and probes, then once more to report what does
+ * not fit (infer.c). */
+void infer_program(struct elab *e);
+/* The variables and calls left without a type, in stap's words. */
+void check_types(struct elab *e);
+
+#endif

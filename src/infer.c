@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 2: type inference. Long, string and statistics types flow through assignments,
+ * operators, calls, returns, array keys and values, in stap's order (probes first), until
+ * nothing changes; a last round reports the mismatches in stap's words, then the variables
+ * and calls left without a type.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast_copy.h"
+#include "diag.h"
+#include "elaborate.h"
+#include "format.h"
+#include "util.h"
+
+
+static enum type infer(struct elab *e, struct node *n);
+
+
+static void type_error(struct elab *e, struct node *n, enum type expected, enum type found)
+{
+	struct token_desc tok = node_token(n);
+
+	if (!e->report)
+		return;
+	diag_error_at("semantic error", &tok, n->loc, "type mismatch: expected %s but found %s",
+		      type_name(expected), type_name(found));
+}
+
+/* A variable used as `wanted` whose type was inferred otherwise, in stap's two parts:
+ * "type mismatch (string): identifier 'x' at ..." and "type was first inferred here (long)". */
+static bool first_report(struct elab *e, const struct node *n);
+
+static void var_type_error(struct elab *e, struct node *n, enum type wanted)
+{
+	struct node *name = n->kind == N_INDEX ? n->lhs : n;
+	struct var *v = name->sym;
+	struct token_desc tok = { "identifier", name->text };
+
+	if (!e->report)
+		return;
+	if (v->global && v->global->init && !v->type_loc.source) {
+		/* Typed by its initializer: stap's plain form. */
+		diag_error_at("semantic error", &tok, name->loc,
+			      "type mismatch: expected %s but found %s", type_name(wanted),
+			      type_name(v->type));
+		return;
+	}
+	if (v->type_arg) {
+		if (!first_report(e, name))
+			return;
+		/* stap words a parameter like an array's index. */
+		struct token_desc arg = node_token(v->type_arg);
+
+		diag_error_at("semantic error", &tok, name->loc, "index %d type mismatch (%s)",
+			      v->param_index, type_name(wanted));
+		diag_continue();
+		diag_error_at("semantic error", &arg, v->type_arg->loc,
+			      "type of index %d was first inferred here (%s)", v->param_index,
+			      type_name(v->type));
+		return;
+	}
+	diag_error_at("semantic error", &tok, name->loc, "type mismatch (%s)", type_name(wanted));
+	diag_continue();
+	diag_error_at("semantic error", &tok, v->type_loc.source ? v->type_loc : v->loc,
+		      "type was first inferred here (%s)", type_name(v->type));
+}
+
+/* A return value of another type than the first one: stap's two-part message. */
+static void return_type_error(struct elab *e, const struct node *n, enum type found,
+			      const struct used_function *f)
+{
+	struct token_desc tok = node_token(n), first = node_token(f->ret_first);
+
+	if (!e->report)
+		return;
+	diag_error_at("semantic error", &tok, n->loc, "type mismatch (%s)", type_name(found));
+	diag_continue();
+	diag_error_at("semantic error", &first, f->ret_first->loc,
+		      "type was first inferred here (%s)", type_name(f->ret));
+}
+
+/* The variable a node stands for: x, or the array of a[k] (whose value it is). */
+static struct var *var_of(const struct node *n)
+{
+	if (n->kind == N_IDENT)
+		return n->sym;
+	if (n->kind == N_INDEX && n->lhs->kind == N_IDENT)
+		return n->lhs->sym;
+	return NULL;
+}
+
+static bool is_var(const struct node *n)
+{
+	return var_of(n) != NULL;
+}
+
+/* Infers n's type and makes it `want`: an untyped variable or function takes it on. */
+static void expect(struct elab *e, struct node *n, enum type want)
+{
+	enum type have = infer(e, n);
+
+	if (want == TYPE_UNKNOWN || have == want)
+		return;
+	if (have == TYPE_UNKNOWN) {
+		if (is_var(n)) {
+			var_of(n)->type = want;
+			var_of(n)->type_loc = n->kind == N_INDEX ? n->lhs->loc : n->loc;
+			e->changed = true;
+		}
+		/* A function's type comes from its returns, never from a call's context. */
+		return;
+	}
+	if (is_var(n))
+		var_type_error(e, n, want);
+	else if (n->kind == N_CALL && n->sym && ((struct used_function *)n->sym)->ret_first)
+		return_type_error(e, n, want, n->sym);
+	else
+		type_error(e, n, want, have);
+}
+
+/* Both sides of `a = b`, `a == b`, `c ? a : b` have one type. */
+static enum type unify(struct elab *e, struct node *a, struct node *b)
+{
+	enum type ta = infer(e, a), tb = infer(e, b);
+
+	if (ta == TYPE_UNKNOWN && tb != TYPE_UNKNOWN)
+		expect(e, a, tb);
+	else if (tb == TYPE_UNKNOWN && ta != TYPE_UNKNOWN)
+		expect(e, b, ta);
+	else if (ta != tb && is_var(a))
+		var_type_error(e, a, tb);
+	else if (ta != tb && is_var(b))
+		var_type_error(e, b, ta);
+	else if (ta != tb)
+		type_error(e, b, ta, tb);
+	return infer(e, a);
+}
+
+static bool is_comparison(int op)
+{
+	return op == '<' || op == '>' || op == OP_LE || op == OP_GE || op == OP_EQ || op == OP_NE;
+}
+
+static enum type infer_binary(struct elab *e, struct node *n)
+{
+	if (n->op == '.') {
+		expect(e, n->lhs, TYPE_STRING);
+		expect(e, n->rhs, TYPE_STRING);
+		return TYPE_STRING;
+	}
+	if (is_comparison(n->op)) {
+		unify(e, n->lhs, n->rhs);
+		return TYPE_LONG;
+	}
+	expect(e, n->lhs, TYPE_LONG);
+	expect(e, n->rhs, TYPE_LONG);
+	return TYPE_LONG;
+}
+
+static enum type infer_assign(struct elab *e, struct node *n)
+{
+	if (n->op == OP_STATS_ADD) {
+		expect(e, n->lhs, TYPE_STATS);
+		expect(e, n->rhs, TYPE_LONG);
+		return TYPE_LONG;
+	}
+	if (n->op == '=')
+		return unify(e, n->lhs, n->rhs);
+	if (n->op == OP_ASSIGN_BASE + '.') {
+		expect(e, n->lhs, TYPE_STRING);
+		expect(e, n->rhs, TYPE_STRING);
+		return TYPE_STRING;
+	}
+	expect(e, n->lhs, TYPE_LONG);
+	expect(e, n->rhs, TYPE_LONG);
+	return TYPE_LONG;
+}
+
+/* Whether `n` has not had an error reported yet (a node is inferred more than once). */
+static bool first_report(struct elab *e, const struct node *n)
+{
+	for (int i = 0; i < e->nreported; i++)
+		if (e->reported[i] == n)
+			return false;
+	e->reported = xrealloc(e->reported, (size_t)(e->nreported + 1) * sizeof(*e->reported));
+	e->reported[e->nreported++] = n;
+	return true;
+}
+
+/* The keys of an array use: each takes on, or must have, the array's key type; stap's
+ * "index 0 type mismatch (string)" and "type of index 0 was first inferred here (long)". */
+static void infer_keys(struct elab *e, struct var *v, struct node_list *keys)
+{
+	for (int i = 0; v && i < keys->len && i < v->arity; i++) {
+		struct node *key = keys->items[i];
+		enum type t = key->kind == N_STAR ? TYPE_UNKNOWN : infer(e, key);
+
+		if (v->key_types[i] == TYPE_UNKNOWN && t != TYPE_UNKNOWN) {
+			v->key_types[i] = t;
+			v->key_first[i] = key;
+			e->changed = true;
+		} else if (t == TYPE_UNKNOWN && key->kind != N_STAR) {
+			expect(e, key, v->key_types[i]);
+		} else if (t != v->key_types[i] && key->kind != N_STAR && e->report &&
+			   first_report(e, key)) {
+			struct token_desc tok = node_token(key);
+			struct token_desc first = node_token(v->key_first[i]);
+
+			diag_error_at("semantic error", &tok, key->loc,
+				      "index %d type mismatch (%s)", i, type_name(t));
+			diag_continue();
+			diag_error_at("semantic error", &first, v->key_first[i]->loc,
+				      "type of index %d was first inferred here (%s)", i,
+				      type_name(v->key_types[i]));
+		}
+	}
+}
+
+/* a[k...]: the array's value; @hist_log(s)[bucket]: a count. */
+static enum type infer_index(struct elab *e, struct node *n)
+{
+	struct var *v = var_of(n);
+
+	if (!v) {
+		infer(e, n->lhs);
+		for (int i = 0; i < n->args.len; i++)
+			expect(e, n->args.items[i], TYPE_LONG);
+		return TYPE_LONG;
+	}
+	infer_keys(e, v, &n->args);
+	return v->type;
+}
+
+/* foreach: the key variables take the array's key types, the value variable its value
+ * type; sorting on an aggregate (@sum-) needs statistics. */
+static void infer_foreach(struct elab *e, struct foreach *f)
+{
+	struct var *array = f->array->kind == N_IDENT ? f->array->sym : NULL;
+
+	if (!array) {
+		infer(e, f->array);
+	} else {
+		for (int i = 0; i < f->keys.len && i < array->arity; i++) {
+			struct node *key = f->keys.items[i];
+
+			if (array->key_types[i] != TYPE_UNKNOWN)
+				expect(e, key, array->key_types[i]);
+			else
+				infer_keys(e, array, &(struct node_list){ &key, 1, 1 });
+		}
+		if (f->sort_aggregate)
+			expect(e, f->array, TYPE_STATS);
+		infer_keys(e, array, &f->slice);
+	}
+	if (f->limit)
+		expect(e, f->limit, TYPE_LONG);
+	infer(e, f->body);
+	/* The value variable meets the array's type after the body, as in stap. */
+	if (array && f->value)
+		unify(e, f->value, f->array);
+}
+
+/* The overloads a call may run share its arguments' types and its return type. */
+static void infer_overloads(struct elab *e, struct used_function *f)
+{
+	for (struct used_function *g = f->next_overload; g; g = g->next_overload) {
+		struct var *p = f->scope.vars, *q = g->scope.vars;
+
+		for (; p && q && p->is_param && q->is_param; p = p->next, q = q->next) {
+			if (q->type == TYPE_UNKNOWN && p->type != TYPE_UNKNOWN) {
+				q->type = p->type;
+				e->changed = true;
+			}
+		}
+		if (f->ret == TYPE_UNKNOWN && g->ret != TYPE_UNKNOWN) {
+			f->ret = g->ret;
+			e->changed = true;
+		} else if (g->ret == TYPE_UNKNOWN && f->ret != TYPE_UNKNOWN) {
+			g->ret = f->ret;
+			e->changed = true;
+		}
+	}
+}
+
+static enum type infer_call(struct elab *e, struct node *n)
+{
+	struct used_function *f = n->sym;
+	struct var *param = f ? f->scope.vars : NULL;
+
+	if (f)
+		infer_overloads(e, f);
+	const struct param *declared = f ? f->function->params : NULL;
+
+	for (int i = 0; i < n->args.len; i++, param = param ? param->next : NULL,
+	     declared = declared ? declared->next : NULL) {
+		struct node *arg = n->args.items[i];
+
+		if (param && param->type == TYPE_UNKNOWN) {
+			enum type t = infer(e, arg);
+
+			if (t != TYPE_UNKNOWN) {
+				param->type = t;
+				param->type_arg = arg;
+				param->param_index = i;
+				e->changed = true;
+			}
+		} else if (declared && declared->type != TYPE_UNKNOWN) {
+			enum type t = infer(e, arg);
+
+			/* Against a declared type stap names the two the other way round. */
+			if (t != TYPE_UNKNOWN && t != declared->type)
+				type_error(e, arg, t, declared->type);
+			else if (t == TYPE_UNKNOWN)
+				expect(e, arg, declared->type);
+		} else {
+			expect(e, arg, param ? param->type : TYPE_UNKNOWN);
+		}
+	}
+	return f ? f->ret : TYPE_UNKNOWN;
+}
+
+/* stap checks a literal argument of a formatted print twice and reports the second
+ * mismatch as a suppressed duplicate. */
+static void expect_print_arg(struct elab *e, struct node *arg, enum type want)
+{
+	int errors = diag_error_count();
+
+	expect(e, arg, want);
+	if (diag_error_count() > errors && (arg->kind == N_STRING || arg->kind == N_NUMBER))
+		diag_count_suppressed();
+}
+
+static enum type infer_print(struct elab *e, struct node *n)
+{
+	bool formatted = !strcmp(n->text, "printf") || !strcmp(n->text, "sprintf");
+	bool to_string = n->text[0] == 's';
+	struct format format;
+	const char *error;
+
+	if (formatted && n->args.len > 0 && n->args.items[0]->kind == N_STRING &&
+	    format_parse(n->args.items[0]->text, &format, &error)) {
+		int arg = 1;
+
+		for (int i = 0; i < format.npieces && arg < n->args.len; i++) {
+			struct format_piece *p = &format.pieces[i];
+
+			if (p->is_literal)
+				continue;
+			if (p->width == FORMAT_STAR)
+				expect_print_arg(e, n->args.items[arg++], TYPE_LONG);
+			if (p->precision == FORMAT_STAR && arg < n->args.len)
+				expect_print_arg(e, n->args.items[arg++], TYPE_LONG);
+			if (arg < n->args.len)
+				expect_print_arg(e, n->args.items[arg++], format_arg_type(p->conversion));
+		}
+		format_free(&format);
+	} else {
+		for (int i = 0; i < n->args.len; i++)
+			infer(e, n->args.items[i]);
+	}
+	return to_string ? TYPE_STRING : TYPE_LONG;
+}
+
+static void infer_list(struct elab *e, struct node_list *list)
+{
+	for (int i = 0; i < list->len; i++)
+		infer(e, list->items[i]);
+}
+
+static enum type infer(struct elab *e, struct node *n)
+{
+	if (!n)
+		return TYPE_UNKNOWN;
+	switch (n->kind) {
+	case N_NUMBER: n->type = TYPE_LONG; break;
+	case N_STRING: n->type = TYPE_STRING; break;
+	case N_IDENT: n->type = n->sym ? ((struct var *)n->sym)->type : TYPE_UNKNOWN; break;
+	case N_TARGET: n->type = TYPE_LONG; break;
+	case N_CALL: n->type = infer_call(e, n); break;
+	case N_PRINT: n->type = infer_print(e, n); break;
+	case N_ENTRY: n->type = infer(e, n->lhs); break;
+	case N_UNARY:
+	case N_PREINC:
+	case N_POSTINC:
+		expect(e, n->lhs, TYPE_LONG);
+		n->type = TYPE_LONG;
+		break;
+	case N_BINARY:
+		n->type = n->op == OP_ANDAND || n->op == OP_OROR ? TYPE_LONG : infer_binary(e, n);
+		if (n->op == OP_ANDAND || n->op == OP_OROR) {
+			expect(e, n->lhs, TYPE_LONG);
+			expect(e, n->rhs, TYPE_LONG);
+		}
+		break;
+	case N_ASSIGN: n->type = infer_assign(e, n); break;
+	case N_TERNARY:
+		expect(e, n->cond, TYPE_LONG);
+		n->type = unify(e, n->then, n->els);
+		break;
+	case N_EXPR_STMT: infer(e, n->lhs); break;
+	case N_RETURN:
+		if (e->function && n->lhs) {
+			enum type t = infer(e, n->lhs);
+
+			struct used_function *f = e->function;
+
+			if (f->ret == TYPE_UNKNOWN && t != TYPE_UNKNOWN) {
+				f->ret = t;
+				f->ret_first = n->lhs;
+				e->changed = true;
+			} else if (t == f->ret && !f->ret_first) {
+				f->ret_first = n->lhs;
+			} else if (t != TYPE_UNKNOWN && f->ret != TYPE_UNKNOWN && t != f->ret &&
+				   f->function->ret != TYPE_UNKNOWN) {
+				/* Against the declared type: named the other way round. */
+				type_error(e, n->lhs, t, f->ret);
+			} else if (t != TYPE_UNKNOWN && f->ret != TYPE_UNKNOWN && t != f->ret &&
+				   f->ret_first && !is_var(n->lhs)) {
+				return_type_error(e, n->lhs, t, f);
+			} else {
+				expect(e, n->lhs, f->ret);
+			}
+		}
+		break;
+	case N_TRY:
+		infer(e, n->then);
+		if (n->sym) {
+			struct var *v = n->sym;
+
+			if (v->type == TYPE_UNKNOWN) {
+				v->type = TYPE_STRING;
+				v->type_loc = n->lhs->loc;
+				e->changed = true;
+			} else if (v->type != TYPE_STRING) {
+				struct node name = { .kind = N_IDENT, .loc = n->lhs->loc, .text = n->text,
+						     .sym = v };
+
+				var_type_error(e, &name, TYPE_STRING);
+			}
+		}
+		infer(e, n->els);
+		break;
+	case N_IF:
+	case N_WHILE:
+	case N_FOR:
+		infer(e, n->init);
+		if (n->cond)
+			expect(e, n->cond, TYPE_LONG);
+		infer(e, n->inc);
+		infer(e, n->then);
+		infer(e, n->els);
+		break;
+	case N_BLOCK: infer_list(e, &n->body); break;
+	case N_INDEX: n->type = infer_index(e, n); break;
+	case N_IN:
+		infer_keys(e, var_of(n->lhs), &n->args);
+		n->type = TYPE_LONG;
+		break;
+	case N_DELETE:
+		if (n->lhs && n->lhs->kind == N_INDEX)
+			infer_keys(e, var_of(n->lhs), &n->lhs->args);
+		break;
+	case N_FOREACH: infer_foreach(e, n->foreach); break;
+	case N_STATOP:
+		expect(e, n->lhs, TYPE_STATS);
+		n->type = TYPE_LONG;
+		break;
+	case N_HIST:
+		expect(e, n->lhs, TYPE_STATS);
+		for (int i = 0; i < n->args.len; i++)
+			expect(e, n->args.items[i], TYPE_LONG);
+		break;
+	default: break;
+	}
+	return n->type;
+}
+
+/* One sweep of inference over every function and probe body. */
+/* Probes first, as stap: a parameter takes its type from a call before its uses. */
+static void infer_bodies(struct elab *e)
+{
+	for (struct derived_probe *p = e->program->probes; p; p = p->next) {
+		infer(e, p->body);
+		if (p->cond)
+			infer(e, p->cond);
+	}
+	for (struct used_function *f = e->program->functions; f; f = f->next) {
+		e->function = f;
+		infer(e, f->function->body);
+	}
+	e->function = NULL;
+}
+
+/* Sweeps until no type changes, then once more to report the mismatches left. */
+void infer_program(struct elab *e)
+{
+	for (int round = 0; round < 50; round++) {
+		e->changed = false;
+		infer_bodies(e);
+		if (!e->changed)
+			break;
+	}
+	e->report = true;
+	infer_bodies(e);
+}
+
+/* stap reports a variable of unknown type at every use, three times over (its type
+ * resolution looks again twice), then once more for the variable: one message shows, the
+ * others count as suppressed. */
+static bool report_unresolved_use(const struct node *n, void *ctx)
+{
+	const struct var *v = n->kind == N_IDENT ? n->sym : NULL;
+
+	(void)ctx;
+	if (v && v->type == TYPE_UNKNOWN) {
+		struct token_desc tok = { "identifier", v->name };
+
+		for (int i = 0; i < 3; i++)
+			diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	}
+	return false;
+}
+
+static void report_unresolved_vars(const struct var *vars)
+{
+	for (const struct var *v = vars; v; v = v->next) {
+		struct token_desc tok = { "identifier", v->name };
+
+		if (v->type == TYPE_UNKNOWN)
+			diag_error_at("semantic error", &tok, v->loc, "unresolved type ");
+	}
+}
+
+/* A call whose value is used, of a function that returns none that stap could type (a
+ * `next` with no definition after it): stap reports it twice. */
+struct statement_calls {
+	const struct node **items;
+	int len;
+};
+
+static bool collect_statement_call(const struct node *n, void *ctx)
+{
+	struct statement_calls *calls = ctx;
+
+	if (n->kind == N_EXPR_STMT && n->lhs->kind == N_CALL) {
+		calls->items = xrealloc(calls->items, (size_t)(calls->len + 1) *
+					sizeof(*calls->items));
+		calls->items[calls->len++] = n->lhs;
+	}
+	return false;
+}
+
+static bool report_unresolved_call(const struct node *n, void *ctx)
+{
+	const struct statement_calls *calls = ctx;
+	const struct used_function *f = n->kind == N_CALL ? n->sym : NULL;
+
+	if (!f || f->ret != TYPE_UNKNOWN)
+		return false;
+	for (int i = 0; i < calls->len; i++)
+		if (calls->items[i] == n)
+			return false;
+	struct token_desc tok = { "identifier", n->text };
+
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	return false;
+}
+
+static void check_body_types(struct node *body, const struct var *vars)
+{
+	struct statement_calls calls = { 0 };
+
+	if (body) {
+		node_any(body, report_unresolved_use, NULL);
+		node_any(body, collect_statement_call, &calls);
+		node_any(body, report_unresolved_call, &calls);
+	}
+	report_unresolved_vars(vars);
+	free(calls.items);
+}
+
+void check_types(struct elab *e)
+{
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		check_body_types(p->body, p->scope.vars);
+	for (struct used_function *f = e->program->functions; f; f = f->next)
+		check_body_types(f->function->body, f->scope.vars);
+	report_unresolved_vars(e->program->globals);
+}
+
