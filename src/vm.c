@@ -632,9 +632,16 @@ struct vm_run_state {
 	int host_fd[NR_PORTS];	/* our ends of the socket pairs; -1 once at EOF */
 	int guest_fd[NR_PORTS];	/* qemu's ends; -1 once handed over */
 	pid_t pid;		/* qemu, 0 when not running */
+	bool with_kvm;		/* qemu was asked for KVM first */
+	bool kvm_stalled;	/* ... and the guest was not up within KVM_BOOT_LIMIT_MS */
 };
 
-/* Some hosts have a /dev/kvm that qemu aborts on. Once KVM failed to boot the guest, a
+/* A guest under KVM is up in about a second. Some hosts' KVM neither boots the guest nor
+ * makes qemu exit ("KVM internal error ... emulation failure" and a paused VM): past this
+ * limit without the guest's "ready", qemu is killed and the run goes to TCG. */
+#define KVM_BOOT_LIMIT_MS 20000
+
+/* Some hosts have a /dev/kvm that qemu aborts or stalls on. Once KVM failed to boot the guest, a
  * stamp in the kit says so and later runs go straight to TCG. */
 static char *kvm_failed_stamp(const struct vm_job *job)
 {
@@ -851,6 +858,7 @@ static void control_input(struct control *c, const char *buf, size_t n)
 static bool pump(const struct vm_job *job, struct vm_run_state *st, struct control *ctl)
 {
 	long long deadline = job->timeout_s > 0 ? now_ms() + job->timeout_s * 1000LL : 0;
+	long long kvm_deadline = st->with_kvm ? now_ms() + KVM_BOOT_LIMIT_MS : 0;
 	int sink[NR_PORTS] = { job->out_fd, job->err_fd, -1 };
 	bool timed_out = false;
 	char buf[65536];
@@ -868,6 +876,16 @@ static bool pump(const struct vm_job *job, struct vm_run_state *st, struct contr
 		}
 		if (!nfds)
 			return timed_out;
+		if (kvm_deadline && !guest_ready && !st->kvm_stalled) {
+			long long left = kvm_deadline - now_ms();
+
+			if (left <= 0) {
+				kill(st->pid, SIGKILL);
+				st->kvm_stalled = true;
+				continue;
+			}
+			timeout = left > INT_MAX ? INT_MAX : (int)left;
+		}
 		if (deadline && !timed_out) {
 			long long left = deadline - now_ms();
 
@@ -876,7 +894,8 @@ static bool pump(const struct vm_job *job, struct vm_run_state *st, struct contr
 				timed_out = true;
 				continue;
 			}
-			timeout = left > INT_MAX ? INT_MAX : (int)left;
+			if (timeout < 0 || left < timeout)
+				timeout = left > INT_MAX ? INT_MAX : (int)left;
 		}
 		r = poll(pfd, (nfds_t)nfds, timeout);
 		if (r < 0 && errno != EINTR) {
@@ -957,6 +976,8 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 	bool timed_out;
 	bool with_kvm = kvm_usable(job);
 
+	st.with_kvm = with_kvm;
+
 	interrupt_pending = 0;
 	guest_ready = 0;
 	vm_active = 1;
@@ -996,7 +1017,7 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 	wait_child(st.pid, &wstatus);
 	st.pid = 0;
 
-	if (with_kvm && !timed_out && !ctl.have_status && !guest_ready) {
+	if (st.kvm_stalled || (with_kvm && !timed_out && !ctl.have_status && !guest_ready)) {
 		*kvm_died = true;	/* nothing came out yet: the caller tries TCG */
 	} else if (timed_out) {
 		fprintf(stderr, "ERROR: the VM did not finish within %d s; killed it\n",
