@@ -650,6 +650,83 @@ static void write_tables(struct module *m)
 			been_tables[t].table, m->been[t].buf ? m->been[t].buf : "");
 }
 
+/* ---- MAXNESTING, from the call graph as stap computes it ---- */
+
+struct nesting {
+	const struct used_function **stack;	/* the functions being walked into */
+	int depth;
+	int max_depth;		/* the deepest call seen below a function */
+	bool recursive;		/* some function calls itself, directly or not */
+};
+
+static void walk_calls(struct nesting *nt, const struct node *n);
+
+static void walk_call_list(struct nesting *nt, const struct node_list *list)
+{
+	for (int i = 0; i < list->len; i++)
+		walk_calls(nt, list->items[i]);
+}
+
+/* A call is one level deeper than the functions being walked into; a function already
+ * among them makes the program recursive and is not walked again. */
+static void walk_into(struct nesting *nt, const struct used_function *f)
+{
+	nt->depth++;
+	if (nt->depth > nt->max_depth)
+		nt->max_depth = nt->depth;
+	for (int i = 0; i < nt->depth - 1; i++)
+		if (nt->stack[i] == f) {
+			nt->recursive = true;
+			nt->depth--;
+			return;
+		}
+	nt->stack[nt->depth - 1] = f;
+	walk_calls(nt, f->function->body);
+	nt->depth--;
+}
+
+static void walk_calls(struct nesting *nt, const struct node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == N_CALL && n->sym) {
+		walk_call_list(nt, &n->args);
+		walk_into(nt, n->sym);
+		return;
+	}
+	if (n->kind == N_FOREACH) {
+		walk_calls(nt, n->foreach->array);
+		walk_call_list(nt, &n->foreach->slice);
+		walk_calls(nt, n->foreach->limit);
+		walk_calls(nt, n->foreach->body);
+		return;
+	}
+	walk_calls(nt, n->lhs);
+	walk_calls(nt, n->rhs);
+	walk_calls(nt, n->cond);
+	walk_calls(nt, n->then);
+	walk_calls(nt, n->els);
+	walk_calls(nt, n->init);
+	walk_calls(nt, n->inc);
+	walk_call_list(nt, &n->args);
+	walk_call_list(nt, &n->body);
+}
+
+/*
+ * The default MAXNESTING, stap's: the deepest chain of calls made from within one function
+ * (walking from each function in turn), plus one, plus ten more for a recursive program.
+ */
+static int default_maxnesting(const struct program *program)
+{
+	struct nesting nt = { .stack = xcalloc((size_t)program->nfunctions + 1,
+					       sizeof(*nt.stack)) };
+
+	for (const struct used_function *f = program->functions; f; f = f->next)
+		walk_calls(&nt, f->function->body);
+	free(nt.stack);
+	return nt.max_depth + 1 + (nt.recursive ? 10 : 0);
+}
+
 static void write_module(struct module *m)
 {
 	const char *script = m->session->script_file ? m->session->script_file : "<input>";
@@ -661,6 +738,8 @@ static void write_module(struct module *m)
 		m->nprofile, m->nconditions);
 	for (int t = 0; t < 3; t++)
 		fprintf(m->out, "#define TAP_NUM_%s %d\n", been_tables[t].macro, m->nbeen[t]);
+	fprintf(m->out, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n",
+		default_maxnesting(m->program));
 	fputc('\n', m->out);
 	fputs("#include \"runtime.h\"\n\n", m->out);
 	write_scalars(m);

@@ -583,10 +583,15 @@ static char *gen_call(struct body *b, struct node *n)
 	int depth = 0;
 
 	gen_operands(b, n->args.items, n->args.len, args);
+	/* stap names the function's definition, not the call. */
+	struct node decl = { .kind = N_CALL, .loc = f->function->loc, .text = f->function->name };
+	char *decl_loc = location_literal(&decl);
+
 	emit(b, "if (unlikely(c->nesting >= MAXNESTING)) {");
-	emit(b, "\ttap_set_error(c, \"MAXNESTING exceeded\", %s);", loc);
+	emit(b, "\ttap_set_error(c, \"MAXNESTING exceeded\", %s);", decl_loc);
 	emit_error_goto(b, "\t");
 	emit(b, "}");
+	free(decl_loc);
 	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
 		result = new_temp(b, f->ret);
 	call_definition(b, f, args, result, loc);
