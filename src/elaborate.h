@@ -31,4 +31,7 @@ void infer_program(struct elab *e);
 /* The variables and calls left without a type, in stap's words. */
 void check_types(struct elab *e);
 
+/* stap's errors for an array written while a foreach walks it (foreach_check.c). */
+void check_foreach_mutations(const struct program *program);
+
 #endif
