@@ -16,7 +16,7 @@
 
 #include <linux/jhash.h>
 #include <linux/list.h>
-#include <linux/sort.h>
+#include <linux/list_sort.h>
 #include <linux/vmalloc.h>
 
 #include "values.h"
@@ -275,7 +275,6 @@ static void tap_map_clear(struct tap_map *m)
 
 /* What a sort compares: column 0 is the value, 1..n the keys; direction +1 or -1. The
  * caller holds tap_globals_lock, which makes these safe to share. */
-static const struct tap_map *tap_sort_map;
 static int tap_sort_column, tap_sort_direction;
 static char tap_sort_aggregate;	/* for an array of aggregates: 'c', 's', 'n', 'x', 'a' */
 
@@ -291,11 +290,11 @@ static int64_t tap_sort_stat(const struct tap_stat *st)
 	}
 }
 
-static int tap_sort_compare(const void *pa, const void *pb)
+static int tap_sort_compare(void *priv, const struct list_head *la, const struct list_head *lb)
 {
-	struct tap_map_entry *a = *(struct tap_map_entry **)pa;
-	struct tap_map_entry *b = *(struct tap_map_entry **)pb;
-	const struct tap_map *m = tap_sort_map;
+	struct tap_map_entry *a = list_entry(la, struct tap_map_entry, order);
+	struct tap_map_entry *b = list_entry(lb, struct tap_map_entry, order);
+	const struct tap_map *m = priv;
 	bool is_string = tap_sort_column ? m->desc->string_key[tap_sort_column - 1]
 					 : m->desc->string_value;
 	void *x = tap_sort_column ? tap_map_key_slot(m, a, tap_sort_column - 1) : tap_map_value(m, a);
@@ -315,25 +314,26 @@ static int tap_sort_compare(const void *pa, const void *pb)
 }
 
 /*
- * Fills `entries` (room for the map's capacity) with the map's entries: in insertion order,
- * or sorted on `column` (0 the value, 1..n a key) when `direction` is not 0; an array of
- * aggregates sorts its values by `aggregate` (@count unless told). Returns how many.
+ * Fills `entries` (room for the map's capacity) with the map's entries in the map's order,
+ * after sorting them on `column` (0 the value, 1..n a key) when `direction` is not 0; an
+ * array of aggregates sorts its values by `aggregate` (@count unless told). As in stap, the
+ * sort is stable and stays: the map's own order becomes the sorted one, which a later
+ * foreach without a sort walks. Returns how many.
  */
-static int tap_map_list(const struct tap_map *m, struct tap_map_entry **entries, int column,
+static int tap_map_list(struct tap_map *m, struct tap_map_entry **entries, int column,
 			int direction, char aggregate)
 {
 	struct tap_map_entry *e;
 	int n = 0;
 
-	list_for_each_entry(e, &m->used, order)
-		entries[n++] = e;
 	if (direction) {
-		tap_sort_map = m;
 		tap_sort_column = column;
 		tap_sort_direction = direction;
 		tap_sort_aggregate = aggregate;
-		sort(entries, n, sizeof(*entries), tap_sort_compare, NULL);
+		list_sort(m, &m->used, tap_sort_compare);
 	}
+	list_for_each_entry(e, &m->used, order)
+		entries[n++] = e;
 	return n;
 }
 

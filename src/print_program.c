@@ -90,6 +90,21 @@ static void print_condition(FILE *out, const struct node *cond)
 	fputc(')', out);
 }
 
+char *probe_condition_text(const struct node *cond)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return xstrdup("");
+	print_set_namer(generated_name);
+	print_condition(out, cond);
+	print_set_namer(NULL);
+	fclose(out);
+	return text;
+}
+
 static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 {
 	/* stap derives one probe per point, each with its own copy of the body. */

@@ -137,4 +137,7 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 /* -p2: prints the program as stap does; with verbose, the bodies too. */
 void print_program(FILE *out, const struct program *program, bool verbose);
 
+/* " if (cond)" as -p2 prints a probe's condition (stap's pp() shows it too), or "". */
+char *probe_condition_text(const struct node *cond);
+
 #endif

@@ -370,15 +370,21 @@ static void probe_entry_handler(struct derived_probe *p, struct body *b, struct 
 	b->in_entry_handler = false;
 }
 
-static int add_point_descriptor(struct module *m, const struct derived_point *d)
+/* A point's pp() is stap's: its text, then its probe's condition, if any. */
+static int add_point_descriptor(struct module *m, const struct derived_probe *p,
+				const struct derived_point *d)
 {
-	char *pp = c_string_literal(d->pp);
+	char *condition = probe_condition_text(p->cond);
+	char *text = xasprintf("%s%s", d->pp, condition);
+	char *pp = c_string_literal(text);
 	char *func = c_string_literal(d->function);
 	int id = m->npoints++;
 
 	sb_addf(&m->points, "static const struct tap_probe_point tap_pp_%d = {\n", id);
 	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n};\n\n", pp, func);
 	free(pp);
+	free(text);
+	free(condition);
 	free(func);
 	return id;
 }
@@ -510,7 +516,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	sb_add(&code, comment);
 	probe_body(m, p, &b, &code);
 	for (struct derived_point *d = p->points; d; d = d->next) {
-		int pp = add_point_descriptor(m, d);
+		int pp = add_point_descriptor(m, p, d);
 
 		if (d->kind == PROVIDER_KPROBE)
 			kprobe_point(m, p, d, pp);
@@ -549,7 +555,7 @@ static void collect_been(struct module *m, int table)
 				if (d->kind != kind)
 					continue;
 				if (d->priority == prio)
-					been_point(m, table, p, add_point_descriptor(m, d));
+					been_point(m, table, p, add_point_descriptor(m, p, d));
 				else if (d->priority > prio && d->priority <= next) {
 					next = d->priority;
 					more = true;
