@@ -17,6 +17,7 @@
 #include "autoprint.h"
 #include "diag.h"
 #include "elaborate.h"
+#include "foreach_check.h"
 #include "format.h"
 #include "optimize.h"
 #include "parse.h"
@@ -1123,6 +1124,8 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		diag_error("semantic error", "no probes found\n");
 	if (diag_error_count() == before)
 		infer_program(&e);
+	if (diag_error_count() == before)
+		check_foreach_writes(program);
 	if (diag_error_count() == before) {
 		/* stap prints the globals written and never read when the session ends. */
 		struct probe *printers = autoprint_probes(printed, nprinted);
