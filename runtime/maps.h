@@ -271,6 +271,47 @@ static void tap_map_clear(struct tap_map *m)
 		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
 }
 
+/* ---- Slices: a[k1, *] names every entry whose keys equal those given; `wild` has bit i
+ * set when key i is a `*`, which matches any. ---- */
+
+static bool tap_map_entry_matches(const struct tap_map *m, struct tap_map_entry *e,
+				  const union tap_key *keys, u32 wild)
+{
+	int i;
+
+	for (i = 0; i < m->desc->nkeys; i++) {
+		void *slot = tap_map_key_slot(m, e, i);
+
+		if (wild & (1u << i))
+			continue;
+		if (m->desc->string_key[i] ? strncmp(slot, keys[i].s, MAXSTRINGLEN - 1) != 0
+					   : *(int64_t *)slot != keys[i].l)
+			return false;
+	}
+	return true;
+}
+
+/* [k1, *] in a */
+static bool tap_map_slice_any(const struct tap_map *m, const union tap_key *keys, u32 wild)
+{
+	struct tap_map_entry *e;
+
+	list_for_each_entry(e, &m->used, order)
+		if (tap_map_entry_matches(m, e, keys, wild))
+			return true;
+	return false;
+}
+
+/* delete a[k1, *] */
+static void tap_map_slice_delete(struct tap_map *m, const union tap_key *keys, u32 wild)
+{
+	struct tap_map_entry *e, *next;
+
+	list_for_each_entry_safe(e, next, &m->used, order)
+		if (tap_map_entry_matches(m, e, keys, wild))
+			tap_map_remove(m, e);
+}
+
 /* ---- foreach ---- */
 
 /* What a sort compares: column 0 is the value, 1..n the keys; direction +1 or -1. The

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Script output: printf and friends append to the probe hit's print buffer, which goes to
- * this CPU's ring as one record when the hit ends (or when it fills up). The translator has
- * already turned stap's format into the kernel's vsnprintf() form.
+ * this CPU's ring as one record when the hit ends (or when it fills up). The formatting
+ * itself is in format.h.
  */
 #ifndef TAP_PRINT_H
 #define TAP_PRINT_H
@@ -18,29 +18,6 @@ static void tap_print_flush(struct tap_context *c)
 	tap_ring_write(&tap_rings[smp_processor_id()], TAP_CHANNEL_STDOUT,
 		       c->print.buf, c->print.len);
 	c->print.len = 0;
-}
-
-static __printf(2, 3) void tap_printf(struct tap_context *c, const char *fmt, ...)
-{
-	struct tap_print_buffer *pb = &c->print;
-	u32 room = sizeof(pb->buf) - pb->len;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(pb->buf + pb->len, room, fmt, ap);
-	va_end(ap);
-	if (likely(n < room)) {
-		pb->len += n;
-		return;
-	}
-	/* It did not fit: send what came before, then format again into the empty buffer. */
-	pb->buf[pb->len] = '\0';
-	tap_print_flush(c);
-	va_start(ap, fmt);
-	n = vsnprintf(pb->buf, sizeof(pb->buf), fmt, ap);
-	va_end(ap);
-	pb->len = min_t(u32, n, sizeof(pb->buf) - 1);
 }
 
 /* Appends a message to the stderr channel, "WARNING: " or "ERROR: " included by the caller. */

@@ -79,39 +79,4 @@ static inline const char *tap_concat(char *dst, const char *a, const char *b)
 	return dst;
 }
 
-/* dst = src with C's escapes for quotes, backslashes and control characters (printf's
- * %#s), truncated to MAXSTRINGLEN; dst and src are different buffers. */
-static inline const char *tap_escape(char *dst, const char *src)
-{
-	static const char plain[] = "\a\b\f\n\r\t\v\\\"";
-	static const char named[] = "abfnrtv\\\"";
-	size_t n = 0;
-
-	for (; *src && n + 5 < MAXSTRINGLEN; src++) {
-		unsigned char ch = *src;
-		const char *special = strchr(plain, ch);
-
-		if (special) {
-			dst[n++] = '\\';
-			dst[n++] = named[special - plain];
-		} else if (ch < 0x20 || ch == 0x7f) {
-			n += scnprintf(dst + n, MAXSTRINGLEN - n, "\\%03o", ch);
-		} else {
-			dst[n++] = ch;
-		}
-	}
-	dst[n] = '\0';
-	return dst;
-}
-
-static inline __printf(2, 3) const char *tap_sprintf(char *dst, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vscnprintf(dst, MAXSTRINGLEN, fmt, ap);
-	va_end(ap);
-	return dst;
-}
-
 #endif

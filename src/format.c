@@ -40,17 +40,14 @@ static int read_count(const char **p)
 	return value;
 }
 
-/* Parses one "%..." spec at *p (just after the %). */
+/* Parses one "%..." spec at *p (just after the %): as stap reads it, one flag of "-+ #0",
+ * a width, a precision, an `l` that changes nothing, and the conversion. */
 static bool parse_spec(const char **p, const char *start, struct format *format)
 {
 	struct format_piece piece = { 0 };
-	int nflags = 0;
 
-	while (**p && strchr("-+ #0", **p)) {
-		if (nflags < (int)sizeof(piece.flags) - 1 && !strchr(piece.flags, **p))
-			piece.flags[nflags++] = **p;
-		(*p)++;
-	}
+	if (**p && strchr("-+ #0", **p))
+		piece.flags[0] = *(*p)++;
 	piece.width = read_count(p);
 	piece.precision = FORMAT_NONE;
 	if (**p == '.') {
@@ -59,6 +56,8 @@ static bool parse_spec(const char **p, const char *start, struct format *format)
 		if (piece.precision == FORMAT_NONE)
 			piece.precision = 0;
 	}
+	if (**p == 'l')
+		(*p)++;
 	if (!**p || !strchr("diuoxXpscbmM", **p))
 		return false;
 	piece.conversion = **p;
@@ -88,6 +87,8 @@ bool format_parse(const char *text, struct format *format, const char **error)
 			continue;
 		}
 		push_literal(format, &literal);
+		if (!strcmp(p, "l"))
+			break;	/* a trailing "%l" is nothing, as in stap */
 		if (!parse_spec(&p, start, format)) {
 			*error = "invalid or missing conversion specifier";
 			free(literal.buf);
@@ -109,5 +110,5 @@ void format_free(struct format *format)
 
 enum type format_arg_type(char conversion)
 {
-	return strchr("smM", conversion) ? TYPE_STRING : TYPE_LONG;
+	return conversion == 's' ? TYPE_STRING : TYPE_LONG;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * stap's print formats: "%[flags][width][.precision]conversion" with flags "-+ #0", width
+ * stap's print formats: "%[flag][width][.precision][l]conversion" with a flag of "-+ #0", width
  * and precision as digits or `*`, conversions d i u o x X p s c b m M %. Parsed once, used by
- * pass 1 (is it valid), pass 2 (how many arguments of which type) and pass 3 (the kernel's
- * vsnprintf() format to emit).
+ * pass 2 (how many arguments of which type) and pass 3 (the pieces the runtime's
+ * formatter, runtime/format.h, is given).
  */
 #ifndef TAPSTER_FORMAT_H
 #define TAPSTER_FORMAT_H
@@ -18,7 +18,7 @@ struct format_piece {
 	bool is_literal;	/* literal text (with %% already turned into %) */
 	char *text;		/* the literal, or the spec as written ("%-5s") */
 	char conversion;	/* 'd', 's', ... for a conversion */
-	char flags[6];		/* of "-+ #0", in the order written */
+	char flags[2];		/* the one flag of "-+ #0", or "" */
 	int width;		/* digits, FORMAT_STAR or FORMAT_NONE */
 	int precision;		/* digits, FORMAT_STAR or FORMAT_NONE */
 };

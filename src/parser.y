@@ -2328,7 +2328,7 @@ static bool check_embedded(struct parser *p, struct token *tok, bool expression,
 }
 
 /* A print format as stap checks it in pass 1, on the literal as written: after %, one flag
- * of "-+ #", zeros, a width and a precision (digits or *), an `l`, and a conversion. */
+ * of "-+ #0", a width and a precision (digits or *), an `l`, and a conversion. */
 static const char *format_error(const char *f)
 {
 	while (*f) {
@@ -2342,20 +2342,20 @@ static const char *format_error(const char *f)
 		}
 		if (!*f)
 			return "invalid or missing conversion specifier";
-		if (strchr("-+ #", *f) && *f)
-			f++, any = true;
-		while (*f == '0')
+		if (strchr("-+ #0", *f) && *f)
 			f++, any = true;
 		if (*f == '*')
 			f++, any = true;
-		while (*f >= '0' && *f <= '9')
-			f++, any = true;
+		else
+			while (*f >= '0' && *f <= '9')
+				f++, any = true;
 		if (*f == '.') {
 			f++;
 			if (*f == '*')
 				f++, any = true;
-			while (*f >= '0' && *f <= '9')
-				f++, any = true;
+			else
+				while (*f >= '0' && *f <= '9')
+					f++, any = true;
 		}
 		if (*f == 'l')
 			f++;

@@ -751,6 +751,7 @@ static void write_module(struct module *m)
 	write_scalars(m);
 	write_frames(m);
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
+	      "#include \"format.h\"\n"
 	      "#include \"globals.h\"\n"
 	      "#include \"kprobes.h\"\n"
 	      "#include \"timers.h\"\n\n", m->out);
@@ -804,16 +805,10 @@ static bool translatable(const struct node *n)
 			return refuse(n, "@variance");
 		if (n->foreach->value && ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
 			return refuse(n, "a foreach value of statistics");
-		if (n->foreach->slice.len)
-			return refuse(n, "array slices");
-		return translatable(n->foreach->limit) && translatable(n->foreach->body);
+		return translatable_list(&n->foreach->slice) &&
+		       translatable(n->foreach->limit) && translatable(n->foreach->body);
 	case N_DELETE:
-		if (n->lhs->kind == N_INDEX && !translatable_list(&n->lhs->args))
-			return false;
-		for (int i = 0; n->lhs->kind == N_INDEX && i < n->lhs->args.len; i++)
-			if (n->lhs->args.items[i]->kind == N_STAR)
-				return refuse(n, "array slices");
-		return true;
+		return n->lhs->kind != N_INDEX || translatable_list(&n->lhs->args);
 	case N_STATOP:
 		if (!strcmp(n->text, "variance"))
 			return refuse(n, "@variance");

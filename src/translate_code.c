@@ -340,6 +340,17 @@ static char *keys_literal(const struct var *array, char **exprs, int n)
 	return sb_steal(&sb);
 }
 
+/* The `*` keys of an array slice as a mask, bit i for key i; 0 when there are none. */
+static unsigned wild_mask(const struct node_list *keys)
+{
+	unsigned mask = 0;
+
+	for (int i = 0; i < keys->len; i++)
+		if (keys->items[i]->kind == N_STAR)
+			mask |= 1u << i;
+	return mask;
+}
+
 static char *new_pointer_temp(struct body *b)
 {
 	int id = b->ntemps++;
@@ -452,7 +463,11 @@ static char *gen_in(struct body *b, struct node *n)
 
 	gen_operands(b, n->args.items, n->args.len, exprs);
 	keys = keys_literal(n->lhs->sym, exprs, n->args.len);
-	result = xasprintf("((int64_t)(tap_map_find(%s, %s) != NULL))", map, keys);
+	if (wild_mask(&n->args))
+		result = xasprintf("((int64_t)tap_map_slice_any(%s, %s, %#x))", map, keys,
+				   wild_mask(&n->args));
+	else
+		result = xasprintf("((int64_t)(tap_map_find(%s, %s) != NULL))", map, keys);
 	for (int i = 0; i < n->args.len; i++)
 		free(exprs[i]);
 	free(exprs);
@@ -615,126 +630,157 @@ static char *gen_call(struct body *b, struct node *n)
 	return result ? result : xstrdup("0");
 }
 
-/* The kernel vsnprintf() spec for one stap conversion, and how to pass its argument. */
-static void kernel_spec(const struct format_piece *p, struct strbuf *fmt)
+/* ---- Printing: pieces for runtime/format.h ---- */
+
+/* What a print-family call hands the runtime: its pieces and their arguments. */
+struct print_call {
+	struct strbuf specs;	/* struct tap_fmt_spec initializers */
+	struct strbuf args;	/* union tap_fmt_arg initializers */
+	int nspecs;
+	char *fault_location;	/* of the last %m or %M: where a read fault is reported */
+};
+
+static void add_literal_piece(struct print_call *pc, const char *text)
 {
-	sb_addc(fmt, '%');
-	sb_add(fmt, p->flags);
-	if (p->width == FORMAT_STAR)
-		sb_addc(fmt, '*');
-	else if (p->width >= 0)
-		sb_addf(fmt, "%d", p->width);
-	if (p->precision == FORMAT_STAR)
-		sb_add(fmt, ".*");
-	else if (p->precision >= 0)
-		sb_addf(fmt, ".%d", p->precision);
-	switch (p->conversion) {
-	case 'i': sb_add(fmt, "lld"); break;
-	case 'd': case 'u': case 'o': case 'x': case 'X': sb_addf(fmt, "ll%c", p->conversion); break;
-	case 'p': sb_add(fmt, "llx"); break;
-	default: sb_addc(fmt, p->conversion); break;
+	char *literal = c_string_literal(text);
+
+	sb_addf(&pc->specs, "\t{ .text = %s },\n", literal);
+	pc->nspecs++;
+	free(literal);
+}
+
+static void add_arg(struct print_call *pc, bool is_string, const char *expr)
+{
+	sb_addf(&pc->args, "{ .%c = %s }, ", is_string ? 's' : 'l', expr);
+}
+
+/* The runtime's flags (enum tap_fmt_flag) of a conversion. */
+static int conversion_flags(const struct format_piece *p)
+{
+	int flags = 0;
+
+	switch (p->flags[0]) {
+	case '0': flags = 1; break;
+	case '+': flags = 4; break;
+	case ' ': flags = 8; break;
+	case '-': flags = 16; break;
+	case '#': flags = 32; break;
+	default: break;
 	}
+	if (p->conversion == 'd' || p->conversion == 'i')
+		flags |= 2;
+	if (p->conversion == 'X')
+		flags |= 64;
+	if (p->conversion == 'p')
+		flags |= 32;
+	return flags;
 }
 
-static void add_literal_to_format(struct strbuf *fmt, const char *text)
+static void add_conversion(struct print_call *pc, const struct format_piece *p, int flags,
+			   const char *location)
 {
-	for (const char *p = text; *p; p++) {
-		if (*p == '%')
-			sb_addc(fmt, '%');
-		sb_addc(fmt, *p);
+	sb_addf(&pc->specs, "\t{ NULL, '%c', %d, %d, %d, %s },\n", p->conversion, flags,
+		p->width, p->precision, location ? location : "NULL");
+	pc->nspecs++;
+}
+
+/* printf and sprintf: the format's pieces; each conversion takes its `*` width and
+ * precision and its value from exprs, in order. */
+static void format_pieces(struct print_call *pc, struct node *n, char **exprs)
+{
+	struct format format;
+	const char *error;
+	int arg = 1;
+
+	format_parse(n->args.items[0]->text, &format, &error);
+	for (int i = 0; i < format.npieces; i++) {
+		struct format_piece *p = &format.pieces[i];
+		char *location = NULL;
+
+		if (p->is_literal) {
+			add_literal_piece(pc, p->text);
+			continue;
+		}
+		if (p->width == FORMAT_STAR)
+			add_arg(pc, false, exprs[arg++]);
+		if (strchr("mM", p->conversion)) {
+			/* A too large size is reported at its argument, or at the call. */
+			location = location_literal(p->precision == FORMAT_STAR ?
+						    n->args.items[arg] : n);
+			free(pc->fault_location);
+			pc->fault_location = xstrdup(location);
+		}
+		if (p->precision == FORMAT_STAR)
+			add_arg(pc, false, exprs[arg++]);
+		add_conversion(pc, p, conversion_flags(p), location);
+		add_arg(pc, p->conversion == 's', exprs[arg++]);
+		free(location);
 	}
+	format_free(&format);
 }
 
-static char *cast_arg(char conversion, const char *expr)
-{
-	if (conversion == 's')
-		return xasprintf("%s", expr);
-	if (conversion == 'c')
-		return xasprintf("(int)%s", expr);
-	return xasprintf("(long long)%s", expr);
-}
-
-/* Builds the kernel format and argument list of a print-family call. */
-static void print_format(struct body *b, struct node *n, char **exprs, struct strbuf *fmt,
-			 struct strbuf *args)
+/* print, println, printd, printdln, sprint, sprintln: each value as %s or %d, with the
+ * delimiter between them and a newline after them when asked. */
+static void value_pieces(struct print_call *pc, struct node *n, char **exprs)
 {
 	const char *name = n->text;
-	int first = 0;
+	bool delimited = !strcmp(name, "printd") || !strcmp(name, "printdln");
+	struct format_piece number = { .conversion = 'd', .width = -1, .precision = -1 };
+	struct format_piece string = { .conversion = 's', .width = -1, .precision = -1 };
 
-	if (!strcmp(name, "printf") || !strcmp(name, "sprintf")) {
-		struct format format;
-		const char *error;
-		int arg = 1;
-
-		format_parse(n->args.items[0]->text, &format, &error);
-		for (int i = 0; i < format.npieces; i++) {
-			struct format_piece *p = &format.pieces[i];
-			char *cast;
-
-			if (p->is_literal) {
-				add_literal_to_format(fmt, p->text);
-				continue;
-			}
-			if (p->width == FORMAT_STAR)
-				sb_addf(args, ", (int)%s", exprs[arg++]);
-			if (p->precision == FORMAT_STAR)
-				sb_addf(args, ", (int)%s", exprs[arg++]);
-			if (p->conversion == 'p')
-				sb_add(fmt, "0x");
-			kernel_spec(p, fmt);
-			if (p->conversion == 's' && strchr(p->flags, '#')) {
-				/* %#s: the string with its special characters escaped. */
-				char *escaped = new_temp(b, TYPE_STRING);
-
-				emit(b, "tap_escape(%s, %s);", escaped, exprs[arg]);
-				free(exprs[arg]);
-				exprs[arg] = escaped;
-			}
-			cast = cast_arg(p->conversion, exprs[arg++]);
-			sb_addf(args, ", %s", cast);
-			free(cast);
-		}
-		format_free(&format);
-		return;
-	}
-	for (int i = first; i < n->args.len; i++) {
+	for (int i = delimited; i < n->args.len; i++) {
 		bool is_string = n->args.items[i]->type == TYPE_STRING;
-		char *cast = cast_arg(is_string ? 's' : 'd', exprs[i]);
+		struct format_piece *p = is_string ? &string : &number;
 
-		sb_add(fmt, is_string ? "%s" : "%lld");
-		sb_addf(args, ", %s", cast);
-		free(cast);
+		if (delimited && i > 1)
+			add_literal_piece(pc, n->args.items[0]->text);
+		add_conversion(pc, p, conversion_flags(p), NULL);
+		add_arg(pc, is_string, exprs[i]);
 	}
-	if (!strcmp(name, "println") || !strcmp(name, "sprintln"))
-		sb_add(fmt, "\n");
+	if (strstr(name, "ln"))
+		add_literal_piece(pc, "\n");
 }
 
 static char *gen_print(struct body *b, struct node *n)
 {
 	char **exprs = xcalloc((size_t)n->args.len + 1, sizeof(*exprs));
-	struct strbuf fmt = { 0 }, args = { 0 };
-	char *fmt_literal;
-	char *result;
+	struct print_call pc = { 0 };
+	int id = ++b->nlabels;
+	char *result = NULL;
 
 	gen_operands(b, n->args.items, n->args.len, exprs);
-	sb_add(&fmt, "");
-	sb_add(&args, "");
-	print_format(b, n, exprs, &fmt, &args);
-	fmt_literal = c_string_literal(fmt.buf);
+	sb_add(&pc.specs, "");
+	sb_add(&pc.args, "");
+	if (!strcmp(n->text, "printf") || !strcmp(n->text, "sprintf"))
+		format_pieces(&pc, n, exprs);
+	else
+		value_pieces(&pc, n, exprs);
+	emit(b, "{");
+	b->indent++;
+	emit(b, "static const struct tap_fmt_spec fmt%d[] = {", id);
+	for (char *line = strtok(pc.specs.buf, "\n"); line; line = strtok(NULL, "\n"))
+		emit(b, "%s", line);
+	emit(b, "};");
 	if (n->text[0] == 's') {
 		result = new_temp(b, TYPE_STRING);
-		emit(b, "tap_sprintf(%s, %s%s);", result, fmt_literal, args.buf);
+		emit(b, "tap_sprint_format(c, %s, fmt%d, %d, (const union tap_fmt_arg[]){ %s}, %s);",
+		     result, id, pc.nspecs, pc.args.buf,
+		     pc.fault_location ? pc.fault_location : "NULL");
 	} else {
-		emit(b, "tap_printf(c, %s%s);", fmt_literal, args.buf);
-		result = xstrdup("0");
+		emit(b, "tap_print_format(c, fmt%d, %d, (const union tap_fmt_arg[]){ %s}, %s);",
+		     id, pc.nspecs, pc.args.buf, pc.fault_location ? pc.fault_location : "NULL");
 	}
+	b->indent--;
+	emit(b, "}");
+	if (pc.fault_location)
+		check_error(b);
 	for (int i = 0; i < n->args.len; i++)
 		free(exprs[i]);
 	free(exprs);
-	free(fmt.buf);
-	free(args.buf);
-	free(fmt_literal);
-	return result;
+	free(pc.specs.buf);
+	free(pc.args.buf);
+	free(pc.fault_location);
+	return result ? result : xstrdup("0");
 }
 
 static char *gen_entry(struct body *b, struct node *n)
@@ -871,7 +917,7 @@ static void gen_loop(struct body *b, struct node *n)
 	b->continue_label = saved_continue;
 }
 
-/* delete a[k], delete a, delete x. */
+/* delete a[k], delete a[k, *] (a slice), delete a, delete x. */
 static void gen_delete(struct body *b, struct node *n)
 {
 	struct node *what = n->lhs;
@@ -881,7 +927,11 @@ static void gen_delete(struct body *b, struct node *n)
 	if (what->kind == N_INDEX) {
 		char *keys = gen_keys(b, what, NULL, NULL);
 
-		emit(b, "tap_map_delete(%s, %s);", map, keys);
+		if (wild_mask(&what->args))
+			emit(b, "tap_map_slice_delete(%s, %s, %#x);", map, keys,
+			     wild_mask(&what->args));
+		else
+			emit(b, "tap_map_delete(%s, %s);", map, keys);
 		free(keys);
 	} else if (v->arity) {
 		emit(b, "tap_map_clear(%s);", map);
@@ -927,6 +977,35 @@ static void set_from_entry(struct body *b, struct node *target, const char *map,
 	free(slot);
 }
 
+/* The keys of a foreach's slice, evaluated once before the loop: a literal of union
+ * tap_key, its `*` keys 0. */
+static char *slice_keys(struct body *b, struct foreach *f)
+{
+	struct var *array = f->array->sym;
+	char **temps = xcalloc((size_t)f->slice.len + 1, sizeof(*temps));
+	char *keys;
+
+	for (int k = 0; k < f->slice.len; k++) {
+		struct node *key = f->slice.items[k];
+		char *value;
+
+		if (key->kind == N_STAR) {
+			temps[k] = xstrdup("0");
+			continue;
+		}
+		value = gen_expr(b, key);
+		temps[k] = new_temp(b, array->key_types[k]);
+		emit(b, array->key_types[k] == TYPE_STRING ? "tap_strcpy(%s, %s);" : "%s = %s;",
+		     temps[k], value);
+		free(value);
+	}
+	keys = keys_literal(array, temps, f->slice.len);
+	for (int k = 0; k < f->slice.len; k++)
+		free(temps[k]);
+	free(temps);
+	return keys;
+}
+
 /*
  * foreach ([k1, k2] in a [sort] limit N) body: the entries listed (sorted when asked) into a
  * buffer of the array's capacity, then the body for each, its keys and value in the loop
@@ -938,6 +1017,7 @@ static void gen_foreach(struct body *b, struct node *n)
 	struct var *array = f->array->sym;
 	char *map = map_ref(array);
 	char *count = new_temp(b, TYPE_LONG), *i = new_temp(b, TYPE_LONG);
+	char *slice = f->slice.len ? slice_keys(b, f) : NULL;
 	char *limit = f->limit ? gen_expr(b, f->limit) : NULL;
 	int saved_break = b->break_label, saved_continue = b->continue_label;
 	int label = ++b->nlabels;
@@ -964,6 +1044,13 @@ static void gen_foreach(struct body *b, struct node *n)
 	for (int k = 0; k < f->keys.len; k++)
 		set_from_entry(b, f->keys.items[k], map, entry, k + 1,
 			       array->key_types[k] == TYPE_STRING);
+	/* As in stap, the limit counts every entry and the keys are set before the slice
+	 * skips an entry. */
+	if (slice) {
+		emit(b, "if (!tap_map_entry_matches(%s, %s, %s, %#x))", map, entry, slice,
+		     wild_mask(&f->slice));
+		emit(b, "	goto continue_%d;", label);
+	}
 	if (f->value)
 		set_from_entry(b, f->value, map, entry, 0, array->type == TYPE_STRING);
 	b->break_label = label;
@@ -978,6 +1065,7 @@ static void gen_foreach(struct body *b, struct node *n)
 	b->break_label = saved_break;
 	b->continue_label = saved_continue;
 	free(entry);
+	free(slice);
 	free(map);
 	free(count);
 	free(i);
