@@ -7,8 +7,9 @@
  * It inserts the module, starts the session through /proc/tapster_NAME/ctl, streams the
  * script's output from /proc/tapster_NAME/out (stdout records to stdout or FILE, stderr
  * records to stderr), stops the session when the -c command exits or a signal arrives, and
- * removes the module. The exit status is 1 when the session had errors, else the -c
- * command's status, else 0.
+ * removes the module. The exit status is 1 when the session had errors or the -c command
+ * failed (exited with a status other than 0 or by a signal, before the session ended: a
+ * warning says so, as staprun's), else 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,8 +52,9 @@ struct session {
 	int out_fd, ctl_fd;
 	int stdout_fd;
 	pid_t child;		/* the -c command, 0 when none or reaped */
-	int child_status;
 	bool child_exited;
+	bool child_failed;	/* it exited on its own with a status other than 0, or was
+				 * killed by a signal */
 	bool stop_sent;
 	int go_pipe[2];		/* the child waits on it until the probes are armed */
 };
@@ -316,8 +318,16 @@ static void check_command(struct session *s)
 		return;
 	if (waitpid(s->child, &status, WNOHANG) == s->child) {
 		s->child_exited = true;
-		s->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
-						    : 128 + WTERMSIG(status);
+		/* As staprun: a command that fails is warned about and fails the run. */
+		if (WIFEXITED(status) && WEXITSTATUS(status)) {
+			fprintf(stderr, "WARNING: Child process exited with status %d\n",
+				WEXITSTATUS(status));
+			s->child_failed = true;
+		} else if (WIFSIGNALED(status)) {
+			fprintf(stderr, "WARNING: Child process exited with signal %d (%s)\n",
+				WTERMSIG(status), strsignal(WTERMSIG(status)));
+			s->child_failed = true;
+		}
 		stop_session(s);
 	}
 }
@@ -345,11 +355,8 @@ static void end_command(struct session *s)
 	if (!s->child || s->child_exited)
 		return;
 	kill(s->child, SIGTERM);
-	if (waitpid(s->child, &status, 0) == s->child) {
+	if (waitpid(s->child, &status, 0) == s->child)
 		s->child_exited = true;
-		s->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
-						    : 128 + WTERMSIG(status);
-	}
 }
 
 static void install_signals(void)
@@ -413,7 +420,5 @@ int main(int argc, char **argv)
 	end_command(&s);
 	if (opt.verbose)
 		fprintf(stderr, "tapster-run: session ended, errors %ld\n", errors);
-	if (errors)
-		return 1;
-	return s.child ? s.child_status : 0;
+	return errors || s.child_failed ? 1 : 0;
 }

@@ -411,6 +411,9 @@ static const struct ksyms *target_symbols(void *ctx)
 
 /* ---- The passes ---- */
 
+/* The loader, as pass 5's failure names it. */
+#define LOADER_NAME "tapster-run"
+
 static void pass_failed(int pass)
 {
 	static const char *const what[] = { "", "parse", "analysis", "translation",
@@ -613,11 +616,17 @@ static int run_passes(struct session *s)
 	start = stamp_now();
 	int status = run_module(s, ko);
 
+	if (status != 0) {
+		/* stap's words when staprun fails (errors, a failed -c command). */
+		fprintf(stderr, "WARNING: %s exited with status: %d\n", LOADER_NAME, status);
+		pass_failed(5);
+		return 1;
+	}
 	if (s->verbose) {
 		fputs("Pass 5: run completed ", stderr);
 		print_times(stderr, start);
 	}
-	return status;
+	return 0;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

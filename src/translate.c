@@ -578,9 +578,15 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 	for (int i = 0; i < v->arity; i++)
 		fprintf(m->out, " %s,", v->key_types[i] == TYPE_STRING ? "true" : "false");
 	fprintf(m->out, " },\n\t.string_value = %s,\n\t.stat_value = %s,\n\t.max_entries = %lld,\n"
-		"\t.wrap = %s,\n};\n", v->type == TYPE_STRING ? "true" : "false",
+		"\t.wrap = %s,\n", v->type == TYPE_STRING ? "true" : "false",
 		v->type == TYPE_STATS ? "true" : "false", (long long)v->global->max_entries,
 		v->global->wrap ? "true" : "false");
+	/* stap's words for a full array name its limit: the declared size, or the macro. */
+	if (v->global->max_entries > 0)
+		fprintf(m->out, "\t.overflow = \"Array overflow, check size limit (%lld)\",\n};\n",
+			(long long)v->global->max_entries);
+	else
+		fputs("\t.overflow = \"Array overflow, check MAXMAPENTRIES\",\n};\n", m->out);
 	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->c_name);
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,
 		v->c_name);
