@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The script's globals share one lock, held for a whole probe body that uses any of them,
- * so that a probe sees and leaves them consistent. A probe that cannot take it within
- * MAXTRYLOCK tries, TRYLOCKDELAY us apart, is skipped, as stap skips it.
+ * Each script global has a reader/writer lock of its own. A probe body takes the locks of
+ * the globals it uses, in declaration order (the translator lists them: a read lock for a
+ * global only read, a write lock for one changed), and holds them for the whole body, so
+ * that it sees and leaves them consistent while probes that share nothing run in parallel.
+ * A lock not got within MAXTRYLOCK tries, TRYLOCKDELAY us apart, makes the probe hit
+ * skipped (the locks taken are given back), counted for that global and reported at the
+ * end in stap's words.
  *
  * The generated module defines tap_globals_init() and tap_globals_free(), which make and
- * free its arrays (maps.h).
+ * free its arrays (maps.h), and tap_locks[], every global's lock.
  */
 #ifndef TAP_GLOBALS_H
 #define TAP_GLOBALS_H
@@ -19,24 +23,56 @@
 #define TRYLOCKDELAY 10
 #endif
 
-static DEFINE_RAW_SPINLOCK(tap_globals_lock);
+struct tap_lock {
+	rwlock_t lock;
+	const char *name;	/* the global, as the script names it */
+	atomic_t timeouts;	/* probe hits skipped for want of it */
+};
 
-static __always_inline bool tap_lock_globals(void)
+#define TAP_LOCK_INIT(var, global_name) \
+	{ .lock = __RW_LOCK_UNLOCKED(var.lock), .name = global_name, .timeouts = ATOMIC_INIT(0) }
+
+struct tap_lock_use {
+	struct tap_lock *lock;
+	bool write;
+};
+
+static __always_inline bool tap_trylock(const struct tap_lock_use *use)
 {
-	int i;
-
-	for (i = 0; i < MAXTRYLOCK; i++) {
-		if (raw_spin_trylock(&tap_globals_lock))
-			return true;
-		udelay(TRYLOCKDELAY);
-	}
-	atomic_inc(&tap_skipped_count);
-	return false;
+	return use->write ? write_trylock(&use->lock->lock) : read_trylock(&use->lock->lock);
 }
 
-static __always_inline void tap_unlock_globals(void)
+static __always_inline void tap_unlock(const struct tap_lock_use *use)
 {
-	raw_spin_unlock(&tap_globals_lock);
+	if (use->write)
+		write_unlock(&use->lock->lock);
+	else
+		read_unlock(&use->lock->lock);
+}
+
+static __always_inline void tap_unlock_all(const struct tap_lock_use *uses, int n)
+{
+	while (n-- > 0)
+		tap_unlock(&uses[n]);
+}
+
+/* Takes the `n` locks of `uses`, in order; false (nothing held) when one cannot be had. */
+static __always_inline bool tap_lock_all(const struct tap_lock_use *uses, int n)
+{
+	int i, try;
+
+	for (i = 0; i < n; i++) {
+		for (try = 0; !tap_trylock(&uses[i]); try++) {
+			if (try + 1 >= MAXTRYLOCK) {
+				tap_unlock_all(uses, i);
+				atomic_inc(&uses[i].lock->timeouts);
+				atomic_inc(&tap_skipped_count);
+				return false;
+			}
+			udelay(TRYLOCKDELAY);
+		}
+	}
+	return true;
 }
 
 #endif

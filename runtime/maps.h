@@ -8,8 +8,8 @@
  * Every entry holds its keys and its value at fixed offsets: a long key or value takes 8
  * bytes, a string MAXSTRINGLEN. Keys are passed as arrays of union tap_key.
  *
- * The caller holds tap_globals_lock (module.h takes it around each probe that uses
- * globals), so nothing here locks.
+ * The caller holds the array's lock (globals.h: a read lock to look entries up, a write
+ * lock to change them or to walk them with foreach), so nothing here locks.
  */
 #ifndef TAP_MAPS_H
 #define TAP_MAPS_H
@@ -64,6 +64,7 @@ struct tap_map_desc {
 	bool stat_value;	/* an array of aggregates: a[k] <<< v */
 	int max_entries;	/* 0: MAXMAPENTRIES */
 	bool wrap;		/* a%: the oldest entry makes room */
+	const char *overflow;	/* the error when it is full (and does not wrap) */
 };
 
 struct tap_map_entry {
@@ -203,7 +204,7 @@ static struct tap_map_entry *tap_map_entry(struct tap_context *c, struct tap_map
 		return e;
 	if (list_empty(&m->free)) {
 		if (!m->desc->wrap) {
-			tap_set_error(c, "Array overflow, check MAXMAPENTRIES", location);
+			tap_set_error(c, m->desc->overflow, location);
 			return NULL;
 		}
 		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
@@ -314,15 +315,18 @@ static void tap_map_slice_delete(struct tap_map *m, const union tap_key *keys, u
 
 /* ---- foreach ---- */
 
-/* What a sort compares: column 0 is the value, 1..n the keys; direction +1 or -1. The
- * caller holds tap_globals_lock, which makes these safe to share. */
-static int tap_sort_column, tap_sort_direction;
-static char tap_sort_aggregate;	/* for an array of aggregates: 'c', 's', 'n', 'x', 'a' */
+/* What a sort compares: column 0 is the value, 1..n the keys; direction +1 or -1; for an
+ * array of aggregates, which number of them ('c', 's', 'n', 'x', 'a'). */
+struct tap_sort {
+	const struct tap_map *map;
+	int column, direction;
+	char aggregate;
+};
 
 /* The number an aggregate sorts by (an empty one's @min, @max, @avg sort as 0). */
-static int64_t tap_sort_stat(const struct tap_stat *st)
+static int64_t tap_sort_stat(const struct tap_sort *how, const struct tap_stat *st)
 {
-	switch (tap_sort_aggregate) {
+	switch (how->aggregate) {
 	case 's': return st->sum;
 	case 'n': return st->count ? st->min : 0;
 	case 'x': return st->count ? st->max : 0;
@@ -333,17 +337,18 @@ static int64_t tap_sort_stat(const struct tap_stat *st)
 
 static int tap_sort_compare(void *priv, const struct list_head *la, const struct list_head *lb)
 {
+	const struct tap_sort *how = priv;
 	struct tap_map_entry *a = list_entry(la, struct tap_map_entry, order);
 	struct tap_map_entry *b = list_entry(lb, struct tap_map_entry, order);
-	const struct tap_map *m = priv;
-	bool is_string = tap_sort_column ? m->desc->string_key[tap_sort_column - 1]
-					 : m->desc->string_value;
-	void *x = tap_sort_column ? tap_map_key_slot(m, a, tap_sort_column - 1) : tap_map_value(m, a);
-	void *y = tap_sort_column ? tap_map_key_slot(m, b, tap_sort_column - 1) : tap_map_value(m, b);
+	const struct tap_map *m = how->map;
+	int column = how->column;
+	bool is_string = column ? m->desc->string_key[column - 1] : m->desc->string_value;
+	void *x = column ? tap_map_key_slot(m, a, column - 1) : tap_map_value(m, a);
+	void *y = column ? tap_map_key_slot(m, b, column - 1) : tap_map_value(m, b);
 	int cmp;
 
-	if (!tap_sort_column && m->desc->stat_value) {
-		int64_t sx = tap_sort_stat(x), sy = tap_sort_stat(y);
+	if (!column && m->desc->stat_value) {
+		int64_t sx = tap_sort_stat(how, x), sy = tap_sort_stat(how, y);
 
 		cmp = sx < sy ? -1 : sx > sy;
 	} else if (is_string) {
@@ -351,7 +356,7 @@ static int tap_sort_compare(void *priv, const struct list_head *la, const struct
 	} else {
 		cmp = *(int64_t *)x < *(int64_t *)y ? -1 : *(int64_t *)x > *(int64_t *)y;
 	}
-	return cmp * tap_sort_direction;
+	return cmp * how->direction;
 }
 
 /*
@@ -368,10 +373,9 @@ static int tap_map_list(struct tap_map *m, struct tap_map_entry **entries, int c
 	int n = 0;
 
 	if (direction) {
-		tap_sort_column = column;
-		tap_sort_direction = direction;
-		tap_sort_aggregate = aggregate;
-		list_sort(m, &m->used, tap_sort_compare);
+		struct tap_sort how = { m, column, direction, aggregate };
+
+		list_sort(&how, &m->used, tap_sort_compare);
 	}
 	list_for_each_entry(e, &m->used, order)
 		entries[n++] = e;

@@ -96,6 +96,7 @@ static void tap_report_counters(void)
 	int errors = atomic_read(&tap_error_count);
 	int skipped = atomic_read(&tap_skipped_count);
 	int reentrant = atomic_read(&tap_skipped_reentrant);
+	int i;
 
 	if (!c)
 		return;
@@ -105,6 +106,13 @@ static void tap_report_counters(void)
 	if (errors || skipped || reentrant) {
 		tap_channel_stderr(c, "WARNING: Number of errors: %d, skipped probes: %d\n",
 				   errors, skipped);
+		for (i = 0; tap_locks[i]; i++) {
+			int timeouts = atomic_read(&tap_locks[i]->timeouts);
+
+			if (timeouts)
+				tap_channel_stderr(c, "WARNING: Skipped due to global '%s' lock timeout: %d\n",
+						   tap_locks[i]->name, timeouts);
+		}
 		if (reentrant)
 			tap_channel_stderr(c, "WARNING: Skipped due to reentrancy: %d\n", reentrant);
 	}

@@ -10,6 +10,7 @@
 
 #include "ast_copy.h"
 #include "diag.h"
+#include "locks.h"
 #include "session.h"
 #include "translate.h"
 
@@ -147,62 +148,39 @@ static void translate_function(struct module *m, struct used_function *f)
 
 /* ---- Probes ---- */
 
-/* ---- Which bodies touch globals ---- */
+/* ---- The locks of a probe body (locks.c) ---- */
 
-/* The functions already looked into, so that recursion ends. */
-struct seen_functions {
-	const struct used_function **items;
-	int len;
-};
-
-static bool touches_globals(const struct node *n, void *ctx);
-
-static bool function_touches_globals(const struct used_function *f, struct seen_functions *seen)
+/* Emits the table of the locks `plan` holds, named NAME, into `code`; the body takes them
+ * (lock_globals) and gives them back (unlock_globals). */
+static void plan_locks(struct body *b, struct strbuf *code, const char *name,
+		       struct lock_plan plan)
 {
-	for (int i = 0; i < seen->len; i++)
-		if (seen->items[i] == f)
-			return false;
-	seen->items = xrealloc(seen->items, (size_t)(seen->len + 1) * sizeof(*seen->items));
-	seen->items[seen->len++] = f;
-	if (f->next_overload && function_touches_globals(f->next_overload, seen))
-		return true;
-	return node_any(f->function->body, touches_globals, seen);
+	free(b->locks);
+	b->locks = NULL;
+	b->nlocks = plan.len;
+	if (plan.len) {
+		b->locks = xstrdup(name);
+		sb_addf(code, "static const struct tap_lock_use %s[] = {\n", name);
+		for (int i = 0; i < plan.len; i++)
+			sb_addf(code, "\t{ &tap_lock_%s, %s },\n", plan.uses[i].global->c_name,
+				plan.uses[i].write ? "true" : "false");
+		sb_add(code, "};\n\n");
+	}
+	lock_plan_free(&plan);
 }
 
-/* A global named, or a function called that names one (embedded C cannot). */
-static bool touches_globals(const struct node *n, void *ctx)
-{
-	const struct var *v = n->kind == N_IDENT ? n->sym : NULL;
-
-	if (v && v->global)
-		return true;
-	return n->kind == N_CALL && n->sym && function_touches_globals(n->sym, ctx);
-}
-
-/* Whether running `body`, or the @entry expressions `entries`, may touch a global. */
-static bool needs_globals_lock(const struct node *body, const struct node_list *entries)
-{
-	struct seen_functions seen = { 0 };
-	bool touches = node_any(body, touches_globals, &seen);
-
-	for (int i = 0; !touches && entries && i < entries->len; i++)
-		touches = node_any(entries->items[i], touches_globals, &seen);
-	free(seen.items);
-	return touches;
-}
-
-/* A probe body that touches globals holds their lock throughout (runtime/globals.h); the
- * others, on the hot path of a kprobe say, take no lock. */
+/* A probe body that uses globals holds their locks throughout (runtime/globals.h); the
+ * others, on the hot path of a kprobe say, take none. */
 static void lock_globals(const struct body *b, struct strbuf *code)
 {
-	if (b->lock_globals)
-		sb_add(code, "\tif (!tap_lock_globals())\n\t\treturn;\n");
+	if (b->locks)
+		sb_addf(code, "\tif (!tap_lock_all(%s, %d))\n\t\treturn;\n", b->locks, b->nlocks);
 }
 
 static void unlock_globals(const struct body *b, struct strbuf *code)
 {
-	if (b->lock_globals)
-		sb_add(code, "\ttap_unlock_globals();\n");
+	if (b->locks)
+		sb_addf(code, "\ttap_unlock_all(%s, %d);\n", b->locks, b->nlocks);
 }
 
 /* Conditional probes on kprobes: the runtime disables the kprobes of a probe whose
@@ -260,7 +238,10 @@ static void collect_conditions(struct module *m)
 
 struct condition_writes {
 	const struct module *m;
-	struct seen_functions seen;
+	struct {
+		const struct used_function **items;	/* the functions looked into */
+		int len;
+	} seen;
 };
 
 static bool writes_condition_global(const struct node *n, void *ctx);
@@ -507,10 +488,16 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	b.sink = &b.code;
 	scope_fields(&b.fields, &p->scope);
 	if (p->entries.len) {
-		b.lock_globals = needs_globals_lock(NULL, &p->entries);
+		char *name = xasprintf("probe_%d_entry_locks", p->index);
+
+		plan_locks(&b, &code, name, lock_plan_for(m->program, NULL, &p->entries));
+		free(name);
 		probe_entry_handler(p, &b, &code);
 	}
-	b.lock_globals = needs_globals_lock(p->body, NULL);
+	char *locks = xasprintf("probe_%d_locks", p->index);
+
+	plan_locks(&b, &code, locks, lock_plan_for(m->program, p->body, NULL));
+	free(locks);
 	free(b.code.buf);
 	b.code = (struct strbuf){ 0 };
 	sb_add(&code, comment);
@@ -529,6 +516,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	}
 	add_unit(m, xasprintf("probe_%d", p->index), &b.fields, sb_steal(&code));
 	free(b.code.buf);
+	free(b.locks);
 	free(what);
 	free(comment);
 }
@@ -607,6 +595,18 @@ static void write_arrays(struct module *m)
 		"static void tap_globals_free(void)\n{\n%s}\n\n", init.buf, release.buf);
 	free(init.buf);
 	free(release.buf);
+}
+
+/* Every global's lock (runtime/globals.h), and their list for the closing report. */
+static void write_locks(struct module *m)
+{
+	for (struct var *v = m->program->globals; v; v = v->next)
+		fprintf(m->out, "static struct tap_lock tap_lock_%s = TAP_LOCK_INIT(tap_lock_%s, \"%s\");\n",
+			v->c_name, v->c_name, v->name);
+	fputs("static struct tap_lock *const tap_locks[] = {\n", m->out);
+	for (struct var *v = m->program->globals; v; v = v->next)
+		fprintf(m->out, "\t&tap_lock_%s,\n", v->c_name);
+	fputs("\tNULL\n};\n\n", m->out);
 }
 
 static void write_scalars(struct module *m)
@@ -762,6 +762,7 @@ static void write_module(struct module *m)
 	      "#include \"kprobes.h\"\n"
 	      "#include \"timers.h\"\n\n", m->out);
 	write_arrays(m);
+	write_locks(m);
 	for (struct embed *e = m->program->embeds; e; e = e->next)
 		fprintf(m->out, "%s\n\n", e->code);
 	for (struct unit *u = m->units; u; u = u->next)

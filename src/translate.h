@@ -33,7 +33,9 @@ struct body {
 	struct derived_probe *probe;	/* NULL in functions */
 	bool in_entry_handler;		/* evaluating @entry expressions at function entry */
 	struct used_function *function;	/* NULL in probes */
-	bool lock_globals;		/* a probe body that touches globals */
+	char *locks;			/* the table of the locks a probe body holds (its
+					 * globals'), or NULL when it uses none */
+	int nlocks;
 	/* The globals that conditions of kprobe probes read: a write to one is noted in the
 	 * context, and the probe asks the runtime to look at the conditions again. */
 	const struct var *const *condition_globals;

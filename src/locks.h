@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pass 3: which globals a probe body locks, and how. As in stap, each global has its own
+ * reader/writer lock; a probe takes, in the order the globals are declared, a read lock on
+ * each global it (or a function it calls, at any depth) only reads and a write lock on each
+ * it may change, for the whole body (runtime/globals.h). A foreach, and <<< into
+ * statistics (one aggregate shared by all CPUs), count as changes.
+ */
+#ifndef TAPSTER_LOCKS_H
+#define TAPSTER_LOCKS_H
+
+#include <stdbool.h>
+
+#include "ast.h"
+#include "program.h"
+
+struct lock_use {
+	const struct var *global;
+	bool write;
+};
+
+struct lock_plan {
+	struct lock_use *uses;	/* in the order of program->globals */
+	int len;
+};
+
+/* The locks `body` and the @entry expressions `entries` (either may be NULL) need. */
+struct lock_plan lock_plan_for(const struct program *program, const struct node *body,
+			       const struct node_list *entries);
+
+void lock_plan_free(struct lock_plan *plan);
+
+#endif
