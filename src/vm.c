@@ -167,13 +167,19 @@ static const char *env_or_dash(const char *name)
 static char *ready_kit(void)
 {
 	const char *cache = getenv("TAPSTER_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
-	char *path = cache && *cache ? xasprintf("%s/vm/ready", cache) :
-		     xdg && *xdg ? xasprintf("%s/tapster/vm/ready", xdg) :
-		     xasprintf("%s/.cache/tapster/vm/ready", getenv("HOME") ? getenv("HOME") : "");
+	const char *flavour = getenv("TAPSTER_VM_FLAVOUR");
+	/* One stamp per kernel flavour: "ready" for the default one, else "ready-FLAVOUR". */
+	char *name = flavour && *flavour && strcmp(flavour, "cloud-amd64") ?
+		     xasprintf("ready-%s", flavour) : xstrdup("ready");
+	char *path = cache && *cache ? xasprintf("%s/vm/%s", cache, name) :
+		     xdg && *xdg ? xasprintf("%s/tapster/vm/%s", xdg, name) :
+		     xasprintf("%s/.cache/tapster/vm/%s", getenv("HOME") ? getenv("HOME") : "",
+			       name);
 	char *text = read_text_file(path, NULL), *kit = NULL;
 	bool holds = text != NULL;
 
 	free(path);
+	free(name);
 	for (char *line = text, *next; holds && line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -642,10 +648,11 @@ struct vm_run_state {
 #define KVM_BOOT_LIMIT_MS 20000
 
 /* Some hosts have a /dev/kvm that qemu aborts or stalls on. Once KVM failed to boot the guest, a
- * stamp in the kit says so and later runs go straight to TCG. */
+ * stamp in the kits' directory says so and later runs go straight to TCG. */
 static char *kvm_failed_stamp(const struct vm_job *job)
 {
-	return xasprintf("%s/kvm-failed", job->kit_dir);
+	/* Beside the kits: it is about the host, whichever kernel boots. */
+	return xasprintf("%s/../kvm-failed", job->kit_dir);
 }
 
 static bool kvm_usable(const struct vm_job *job)
