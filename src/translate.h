@@ -15,6 +15,7 @@
 #include "util.h"
 
 struct session;
+struct regex_table;
 
 /* Writes the module's C source to `out`; returns the number of errors. */
 int translate(struct session *session, struct program *program, FILE *out);
@@ -33,6 +34,7 @@ struct body {
 	struct derived_probe *probe;	/* NULL in functions */
 	bool in_entry_handler;		/* evaluating @entry expressions at function entry */
 	struct used_function *function;	/* NULL in probes */
+	struct regex_table *regexes;	/* the module's patterns (regex.h) */
 	bool lock_globals;		/* a probe body that touches globals */
 	/* The globals that conditions of kprobe probes read: a write to one is noted in the
 	 * context, and the probe asks the runtime to look at the conditions again. */
