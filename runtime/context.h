@@ -18,6 +18,7 @@
 #include <linux/vmalloc.h>
 
 #include "defaults.h"
+#include "regex.h"
 #include "session.h"
 #include "transport.h"
 
@@ -46,6 +47,7 @@ struct tap_context {
 	struct tap_print_buffer print;
 	char error_buffer[MAXSTRINGLEN];	/* room for a formatted last_error */
 	char message[MAXSTRINGLEN + 256];	/* a line for the stderr channel */
+	struct tap_regex_state regex;		/* =~ and the last match (regex.h) */
 	union tap_frame frames[MAXNESTING + 1];
 };
 

@@ -17,6 +17,7 @@
 #include "autoprint.h"
 #include "diag.h"
 #include "elaborate.h"
+#include "regex.h"
 #include "format.h"
 #include "optimize.h"
 #include "parse.h"
@@ -228,6 +229,28 @@ static void unsupported(struct node *n, const char *what)
 	struct token_desc tok = { "operator", n->text ? n->text : op_text(n->op) };
 
 	diag_error_at("semantic error", &tok, n->loc, "tapster does not support %s yet", what);
+}
+
+/* The pattern of `=~` / `!~` compiles, or stap's error about it, located at the literal. */
+static void check_regex(const struct node *pattern)
+{
+	struct token_desc tok = { "string", pattern->raw };
+	struct regex_program *program;
+	char *message = NULL;
+	int position;
+
+	program = regex_compile(pattern->raw, &message, &position);
+	if (program) {
+		regex_free(program);
+		return;
+	}
+	if (position >= 0)
+		diag_error_at("semantic error", &tok, pattern->loc,
+			      "regex compilation error (at position %d): %s", position, message);
+	else
+		diag_error_at("semantic error", &tok, pattern->loc, "regex compilation error: %s",
+			      message);
+	free(message);
 }
 
 /* A global used with `nkeys` keys (0: as a scalar): the same number at every use. */
@@ -442,10 +465,8 @@ static void resolve_node(struct elab *e, struct node *n)
 			unsupported(n, "assignment to this kind of value");
 			return;
 		}
-		if (n->kind == N_BINARY && (n->op == OP_MATCH || n->op == OP_NOMATCH)) {
-			unsupported(n, "regular expressions");
-			return;
-		}
+		if (n->kind == N_BINARY && (n->op == OP_MATCH || n->op == OP_NOMATCH))
+			check_regex(n->rhs);
 		resolve_node(e, n->lhs);
 		resolve_node(e, n->rhs);
 		return;

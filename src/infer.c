@@ -150,6 +150,10 @@ static enum type infer_binary(struct elab *e, struct node *n)
 		expect(e, n->rhs, TYPE_STRING);
 		return TYPE_STRING;
 	}
+	if (n->op == OP_MATCH || n->op == OP_NOMATCH) {
+		expect(e, n->lhs, TYPE_STRING);
+		return TYPE_LONG;
+	}
 	if (is_comparison(n->op)) {
 		unify(e, n->lhs, n->rhs);
 		return TYPE_LONG;

@@ -11,6 +11,7 @@
 #include "ast_copy.h"
 #include "diag.h"
 #include "locks.h"
+#include "regex.h"
 #include "session.h"
 #include "translate.h"
 
@@ -36,6 +37,7 @@ struct module {
 	int nconditions;	/* conditional probes on kprobes (runtime/kprobes.h) */
 	const struct var **condition_globals;	/* the globals their conditions read */
 	int ncondition_globals;
+	struct regex_table regexes;	/* the patterns of =~ and !~ */
 };
 
 static void add_unit(struct module *m, char *name, struct strbuf *fields, char *code)
@@ -114,7 +116,7 @@ static void translate_function(struct module *m, struct used_function *f)
 {
 	const char *name = f->c_name;
 	struct body b = { .function = f, .indent = 1, .condition_globals = m->condition_globals,
-			  .ncondition_globals = m->ncondition_globals };
+			  .ncondition_globals = m->ncondition_globals, .regexes = &m->regexes };
 	struct strbuf code = { 0 };
 	char *comment = source_comment(f->function->body ? "function" : "embedded function",
 				       f->function->loc);
@@ -479,7 +481,7 @@ static void profile_point(struct module *m, const struct derived_probe *p, int p
 static void translate_probe(struct module *m, struct derived_probe *p)
 {
 	struct body b = { .probe = p, .indent = 1, .condition_globals = m->condition_globals,
-			  .ncondition_globals = m->ncondition_globals };
+			  .ncondition_globals = m->ncondition_globals, .regexes = &m->regexes };
 	struct strbuf code = { 0 };
 	struct derived_point *first = p->points;
 	char *what = xasprintf("probe %s", first->origin);
@@ -756,11 +758,13 @@ static void write_module(struct module *m)
 	fputs("#include \"runtime.h\"\n\n", m->out);
 	write_scalars(m);
 	write_frames(m);
+	regex_write_sizes(&m->regexes, m->out);
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
 	      "#include \"format.h\"\n"
 	      "#include \"globals.h\"\n"
 	      "#include \"kprobes.h\"\n"
 	      "#include \"timers.h\"\n\n", m->out);
+	regex_write_programs(&m->regexes, m->out);
 	write_arrays(m);
 	write_locks(m);
 	for (struct embed *e = m->program->embeds; e; e = e->next)
@@ -911,6 +915,7 @@ int translate(struct session *session, struct program *program, FILE *out)
 	for (int t = 0; t < 3; t++)
 		collect_been(&m, t);
 	write_module(&m);
+	regex_table_free(&m.regexes);
 	free(m.condition_globals);
 	session->probed_modules = probed_modules(program);
 	return 0;

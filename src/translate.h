@@ -15,6 +15,7 @@
 #include "util.h"
 
 struct session;
+struct regex_table;
 
 /* Writes the module's C source to `out`; returns the number of errors. */
 int translate(struct session *session, struct program *program, FILE *out);
@@ -36,6 +37,7 @@ struct body {
 	char *locks;			/* the table of the locks a probe body holds (its
 					 * globals'), or NULL when it uses none */
 	int nlocks;
+	struct regex_table *regexes;	/* the module's patterns (regex.h) */
 	/* The globals that conditions of kprobe probes read: a write to one is noted in the
 	 * context, and the probe asks the runtime to look at the conditions again. */
 	const struct var *const *condition_globals;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "regex.h"
 #include "translate.h"
 
 void emit(struct body *b, const char *fmt, ...)
@@ -290,6 +291,22 @@ static char *binary_expr(struct body *b, const struct node *n, int op, enum type
 	return xasprintf("((int64_t)(%s %c %s))", lhs, op, rhs);
 }
 
+/* s =~ "re" / s !~ "re": the match is a statement of its own, as it sets the context's
+ * last match (for matched()); the pattern is compiled into the module's table. */
+static char *gen_regex_match(struct body *b, struct node *n)
+{
+	char *str = gen_expr(b, n->lhs);
+	char *matched = new_temp(b, TYPE_LONG);
+	int pattern = regex_table_use(b->regexes, n->rhs->raw);
+	char *result;
+
+	emit(b, "%s = tap_regex_match(&c->regex, &tap_regex_%d, %s);", matched, pattern, str);
+	result = n->op == OP_NOMATCH ? xasprintf("((int64_t)!%s)", matched) : xstrdup(matched);
+	free(str);
+	free(matched);
+	return result;
+}
+
 static char *gen_binary(struct body *b, struct node *n)
 {
 	struct node *operands[2] = { n->lhs, n->rhs };
@@ -298,6 +315,8 @@ static char *gen_binary(struct body *b, struct node *n)
 
 	if (n->op == OP_ANDAND || n->op == OP_OROR)
 		return gen_logical(b, n);
+	if (n->op == OP_MATCH || n->op == OP_NOMATCH)
+		return gen_regex_match(b, n);
 	gen_operands(b, operands, 2, e);
 	result = binary_expr(b, n, n->op, n->lhs->type, e[0], e[1]);
 	free(e[0]);
