@@ -9,20 +9,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kfeatures.h"
 #include "util.h"
 
 static bool write_kbuild(const struct session *s, const char *name)
 {
+	char *features = kernel_features_header(s->kernel_build_dir);
 	char *path = xasprintf("%s/Kbuild", s->tmpdir);
-	FILE *f = fopen(path, "w");
+	FILE *f = features ? fopen(path, "w") : NULL;
 
 	if (!f) {
-		fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
+		if (features)
+			fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
 		free(path);
+		free(features);
 		return false;
 	}
 	fprintf(f, "obj-m := %s.o\n", name);
-	fprintf(f, "ccflags-y := -I%s", s->runtime_dir);
+	/* The kernel's API, as its headers have it (kfeatures.c), before anything else. */
+	fprintf(f, "ccflags-y := -include %s -I%s", features, s->runtime_dir);
+	free(features);
 	for (int i = 0; i < s->ndefines; i++)
 		fprintf(f, " '-D%s%s%s'", s->defines[i].name, s->defines[i].value ? "=" : "",
 			s->defines[i].value ? s->defines[i].value : "");
