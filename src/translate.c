@@ -572,9 +572,15 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 	for (int i = 0; i < v->arity; i++)
 		fprintf(m->out, " %s,", v->key_types[i] == TYPE_STRING ? "true" : "false");
 	fprintf(m->out, " },\n\t.string_value = %s,\n\t.stat_value = %s,\n\t.max_entries = %lld,\n"
-		"\t.wrap = %s,\n};\n", v->type == TYPE_STRING ? "true" : "false",
+		"\t.wrap = %s,\n", v->type == TYPE_STRING ? "true" : "false",
 		v->type == TYPE_STATS ? "true" : "false", (long long)v->global->max_entries,
 		v->global->wrap ? "true" : "false");
+	if (v->variance)
+		fprintf(m->out, "\t.stat_variance = true,\n\t.variance_shift = %d,\n",
+			(int)v->variance_shift);
+	if (v->hist != HIST_NONE)
+		fprintf(m->out, "\t.hist = &tap_h_%s,\n", v->c_name);
+	fputs("};\n", m->out);
 	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->c_name);
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,
 		v->c_name);
@@ -597,15 +603,54 @@ static void write_arrays(struct module *m)
 	free(release.buf);
 }
 
+/* How many buckets a global's histogram has, under- and overflow included; 0 for a linear
+ * one stap cannot make (a zero interval, or not 1 to 126 buckets between its bounds). */
+static int hist_buckets(const struct var *v)
+{
+	int64_t n;
+
+	if (v->hist == HIST_LOG)
+		return 128;
+	if (!v->hist_interval)
+		return 0;
+	n = (v->hist_stop - v->hist_start) / v->hist_interval + 3;
+	return n < 3 || n > 128 ? 0 : (int)n;
+}
+
+/* A statistics global's histogram layout (runtime/stat.h). */
+static void write_hist_layout(struct module *m, const struct var *v)
+{
+	if (v->hist == HIST_LOG)
+		fprintf(m->out, "static const struct tap_hist tap_h_%s = { TAP_HIST_LOG, 0, 0, "
+			"TAP_HIST_LOG_BUCKETS };\n", v->c_name);
+	else if (v->hist == HIST_LINEAR)
+		fprintf(m->out, "static const struct tap_hist tap_h_%s = { TAP_HIST_LINEAR, %lldLL, "
+			"%lldLL, %d };\n", v->c_name, (long long)v->hist_start,
+			(long long)v->hist_interval, hist_buckets(v));
+}
+
+/* A statistics global: its aggregate, with the extras it keeps (runtime/stat.h). */
+static void write_stat_global(struct module *m, const struct var *v)
+{
+	fprintf(m->out, "static struct {\n\tstruct tap_stat stat;\n");
+	if (v->variance)
+		fprintf(m->out, "\tstruct tap_stat_variance variance;\n");
+	if (v->hist != HIST_NONE)
+		fprintf(m->out, "\tint64_t buckets[%d];\n", hist_buckets(v));
+	fprintf(m->out, "} tap_g_%s;\n", v->c_name);
+}
+
 static void write_scalars(struct module *m)
 {
+	for (struct var *v = m->program->globals; v; v = v->next)
+		write_hist_layout(m, v);
 	for (struct var *v = m->program->globals; v; v = v->next) {
 		struct global *g = v->global;
 
 		if (v->arity) {
 			continue;
 		} else if (v->type == TYPE_STATS) {
-			fprintf(m->out, "static struct tap_stat tap_g_%s;\n", v->c_name);
+			write_stat_global(m, v);
 		} else if (v->type == TYPE_STRING) {
 			char *init = c_string_literal(g->init ? g->init->text : "");
 
@@ -705,19 +750,17 @@ static bool translatable_list(const struct node_list *list)
 	return true;
 }
 
-/* Pass 2 accepts arrays and statistics, whose runtime is still to come: they are refused
- * here with a message rather than making C that does not build. */
+/* What pass 2 accepts and the runtime cannot do yet is refused here with a message rather
+ * than making C that does not build. */
 static bool translatable(const struct node *n)
 {
 	if (!n)
 		return true;
 	switch (n->kind) {
 	case N_FOREACH:
-		if (n->foreach->array->kind != N_IDENT)
-			return refuse(n, "histograms");
-		if (n->foreach->sort_aggregate && !strcmp(n->foreach->sort_aggregate, "variance"))
-			return refuse(n, "@variance");
-		if (n->foreach->value && ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
+		if (n->foreach->array->kind != N_IDENT && n->foreach->array->kind != N_HIST)
+			return refuse(n, "target arrays");
+		if (n->foreach->value && n->foreach->array->kind == N_IDENT && ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
 			return refuse(n, "a foreach value of statistics");
 		if (n->foreach->slice.len)
 			return refuse(n, "array slices");
@@ -729,12 +772,6 @@ static bool translatable(const struct node *n)
 			if (n->lhs->args.items[i]->kind == N_STAR)
 				return refuse(n, "array slices");
 		return true;
-	case N_STATOP:
-		if (!strcmp(n->text, "variance"))
-			return refuse(n, "@variance");
-		break;
-	case N_HIST:
-		return refuse(n, "histograms");
 	default:
 		break;
 	}
