@@ -21,6 +21,10 @@
 
 static DEFINE_RAW_SPINLOCK(tap_globals_lock);
 
+/* A global stap cannot make (a histogram with bad bounds): tap_globals_init() names it and
+ * says why, and the session ends at its start, in stap's words. */
+static const char *tap_globals_failed, *tap_globals_failure;
+
 static __always_inline bool tap_lock_globals(void)
 {
 	int i;

@@ -587,22 +587,6 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 	sb_addf(release, "\ttap_map_free(&tap_m_%s);\n", v->c_name);
 }
 
-/* The arrays, after the runtime headers their types come from. */
-static void write_arrays(struct module *m)
-{
-	struct strbuf init = { 0 }, release = { 0 };
-
-	sb_add(&init, "");
-	sb_add(&release, "");
-	for (struct var *v = m->program->globals; v; v = v->next)
-		if (v->arity)
-			write_array(m, v, &init, &release);
-	fprintf(m->out, "\nstatic int tap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n"
-		"static void tap_globals_free(void)\n{\n%s}\n\n", init.buf, release.buf);
-	free(init.buf);
-	free(release.buf);
-}
-
 /* How many buckets a global's histogram has, under- and overflow included; 0 for a linear
  * one stap cannot make (a zero interval, or not 1 to 126 buckets between its bounds). */
 static int hist_buckets(const struct var *v)
@@ -615,6 +599,41 @@ static int hist_buckets(const struct var *v)
 		return 0;
 	n = (v->hist_stop - v->hist_start) / v->hist_interval + 3;
 	return n < 3 || n > 128 ? 0 : (int)n;
+}
+
+/* A linear histogram stap cannot make: the session fails at its start, as stap's does
+ * when it allocates the global (runtime/globals.h). */
+static void write_hist_failure(struct strbuf *init, const struct var *v)
+{
+	const char *why = v->hist_interval ? "histogram: Number of buckets must be between 1 and "
+					     "126\\nNumber_of_buckets = (stop - start) / interval."
+					     "\\nPlease adjust your start, stop, and interval values."
+					     "\\n"
+					   : "histogram: interval cannot be zero.\\n";
+
+	sb_addf(init, "\ttap_globals_failed = \"__global_%s\";\n", v->name);
+	sb_addf(init, "\ttap_globals_failure = \"%s\";\n\treturn 0;\n", why);
+}
+
+/* The arrays, after the runtime headers their types come from. */
+static void write_arrays(struct module *m)
+{
+	struct strbuf init = { 0 }, release = { 0 };
+
+	sb_add(&init, "");
+	sb_add(&release, "");
+	for (struct var *v = m->program->globals; v; v = v->next)
+		if (v->hist == HIST_LINEAR && !hist_buckets(v)) {
+			write_hist_failure(&init, v);
+			break;
+		}
+	for (struct var *v = m->program->globals; v; v = v->next)
+		if (v->arity)
+			write_array(m, v, &init, &release);
+	fprintf(m->out, "\nstatic int tap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n"
+		"static void tap_globals_free(void)\n{\n%s}\n\n", init.buf, release.buf);
+	free(init.buf);
+	free(release.buf);
 }
 
 /* A statistics global's histogram layout (runtime/stat.h). */
