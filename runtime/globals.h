@@ -29,6 +29,10 @@ struct tap_lock {
 	atomic_t timeouts;	/* probe hits skipped for want of it */
 };
 
+/* A global stap cannot make (a histogram with bad bounds): tap_globals_init() names it and
+ * says why, and the session ends at its start, in stap's words. */
+static const char *tap_globals_failed, *tap_globals_failure;
+
 #define TAP_LOCK_INIT(var, global_name) \
 	{ .lock = __RW_LOCK_UNLOCKED(var.lock), .name = global_name, .timeouts = ATOMIC_INIT(0) }
 

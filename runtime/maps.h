@@ -19,6 +19,7 @@
 #include <linux/list_sort.h>
 #include <linux/vmalloc.h>
 
+#include "histogram.h"
 #include "values.h"
 
 #define TAP_MAX_KEYS 9
@@ -62,6 +63,9 @@ struct tap_map_desc {
 	bool string_key[TAP_MAX_KEYS];
 	bool string_value;
 	bool stat_value;	/* an array of aggregates: a[k] <<< v */
+	bool stat_variance;	/* ... that keeps what @variance needs, */
+	int variance_shift;
+	const struct tap_hist *hist;	/* ... and a histogram, or NULL */
 	int max_entries;	/* 0: MAXMAPENTRIES */
 	bool wrap;		/* a%: the oldest entry makes room */
 	const char *overflow;	/* the error when it is full (and does not wrap) */
@@ -91,6 +95,14 @@ static size_t tap_slot_size(bool is_string)
 	return is_string ? MAXSTRINGLEN : sizeof(int64_t);
 }
 
+/* The bytes an aggregate of the array takes: stat.h has the layout. */
+static size_t tap_stat_size(const struct tap_map_desc *desc)
+{
+	return sizeof(struct tap_stat) +
+	       (desc->stat_variance ? sizeof(struct tap_stat_variance) : 0) +
+	       (desc->hist ? desc->hist->buckets * sizeof(int64_t) : 0);
+}
+
 static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
 {
 	size_t offset = 0;
@@ -102,7 +114,7 @@ static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
 		offset += tap_slot_size(desc->string_key[i]);
 	}
 	m->value_offset = offset;
-	offset += desc->stat_value ? sizeof(struct tap_stat) : tap_slot_size(desc->string_value);
+	offset += desc->stat_value ? tap_stat_size(desc) : tap_slot_size(desc->string_value);
 	m->entry_size = ALIGN(sizeof(struct tap_map_entry) + offset, 8);
 	m->capacity = desc->max_entries > 0 ? desc->max_entries : MAXMAPENTRIES;
 	m->nbuckets = roundup_pow_of_two(max(m->capacity, 16));
@@ -249,13 +261,14 @@ static const char *tap_map_get_string(const struct tap_map *m, const union tap_k
 	return e ? tap_map_value(m, e) : "";
 }
 
-/* The aggregate a[keys], an empty one when there is none. */
-static const struct tap_stat *tap_map_get_stat(const struct tap_map *m, const union tap_key *keys)
+/* The aggregate a[keys], an empty one (its extras too) when there is none. */
+static const int64_t tap_stat_empty[TAP_STAT_MAX_SIZE / sizeof(int64_t)];
+
+static struct tap_stat *tap_map_get_stat(const struct tap_map *m, const union tap_key *keys)
 {
-	static const struct tap_stat empty;
 	struct tap_map_entry *e = tap_map_find(m, keys);
 
-	return e ? tap_map_value(m, e) : &empty;
+	return e ? tap_map_value(m, e) : (struct tap_stat *)tap_stat_empty;
 }
 
 static void tap_map_delete(struct tap_map *m, const union tap_key *keys)
@@ -316,7 +329,7 @@ static void tap_map_slice_delete(struct tap_map *m, const union tap_key *keys, u
 /* ---- foreach ---- */
 
 /* What a sort compares: column 0 is the value, 1..n the keys; direction +1 or -1; for an
- * array of aggregates, which number of them ('c', 's', 'n', 'x', 'a'). */
+ * array of aggregates, which number of them ('c', 's', 'n', 'x', 'a', 'v'). */
 struct tap_sort {
 	const struct tap_map *map;
 	int column, direction;
@@ -324,9 +337,16 @@ struct tap_sort {
 };
 
 /* The number an aggregate sorts by (an empty one's @min, @max, @avg sort as 0). */
-static int64_t tap_sort_stat(const struct tap_sort *how, const struct tap_stat *st)
+static int64_t tap_sort_stat(const struct tap_sort *how, struct tap_stat *st)
 {
+	const struct tap_map_desc *desc = how->map->desc;
+
 	switch (how->aggregate) {
+	case 'v':
+		if (!st->count || desc->hist || !desc->stat_variance)
+			return 0;
+		return tap_unscaled_variance(tap_stat_variance_of(st)->variance_s,
+					     desc->variance_shift);
 	case 's': return st->sum;
 	case 'n': return st->count ? st->min : 0;
 	case 'x': return st->count ? st->max : 0;

@@ -155,6 +155,19 @@ static int tap_session_start(void)
 
 	if (tap_started)
 		return -EBUSY;
+	if (tap_globals_failed) {
+		struct tap_context *c = tap_context_enter_process(NULL, TAP_STARTING);
+
+		if (c) {
+			tap_channel_stderr(c, "WARNING: %s", tap_globals_failure);
+			tap_channel_stderr(c, "ERROR: global variable '%s' allocation failed\n",
+					   tap_globals_failed);
+			tap_context_exit_process(c);
+		}
+		tap_request_stop();
+		schedule_work(&tap_stop_work);
+		return -ENOMEM;
+	}
 	tap_started = true;
 	tap_run_been(tap_begin_probes, TAP_NUM_BEGIN, TAP_STARTING);
 	if (tap_session_state() != TAP_STARTING)

@@ -1165,6 +1165,8 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	if (diag_error_count() == before)
 		check_foreach_mutations(program);
 	if (diag_error_count() == before)
+		check_stat_uses(&e);
+	if (diag_error_count() == before)
 		optimize_typed(program, optimize_program);
 	sort_functions(program);
 	return diag_error_count() - before;

@@ -30,6 +30,9 @@ struct elab {
 void infer_program(struct elab *e);
 /* The variables and calls left without a type, in stap's words. */
 void check_types(struct elab *e);
+/* The histogram and @variance bit shift of each statistics global, checked to agree
+ * across its uses; statistics only in globals (stats.c). */
+void check_stat_uses(struct elab *e);
 
 /* stap's errors for an array written while a foreach walks it (foreach_check.c). */
 void check_foreach_mutations(const struct program *program);

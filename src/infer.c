@@ -244,7 +244,12 @@ static void infer_foreach(struct elab *e, struct foreach *f)
 	struct var *array = f->array->kind == N_IDENT ? f->array->sym : NULL;
 
 	if (!array) {
+		/* foreach ([i] in @hist_log(s)): a bucket's number and its count. */
 		infer(e, f->array);
+		if (f->array->kind == N_HIST && f->keys.len == 1)
+			expect(e, f->keys.items[0], TYPE_LONG);
+		if (f->array->kind == N_HIST && f->value)
+			expect(e, f->value, TYPE_LONG);
 	} else {
 		for (int i = 0; i < f->keys.len && i < array->arity; i++) {
 			struct node *key = f->keys.items[i];

@@ -32,6 +32,12 @@ struct var {
 	enum type key_types[MAX_ARRAY_KEYS];
 	const struct node *key_first[MAX_ARRAY_KEYS];	/* where each was first inferred */
 	int nreads, nwrites;	/* the optimizer's count of the places that name it */
+	/* A statistics global's extras, as its uses declare them (pass 2, stats.c): the
+	 * histogram of its @hist_log / @hist_linear uses, and the bit shift of @variance. */
+	enum hist_kind { HIST_NONE, HIST_LOG, HIST_LINEAR } hist;
+	int64_t hist_start, hist_stop, hist_interval;	/* HIST_LINEAR */
+	bool variance;		/* @variance is taken of it, or an array sorted on it */
+	int64_t variance_shift;
 	struct var *next;
 };
 

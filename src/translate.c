@@ -573,14 +573,48 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 		v->global->wrap ? "true" : "false");
 	/* stap's words for a full array name its limit: the declared size, or the macro. */
 	if (v->global->max_entries > 0)
-		fprintf(m->out, "\t.overflow = \"Array overflow, check size limit (%lld)\",\n};\n",
+		fprintf(m->out, "\t.overflow = \"Array overflow, check size limit (%lld)\",\n",
 			(long long)v->global->max_entries);
 	else
-		fputs("\t.overflow = \"Array overflow, check MAXMAPENTRIES\",\n};\n", m->out);
+		fputs("\t.overflow = \"Array overflow, check MAXMAPENTRIES\",\n", m->out);
+	if (v->variance)
+		fprintf(m->out, "\t.stat_variance = true,\n\t.variance_shift = %d,\n",
+			(int)v->variance_shift);
+	if (v->hist != HIST_NONE)
+		fprintf(m->out, "\t.hist = &tap_h_%s,\n", v->c_name);
+	fputs("};\n", m->out);
 	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->c_name);
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,
 		v->c_name);
 	sb_addf(release, "\ttap_map_free(&tap_m_%s);\n", v->c_name);
+}
+
+/* How many buckets a global's histogram has, under- and overflow included; 0 for a linear
+ * one stap cannot make (a zero interval, or not 1 to 126 buckets between its bounds). */
+static int hist_buckets(const struct var *v)
+{
+	int64_t n;
+
+	if (v->hist == HIST_LOG)
+		return 128;
+	if (!v->hist_interval)
+		return 0;
+	n = (v->hist_stop - v->hist_start) / v->hist_interval + 3;
+	return n < 3 || n > 128 ? 0 : (int)n;
+}
+
+/* A linear histogram stap cannot make: the session fails at its start, as stap's does
+ * when it allocates the global (runtime/globals.h). */
+static void write_hist_failure(struct strbuf *init, const struct var *v)
+{
+	const char *why = v->hist_interval ? "histogram: Number of buckets must be between 1 and "
+					     "126\\nNumber_of_buckets = (stop - start) / interval."
+					     "\\nPlease adjust your start, stop, and interval values."
+					     "\\n"
+					   : "histogram: interval cannot be zero.\\n";
+
+	sb_addf(init, "\ttap_globals_failed = \"__global_%s\";\n", v->name);
+	sb_addf(init, "\ttap_globals_failure = \"%s\";\n\treturn 0;\n", why);
 }
 
 /* The arrays, after the runtime headers their types come from. */
@@ -590,6 +624,11 @@ static void write_arrays(struct module *m)
 
 	sb_add(&init, "");
 	sb_add(&release, "");
+	for (struct var *v = m->program->globals; v; v = v->next)
+		if (v->hist == HIST_LINEAR && !hist_buckets(v)) {
+			write_hist_failure(&init, v);
+			break;
+		}
 	for (struct var *v = m->program->globals; v; v = v->next)
 		if (v->arity)
 			write_array(m, v, &init, &release);
@@ -611,15 +650,40 @@ static void write_locks(struct module *m)
 	fputs("\tNULL\n};\n\n", m->out);
 }
 
+/* A statistics global's histogram layout (runtime/stat.h). */
+static void write_hist_layout(struct module *m, const struct var *v)
+{
+	if (v->hist == HIST_LOG)
+		fprintf(m->out, "static const struct tap_hist tap_h_%s = { TAP_HIST_LOG, 0, 0, "
+			"TAP_HIST_LOG_BUCKETS };\n", v->c_name);
+	else if (v->hist == HIST_LINEAR)
+		fprintf(m->out, "static const struct tap_hist tap_h_%s = { TAP_HIST_LINEAR, %lldLL, "
+			"%lldLL, %d };\n", v->c_name, (long long)v->hist_start,
+			(long long)v->hist_interval, hist_buckets(v));
+}
+
+/* A statistics global: its aggregate, with the extras it keeps (runtime/stat.h). */
+static void write_stat_global(struct module *m, const struct var *v)
+{
+	fprintf(m->out, "static struct {\n\tstruct tap_stat stat;\n");
+	if (v->variance)
+		fprintf(m->out, "\tstruct tap_stat_variance variance;\n");
+	if (v->hist != HIST_NONE)
+		fprintf(m->out, "\tint64_t buckets[%d];\n", hist_buckets(v));
+	fprintf(m->out, "} tap_g_%s;\n", v->c_name);
+}
+
 static void write_scalars(struct module *m)
 {
+	for (struct var *v = m->program->globals; v; v = v->next)
+		write_hist_layout(m, v);
 	for (struct var *v = m->program->globals; v; v = v->next) {
 		struct global *g = v->global;
 
 		if (v->arity) {
 			continue;
 		} else if (v->type == TYPE_STATS) {
-			fprintf(m->out, "static struct tap_stat tap_g_%s;\n", v->c_name);
+			write_stat_global(m, v);
 		} else if (v->type == TYPE_STRING) {
 			char *init = c_string_literal(g->init ? g->init->text : "");
 
@@ -802,30 +866,22 @@ static bool translatable_list(const struct node_list *list)
 	return true;
 }
 
-/* Pass 2 accepts arrays and statistics, whose runtime is still to come: they are refused
- * here with a message rather than making C that does not build. */
+/* What pass 2 accepts and the runtime cannot do yet is refused here with a message rather
+ * than making C that does not build. */
 static bool translatable(const struct node *n)
 {
 	if (!n)
 		return true;
 	switch (n->kind) {
 	case N_FOREACH:
-		if (n->foreach->array->kind != N_IDENT)
-			return refuse(n, "histograms");
-		if (n->foreach->sort_aggregate && !strcmp(n->foreach->sort_aggregate, "variance"))
-			return refuse(n, "@variance");
-		if (n->foreach->value && ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
+		if (n->foreach->array->kind != N_IDENT && n->foreach->array->kind != N_HIST)
+			return refuse(n, "target arrays");
+		if (n->foreach->value && n->foreach->array->kind == N_IDENT && ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
 			return refuse(n, "a foreach value of statistics");
 		return translatable_list(&n->foreach->slice) &&
 		       translatable(n->foreach->limit) && translatable(n->foreach->body);
 	case N_DELETE:
 		return n->lhs->kind != N_INDEX || translatable_list(&n->lhs->args);
-	case N_STATOP:
-		if (!strcmp(n->text, "variance"))
-			return refuse(n, "@variance");
-		break;
-	case N_HIST:
-		return refuse(n, "histograms");
 	default:
 		break;
 	}

@@ -53,6 +53,9 @@ char *c_string_literal(const char *s)
 
 char *var_ref(const struct var *v)
 {
+	/* A statistics global is a struct holding its tap_stat and what else it keeps. */
+	if (v->global && v->type == TYPE_STATS)
+		return xasprintf("tap_g_%s.stat", v->c_name);
 	return v->global ? xasprintf("tap_g_%s", v->c_name) : xasprintf("l->v_%s", v->name);
 }
 
@@ -73,7 +76,8 @@ static const char *node_token_kind(const struct node *n)
 
 char *location_literal(const struct node *n)
 {
-	char *at_name = n->kind == N_STATOP ? xasprintf("@%s", n->text) : NULL;
+	char *at_name = n->kind == N_STATOP || n->kind == N_HIST ? xasprintf("@%s", n->text)
+								 : NULL;
 	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN ? op_text(n->op) :
 			   at_name ? at_name : n->text;
 	const char *kind = node_token_kind(n);
@@ -441,8 +445,60 @@ static char *gen_index(struct body *b, struct node *n)
 	return result;
 }
 
-/* @count(s), @sum, @min, @max, @avg of an aggregate or of an array's one; an empty one's
- * @min, @max and @avg are an error. */
+/* The statistics global an operand names: s, or the array of a[k]. */
+static struct var *stat_var(const struct node *operand)
+{
+	return operand->kind == N_INDEX ? operand->lhs->sym : operand->sym;
+}
+
+/* A `struct tap_stat *` to read the aggregate `operand` (s or a[k]) through: an empty one,
+ * extras included, for an entry not in its array. */
+static char *stat_pointer(struct body *b, struct node *operand)
+{
+	if (operand->kind == N_INDEX) {
+		char *keys = gen_keys(b, operand, NULL, NULL);
+		char *map = map_ref(operand->lhs->sym);
+		char *slot = new_pointer_temp(b);
+		char *result = xasprintf("((struct tap_stat *)%s)", slot);
+
+		emit(b, "%s = tap_map_get_stat(%s, %s);", slot, map, keys);
+		free(keys);
+		free(map);
+		free(slot);
+		return result;
+	} else {
+		char *ref = var_ref(operand->sym);
+		char *result = xasprintf("(&%s)", ref);
+
+		free(ref);
+		return result;
+	}
+}
+
+/* The buckets of the aggregate at `stat`, and its histogram's layout. */
+static char *hist_buckets(const struct var *v, const char *stat)
+{
+	return xasprintf("tap_stat_buckets_of(%s, %s)", stat, v->variance ? "true" : "false");
+}
+
+static char *hist_layout(const struct var *v)
+{
+	return xasprintf("&tap_h_%s", v->c_name);
+}
+
+/* @variance(s) or @variance(a[k]): see runtime/histogram.h. */
+static char *variance_expr(const struct var *v, const char *stat, const char *loc)
+{
+	if (v->arity)
+		return xasprintf("tap_entry_variance(c, %s, tap_stat_variance_of(%s), %d, %s, %s)",
+				 stat, stat, (int)v->variance_shift,
+				 v->hist != HIST_NONE ? "true" : "false", loc);
+	return xasprintf("tap_variance(c, %s, tap_stat_variance_of(%s), %d, %s)", stat, stat,
+			 (int)v->variance_shift, loc);
+}
+
+/* @count(s), @sum, @min, @max, @avg, @variance of an aggregate or of an array's one; an
+ * empty one's @min, @max, @avg and @variance are an error. */
 static char *gen_statop(struct body *b, struct node *n)
 {
 	static const struct { const char *name; char op; } ops[] = {
@@ -455,24 +511,62 @@ static char *gen_statop(struct body *b, struct node *n)
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(ops[i].name, n->text))
 			op = ops[i].op;
-	if (n->lhs->kind == N_INDEX) {
-		char *keys = gen_keys(b, n->lhs, NULL, NULL);
-		char *map = map_ref(n->lhs->lhs->sym);
+	stat = stat_pointer(b, n->lhs);
+	if (!strcmp(n->text, "variance")) {
+		char *value = variance_expr(stat_var(n->lhs), stat, loc);
 
-		stat = xasprintf("tap_map_get_stat(%s, %s)", map, keys);
-		free(keys);
-		free(map);
+		emit(b, "%s = %s;", result, value);
+		free(value);
 	} else {
-		char *ref = var_ref(n->lhs->sym);
-
-		stat = xasprintf("&%s", ref);
-		free(ref);
+		emit(b, "%s = tap_stat_op(c, %s, '%c', %s);", result, stat, op, loc);
 	}
-	emit(b, "%s = tap_stat_op(c, %s, '%c', %s);", result, stat, op, loc);
 	check_error(b);
 	free(stat);
 	free(loc);
 	return result;
+}
+
+/* @hist_log(s)[i], @hist_linear(a[k], ...)[i]: the count of bucket i. */
+static char *gen_hist_index(struct body *b, struct node *n)
+{
+	struct node *hist = n->lhs;
+	struct var *v = stat_var(hist->lhs);
+	char *stat = stat_pointer(b, hist->lhs);
+	char *index = gen_expr(b, n->args.items[0]);
+	char *buckets = hist_buckets(v, stat), *layout = hist_layout(v);
+	char *loc = location_literal(hist);
+	char *result = new_temp(b, TYPE_LONG);
+
+	emit(b, "%s = tap_hist_bucket(c, %s, %s, %s, %s, %s);", result, stat, buckets, layout,
+	     index, loc);
+	check_error(b);
+	free(stat);
+	free(index);
+	free(buckets);
+	free(layout);
+	free(loc);
+	return result;
+}
+
+/* print(@hist_log(s)) and println(): the histogram drawn in the output; sprint() and
+ * sprintln(): into a string. */
+static char *gen_hist_print(struct body *b, struct node *n)
+{
+	struct node *hist = n->args.items[0];
+	struct var *v = stat_var(hist->lhs);
+	char *stat = stat_pointer(b, hist->lhs);
+	char *buckets = hist_buckets(v, stat), *layout = hist_layout(v);
+	char *loc = location_literal(n);
+	char *result = n->text[0] == 's' ? new_temp(b, TYPE_STRING) : NULL;
+
+	emit(b, "tap_hist_print(c, %s, %s, %s, %s, %s);", result ? result : "NULL", stat, buckets,
+	     layout, loc);
+	check_error(b);
+	free(stat);
+	free(buckets);
+	free(layout);
+	free(loc);
+	return result ? result : xstrdup("0");
 }
 
 static char *gen_in(struct body *b, struct node *n)
@@ -545,13 +639,33 @@ static char *gen_incdec(struct body *b, struct node *n)
 	return result;
 }
 
+/* s <<< value: counted, and kept for @variance and the histogram when the global has
+ * them. */
+static void gen_stat_add(struct body *b, const struct var *v, const char *ref,
+			 const char *value)
+{
+	char *stat = xasprintf("&%s", ref);
+	char *buckets = hist_buckets(v, stat);
+
+	emit(b, "tap_stat_add(%s, %s);", stat, value);
+	if (v->variance)
+		emit(b, "tap_variance_add(%s, tap_stat_variance_of(%s), %s, %d);", stat, stat, value,
+		     (int)v->variance_shift);
+	if (v->hist == HIST_LOG)
+		emit(b, "tap_hist_log_add(%s, %s);", buckets, value);
+	else if (v->hist == HIST_LINEAR)
+		emit(b, "tap_hist_linear_add(%s, &tap_h_%s, %s);", buckets, v->c_name, value);
+	free(stat);
+	free(buckets);
+}
+
 static char *gen_assign(struct body *b, struct node *n)
 {
 	char *value;
 	char *ref = gen_lvalue(b, n->lhs, n->rhs, &value);
 
 	if (n->op == OP_STATS_ADD) {
-		emit(b, "tap_stat_add(&%s, %s);", ref, value);
+		gen_stat_add(b, stat_var(n->lhs), ref, value);
 		free(ref);
 		return value;
 	}
@@ -762,6 +876,9 @@ static void value_pieces(struct print_call *pc, struct node *n, char **exprs)
 
 static char *gen_print(struct body *b, struct node *n)
 {
+	if (n->args.len == 1 && n->args.items[0]->kind == N_HIST)
+		return gen_hist_print(b, n);
+
 	char **exprs = xcalloc((size_t)n->args.len + 1, sizeof(*exprs));
 	struct print_call pc = { 0 };
 	int id = ++b->nlabels;
@@ -832,7 +949,7 @@ char *gen_expr(struct body *b, struct node *n)
 	case N_CALL: return gen_call(b, n);
 	case N_PRINT: return gen_print(b, n);
 	case N_ENTRY: return gen_entry(b, n);
-	case N_INDEX: return gen_index(b, n);
+	case N_INDEX: return n->lhs->kind == N_HIST ? gen_hist_index(b, n) : gen_index(b, n);
 	case N_IN: return gen_in(b, n);
 	case N_STATOP: return gen_statop(b, n);
 	default: return xstrdup("0");	/* pass 3 refused every other kind */
@@ -905,8 +1022,15 @@ static void gen_loop(struct body *b, struct node *n)
 	int saved_break = b->break_label, saved_continue = b->continue_label;
 	int label = ++b->nlabels;
 
-	if (n->init)
+	if (n->init && n->init->kind >= N_BLOCK) {
 		gen_stmt(b, n->init);
+	} else if (n->init) {
+		/* The initializer is an expression, as the increment is. */
+		char *init = gen_expr(b, n->init);
+
+		free(init);
+		check_error(b);
+	}
 	emit(b, "for (;;) {");
 	b->indent++;
 	gen_action_check(b, n);
@@ -957,7 +1081,9 @@ static void gen_delete(struct body *b, struct node *n)
 	} else {
 		char *ref = var_ref(v);
 
-		if (v->type == TYPE_STATS)
+		if (v->type == TYPE_STATS && v->global)
+			emit(b, "memset(&tap_g_%s, 0, sizeof(tap_g_%s));", v->c_name, v->c_name);
+		else if (v->type == TYPE_STATS)
 			emit(b, "memset(&%s, 0, sizeof(%s));", ref, ref);
 		else
 			emit(b, v->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", ref);
@@ -977,6 +1103,8 @@ static char aggregate_letter(const char *aggregate)
 		return 'n';
 	if (!strcmp(aggregate, "max"))
 		return 'x';
+	if (!strcmp(aggregate, "variance"))
+		return 'v';
 	return !strcmp(aggregate, "avg") ? 'a' : 'c';
 }
 
@@ -1026,9 +1154,59 @@ static char *slice_keys(struct body *b, struct foreach *f)
 }
 
 /*
+ * foreach ([i] in @hist_log(s) limit N) body, foreach (v = [i] in ...): every bucket of the
+ * histogram in order, i its number and v its count; stap does not sort them.
+ */
+static void gen_foreach_hist(struct body *b, struct node *n)
+{
+	struct foreach *f = n->foreach;
+	struct node *hist = f->array;
+	struct var *v = stat_var(hist->lhs);
+	char *stat = stat_pointer(b, hist->lhs);
+	char *buckets = hist_buckets(v, stat);
+	char *i = new_temp(b, TYPE_LONG);
+	char *limit = f->limit ? gen_expr(b, f->limit) : NULL;
+	int saved_break = b->break_label, saved_continue = b->continue_label;
+	int label = ++b->nlabels;
+
+	emit(b, "for (%s = 0; %s < tap_h_%s.buckets; %s++) {", i, i, v->c_name, i);
+	b->indent++;
+	if (limit) {
+		emit(b, "if (%s >= %s)", i, limit);
+		emit(b, "	break;");
+	}
+	gen_action_check(b, n);
+	if (f->keys.len) {
+		char *key = var_ref(f->keys.items[0]->sym);
+
+		emit(b, "%s = %s;", key, i);
+		free(key);
+	}
+	if (f->value) {
+		char *value = var_ref(f->value->sym);
+
+		emit(b, "%s = %s[%s];", value, buckets, i);
+		free(value);
+	}
+	b->break_label = label;
+	b->continue_label = label;
+	gen_stmt(b, f->body);
+	b->indent--;
+	emit(b, "continue_%d: __attribute__((unused));", label);
+	emit(b, "}");
+	emit(b, "break_%d: __attribute__((unused));", label);
+	b->break_label = saved_break;
+	b->continue_label = saved_continue;
+	free(stat);
+	free(buckets);
+	free(i);
+	free(limit);
+}
+
+/*
  * foreach ([k1, k2] in a [sort] limit N) body: the entries listed (sorted when asked) into a
  * buffer of the array's capacity, then the body for each, its keys and value in the loop
- * variables. The buffer is static: every probe using globals holds tap_globals_lock.
+ * variables. The buffer is static: a probe walking an array holds its write lock (locks.c).
  */
 static void gen_foreach(struct body *b, struct node *n)
 {
@@ -1132,7 +1310,12 @@ void gen_stmt(struct body *b, struct node *n)
 		gen_delete(b, n);
 		note_condition_write(b, n->lhs);
 		return;
-	case N_FOREACH: gen_foreach(b, n); return;
+	case N_FOREACH:
+		if (n->foreach->array->kind == N_HIST)
+			gen_foreach_hist(b, n);
+		else
+			gen_foreach(b, n);
+		return;
 	case N_EXPR_STMT: {
 		char *value = gen_expr(b, n->lhs);
 
