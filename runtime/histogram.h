@@ -174,10 +174,10 @@ static __printf(2, 3) void tap_hist_printf(struct tap_hist_out *out, const char 
 	ssize_t n;
 
 	va_start(ap, fmt);
-	vscnprintf(line, sizeof(line), fmt, ap);
+	n = vscnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	if (!out->str) {
-		tap_printf(out->c, "%s", line);
+		tap_print_text(out->c, line, n);
 		return;
 	}
 	/* What does not fit in the string is cut, as stap cuts it. */

@@ -20,6 +20,26 @@ static void tap_print_flush(struct tap_context *c)
 	c->print.len = 0;
 }
 
+/* Appends text to the probe hit's output, sending what came before when it is full. */
+static void tap_print_text(struct tap_context *c, const char *text, size_t len)
+{
+	struct tap_print_buffer *pb = &c->print;
+
+	while (len) {
+		size_t room = sizeof(pb->buf) - pb->len;
+		size_t n = min(len, room);
+
+		if (!room) {
+			tap_print_flush(c);
+			continue;
+		}
+		memcpy(pb->buf + pb->len, text, n);
+		pb->len += n;
+		text += n;
+		len -= n;
+	}
+}
+
 /* Appends a message to the stderr channel, "WARNING: " or "ERROR: " included by the caller. */
 static __printf(2, 3) void tap_channel_stderr(struct tap_context *c, const char *fmt, ...)
 {
