@@ -84,7 +84,7 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	c->pp = pp;
 	c->regs = regs;
 	c->last_error = NULL;
-	c->actions_remaining = MAXACTION;
+	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
 	c->nesting = 0;
 	return c;
 }

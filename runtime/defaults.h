@@ -12,6 +12,12 @@
 #ifndef MAXACTION
 #define MAXACTION 1000		/* statements one probe hit may execute */
 #endif
+#ifndef INTERRUPTIBLE
+#define INTERRUPTIBLE 1		/* probes run with interrupts on: stap's default */
+#endif
+#ifndef MAXACTION_INTERRUPTIBLE
+#define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)	/* ... and get this budget */
+#endif
 #ifndef MAXNESTING
 #define MAXNESTING 10		/* depth of script function calls */
 #endif

@@ -45,6 +45,9 @@ static void tap_run_been(const struct tap_been_probe *probes, int count, int sta
 			continue;
 		probes[i].body(c);
 		tap_context_exit_process(c);
+		/* As stap: past MAXERRORS no further probe of the kind runs. */
+		if (atomic_read(&tap_error_count) > MAXERRORS && probes != tap_error_probes)
+			break;
 	}
 }
 
@@ -126,10 +129,11 @@ static void tap_stop_work_fn(struct work_struct *work)
 	if (tap_started) {
 		tap_unregister_all();
 		/* As stap: after errors the error probes run, and the end probes do not. */
+		if (!atomic_read(&tap_error_count))
+			tap_run_been(tap_end_probes, TAP_NUM_END, TAP_STOPPING);
+		/* An end probe's error too leads to the error probes. */
 		if (atomic_read(&tap_error_count))
 			tap_run_been(tap_error_probes, TAP_NUM_ERROR, TAP_STOPPING);
-		else
-			tap_run_been(tap_end_probes, TAP_NUM_END, TAP_STOPPING);
 		tap_report_counters();
 	}
 	atomic_set(&tap_state, TAP_STOPPED);

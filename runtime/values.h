@@ -42,21 +42,28 @@ static inline int64_t tap_mod(struct tap_context *c, int64_t a, int64_t b, const
 	return a - div64_s64(a, b) * b;
 }
 
-/* Shifts of 64 or more, or by a negative count, are defined in the script language. */
+/* Shifts as stap's generated C does them on x86: the count clamped to 0..64, and the
+ * machine using it mod 64 (so 1 << 64 is 1, x >> -1 is x). */
+static inline int tap_shift_count(int64_t b)
+{
+	return (int)(b < 0 ? 0 : b > 64 ? 64 : b) & 63;
+}
+
 static inline int64_t tap_shl(int64_t a, int64_t b)
 {
-	return (b < 0 || b > 63) ? 0 : (int64_t)((uint64_t)a << b);
+	return (int64_t)((uint64_t)a << tap_shift_count(b));
 }
 
 static inline int64_t tap_shr(int64_t a, int64_t b)
 {
-	return (b < 0 || b > 63) ? (a < 0 ? -1 : 0) : a >> b;
+	return a >> tap_shift_count(b);
 }
 
-/* >>>: the bits shifted as an unsigned number, zeros coming in. */
+/* >>> (a tapster extension: stap 4.8 refuses it at pass 2): the bits shifted as an
+ * unsigned number, zeros coming in. */
 static inline int64_t tap_ushr(int64_t a, int64_t b)
 {
-	return (b < 0 || b > 63) ? 0 : (int64_t)((uint64_t)a >> b);
+	return (int64_t)((uint64_t)a >> tap_shift_count(b));
 }
 
 static inline const char *tap_strcpy(char *dst, const char *src)

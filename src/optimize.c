@@ -320,11 +320,14 @@ static bool fold_numbers(int op, int64_t a, int64_t b, int64_t *out)
 	case '^': *out = a ^ b; return true;
 	case OP_SHL:
 	case OP_SHR:
-	case OP_USHR:
-		if (b < 0 || b > 63)
-			return false;
-		*out = op == OP_SHL ? (int64_t)(ua << b) : op == OP_SHR ? a >> b : (int64_t)(ua >> b);
+	case OP_USHR: {
+		/* stap's: the count clamped to 0..64, then taken as x86 takes it (mod 64). */
+		int count = (int)(b < 0 ? 0 : b > 64 ? 64 : b) & 63;
+
+		*out = op == OP_SHL ? (int64_t)(ua << count) : op == OP_SHR ? a >> count :
+		       (int64_t)(ua >> count);
 		return true;
+	}
 	case '<': *out = a < b; return true;
 	case '>': *out = a > b; return true;
 	case OP_LE: *out = a <= b; return true;

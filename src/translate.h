@@ -27,6 +27,7 @@ struct body {
 	struct strbuf fields;		/* temporaries to add to the frame struct */
 	int ntemps;
 	int nlabels;
+	int pending_actions;		/* statements not yet taken from MAXACTION */
 	int indent;
 	int break_label, continue_label;	/* of the innermost loop, 0 outside loops */
 	int catch_label;		/* where a runtime error goes: catch_N in a try, 0: out */

@@ -78,8 +78,9 @@ char *location_literal(const struct node *n)
 {
 	char *at_name = n->kind == N_STATOP || n->kind == N_HIST ? xasprintf("@%s", n->text)
 								 : NULL;
-	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN ? op_text(n->op) :
-			   at_name ? at_name : n->text;
+	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN || n->kind == N_UNARY ||
+			   n->kind == N_PREINC ? op_text(n->op) :
+			   n->kind == N_BLOCK ? "{" : at_name ? at_name : n->text;
 	const char *kind = node_token_kind(n);
 	/* stap names a keyword token by its kind alone: "near keyword at <input>:1:24". */
 	char *token = !strcmp(kind, "keyword") ? xstrdup(kind)
@@ -852,11 +853,11 @@ static void format_pieces(struct print_call *pc, struct node *n, char **exprs)
 	format_free(&format);
 }
 
-/* print, println, printd, printdln, sprint, sprintln: each value as %s or %d, with the
+/* print, println, printd, printdln and their s- forms: each value as %s or %d, with the
  * delimiter between them and a newline after them when asked. */
 static void value_pieces(struct print_call *pc, struct node *n, char **exprs)
 {
-	const char *name = n->text;
+	const char *name = n->text[0] == 's' ? n->text + 1 : n->text;
 	bool delimited = !strcmp(name, "printd") || !strcmp(name, "printdln");
 	struct format_piece number = { .conversion = 'd', .width = -1, .precision = -1 };
 	struct format_piece string = { .conversion = 's', .width = -1, .precision = -1 };
@@ -956,6 +957,49 @@ char *gen_expr(struct body *b, struct node *n)
 	}
 }
 
+/* The node whose token starts a statement: an expression statement begins with its
+ * expression's leftmost token, as stap locates it. */
+static const struct node *statement_token(const struct node *n)
+{
+	if (!n || n->kind != N_EXPR_STMT)
+		return n;
+	n = n->lhs;
+	while (n) {
+		if ((n->kind == N_BINARY || n->kind == N_ASSIGN || n->kind == N_POSTINC ||
+		     n->kind == N_INDEX) && n->lhs)
+			n = n->lhs;
+		else if (n->kind == N_TERNARY && n->cond)
+			n = n->cond;
+		else
+			break;
+	}
+	return n;
+}
+
+/*
+ * stap's MAXACTION accounting, at translate time: statements add to a pending count, which
+ * is taken from the hit's budget (and checked, located at `at`) at the end of each basic
+ * block (`update`) or once ten are pending. A probe or function body's last pending actions
+ * are not charged. As stap: an expression statement or a delete costs one; an if, a return,
+ * next, break and continue one, charged at once; a loop one to start and one an iteration;
+ * catching an error one.
+ */
+static void record_actions(struct body *b, int actions, const struct node *at, bool update)
+{
+	b->pending_actions += actions;
+	if ((update && b->pending_actions > 0) || b->pending_actions >= 10) {
+		char *loc = location_literal(statement_token(at));
+
+		emit(b, "c->actions_remaining -= %d;", b->pending_actions);
+		emit(b, "if (unlikely(c->actions_remaining <= 0)) {");
+		emit(b, "\ttap_set_error(c, \"MAXACTION exceeded\", %s);", loc);
+		emit_error_goto(b, "\t");
+		emit(b, "}");
+		free(loc);
+		b->pending_actions = 0;
+	}
+}
+
 /* ---- Statements ---- */
 
 static void gen_block(struct body *b, struct node *n)
@@ -970,8 +1014,10 @@ static void gen_try(struct body *b, struct node *n)
 {
 	int label = ++b->nlabels, saved = b->catch_label;
 
+	record_actions(b, 0, n, true);
 	b->catch_label = label;
 	gen_stmt(b, n->then);
+	record_actions(b, 0, n->then, true);
 	b->catch_label = saved;
 	emit(b, "goto try_end_%d;", label);
 	emit(b, "catch_%d: __attribute__((unused));", label);
@@ -982,22 +1028,27 @@ static void gen_try(struct body *b, struct node *n)
 		free(msg);
 	}
 	emit(b, "c->last_error = NULL;");
+	record_actions(b, 1, n, true);
 	gen_stmt(b, n->els);
+	record_actions(b, 0, n->els, true);
 	emit(b, "try_end_%d: __attribute__((unused));", label);
 }
 
 static void gen_if(struct body *b, struct node *n)
 {
+	record_actions(b, 1, n, true);
 	char *cond = gen_expr(b, n->cond);
 
 	emit(b, "if (%s) {", cond);
 	b->indent++;
 	gen_stmt(b, n->then);
+	record_actions(b, 0, n->then, true);
 	b->indent--;
 	if (n->els) {
 		emit(b, "} else {");
 		b->indent++;
 		gen_stmt(b, n->els);
+		record_actions(b, 0, n->els, true);
 		b->indent--;
 	}
 	emit(b, "}");
@@ -1005,16 +1056,6 @@ static void gen_if(struct body *b, struct node *n)
 }
 
 /* Each iteration costs MAXACTION budget, as in stap, so that no loop runs forever. */
-static void gen_action_check(struct body *b, const struct node *n)
-{
-	char *loc = location_literal(n);
-
-	emit(b, "if (unlikely(--c->actions_remaining < 0)) {");
-	emit(b, "\ttap_set_error(c, \"MAXACTION exceeded\", %s);", loc);
-	emit_error_goto(b, "\t");
-	emit(b, "}");
-	free(loc);
-}
 
 /* while and for: for (;;) { cond; body; continue_label: inc; } break_label: */
 static void gen_loop(struct body *b, struct node *n)
@@ -1030,10 +1071,12 @@ static void gen_loop(struct body *b, struct node *n)
 
 		free(init);
 		check_error(b);
+		record_actions(b, 1, n->init, false);	/* stap's init is a statement */
 	}
+	record_actions(b, 1, n, true);
 	emit(b, "for (;;) {");
 	b->indent++;
-	gen_action_check(b, n);
+	record_actions(b, 1, n, false);
 	if (n->cond) {
 		char *cond = gen_expr(b, n->cond);
 
@@ -1044,6 +1087,7 @@ static void gen_loop(struct body *b, struct node *n)
 	b->break_label = label;
 	b->continue_label = label;
 	gen_stmt(b, n->then);
+	record_actions(b, 0, n->then, true);
 	b->indent--;
 	emit(b, "continue_%d: __attribute__((unused));", label);
 	b->indent++;
@@ -1169,13 +1213,13 @@ static void gen_foreach_hist(struct body *b, struct node *n)
 	int saved_break = b->break_label, saved_continue = b->continue_label;
 	int label = ++b->nlabels;
 
+	record_actions(b, 1, n, true);
 	emit(b, "for (%s = 0; %s < tap_h_%s.buckets; %s++) {", i, i, v->c_name, i);
 	b->indent++;
 	if (limit) {
 		emit(b, "if (%s >= %s)", i, limit);
 		emit(b, "	break;");
 	}
-	gen_action_check(b, n);
 	if (f->keys.len) {
 		char *key = var_ref(f->keys.items[0]->sym);
 
@@ -1191,6 +1235,7 @@ static void gen_foreach_hist(struct body *b, struct node *n)
 	b->break_label = label;
 	b->continue_label = label;
 	gen_stmt(b, f->body);
+	record_actions(b, 1, f->body, true);	/* stap: an iteration of buckets costs one */
 	b->indent--;
 	emit(b, "continue_%d: __attribute__((unused));", label);
 	emit(b, "}");
@@ -1230,13 +1275,14 @@ static void gen_foreach(struct body *b, struct node *n)
 		emit(b, "static struct tap_map_entry *entries[MAXMAPENTRIES];");
 	emit(b, "%s = tap_map_list(%s, entries, %d, %d, '%c');", count, map, column,
 	     f->sort_column ? f->sort_direction : 0, aggregate_letter(f->sort_aggregate));
+	record_actions(b, 1, n, true);
 	emit(b, "for (%s = 0; %s < %s; %s++) {", i, i, count, i);
 	b->indent++;
+	record_actions(b, 1, n, false);
 	if (limit) {
 		emit(b, "if (%s >= %s)", i, limit);
 		emit(b, "	break;");
 	}
-	gen_action_check(b, n);
 	entry = xasprintf("entries[%s]", i);
 	for (int k = 0; k < f->keys.len; k++)
 		set_from_entry(b, f->keys.items[k], map, entry, k + 1,
@@ -1253,6 +1299,7 @@ static void gen_foreach(struct body *b, struct node *n)
 	b->break_label = label;
 	b->continue_label = label;
 	gen_stmt(b, f->body);
+	record_actions(b, 0, f->body, true);
 	b->indent--;
 	emit(b, "continue_%d: __attribute__((unused));", label);
 	emit(b, "}");
@@ -1280,6 +1327,7 @@ static void gen_return(struct body *b, struct node *n)
 			emit(b, "l->retvalue = %s;", value);
 		free(value);
 	}
+	record_actions(b, 1, n, true);
 	emit(b, "goto out;");
 }
 
@@ -1293,9 +1341,16 @@ void gen_stmt(struct body *b, struct node *n)
 	case N_IF: gen_if(b, n); return;
 	case N_WHILE:
 	case N_FOR: gen_loop(b, n); return;
-	case N_BREAK: emit(b, "goto break_%d;", b->break_label); return;
-	case N_CONTINUE: emit(b, "goto continue_%d;", b->continue_label); return;
+	case N_BREAK:
+		record_actions(b, 1, n, true);
+		emit(b, "goto break_%d;", b->break_label);
+		return;
+	case N_CONTINUE:
+		record_actions(b, 1, n, true);
+		emit(b, "goto continue_%d;", b->continue_label);
+		return;
 	case N_NEXT:
+		record_actions(b, 1, n, true);
 		/* In a function: run the next definition of it (the caller looks). */
 		if (b->function)
 			emit(b, "c->function_next = 1;");
@@ -1309,6 +1364,7 @@ void gen_stmt(struct body *b, struct node *n)
 	case N_DELETE:
 		gen_delete(b, n);
 		note_condition_write(b, n->lhs);
+		record_actions(b, 1, n, false);
 		return;
 	case N_FOREACH:
 		if (n->foreach->array->kind == N_HIST)
@@ -1321,6 +1377,7 @@ void gen_stmt(struct body *b, struct node *n)
 
 		free(value);
 		check_error(b);
+		record_actions(b, 1, n, false);
 		return;
 	}
 	default: return;	/* pass 3 refused every other kind */
