@@ -246,6 +246,26 @@ void file_free(struct file *file)
 }
 
 /* How stap names the token of a node in a message. */
+const struct node *node_first_leaf(const struct node *n)
+{
+	while (n) {
+		switch (n->kind) {
+		case N_BINARY:
+		case N_ASSIGN:
+		case N_POSTINC:
+		case N_INDEX:
+			n = n->lhs;
+			break;
+		case N_TERNARY:
+			n = n->cond;
+			break;
+		default:
+			return n;
+		}
+	}
+	return n;
+}
+
 struct token_desc node_token(const struct node *n)
 {
 	switch (n->kind) {

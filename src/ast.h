@@ -102,6 +102,9 @@ const char *op_text(int op);	/* "+", "<=", "+=", "<<<", ... as written in a scri
 struct node;
 /* How stap names the token of a node in a message: number '1', identifier 'x', operator '+'. */
 struct token_desc node_token(const struct node *n);
+/* The node of an expression's first token (a binary expression's left operand's, ...):
+ * where stap locates a statement made of it. */
+const struct node *node_first_leaf(const struct node *n);
 
 /* A `->field` or `[index]` after a $target, @cast or @var. */
 struct target_comp {

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "ast_copy.h"
 #include "util.h"
 
 enum lock_mode { LOCK_NONE, LOCK_READ, LOCK_WRITE };
@@ -28,13 +29,7 @@ static void note(struct collect *c, const struct var *v, enum lock_mode mode)
 		}
 }
 
-static void walk(struct collect *c, const struct node *n);
-
-static void walk_list(struct collect *c, const struct node_list *list)
-{
-	for (int i = 0; i < list->len; i++)
-		walk(c, list->items[i]);
-}
+static bool visit(const struct node *n, void *ctx);
 
 static void walk_function(struct collect *c, const struct used_function *f)
 {
@@ -43,76 +38,49 @@ static void walk_function(struct collect *c, const struct used_function *f)
 			return;
 	c->seen = xrealloc(c->seen, (size_t)(c->nseen + 1) * sizeof(*c->seen));
 	c->seen[c->nseen++] = f;
-	walk(c, f->function->body);
+	node_any(f->function->body, visit, c);
 	if (f->next_overload)
 		walk_function(c, f->next_overload);
 }
 
-/* The target of an assignment, ++/-- or delete: a variable, or an element of an array
- * (whose keys are read). Statistics fed with <<< are written too: one aggregate is shared
- * by every CPU. */
-static void walk_target(struct collect *c, const struct node *target)
+/* The variable an assignment, ++/--, delete or <<< changes: itself, or the array of an
+ * element. (Statistics fed with <<< are changed too: one aggregate serves every CPU.) */
+static const struct var *changed(const struct node *target)
 {
-	if (!target)
-		return;
-	if (target->kind == N_IDENT) {
-		note(c, target->sym, LOCK_WRITE);
-	} else if (target->kind == N_INDEX && target->lhs && target->lhs->kind == N_IDENT) {
-		note(c, target->lhs->sym, LOCK_WRITE);
-		walk_list(c, &target->args);
-	} else {
-		walk(c, target);
-	}
+	if (target && target->kind == N_INDEX)
+		target = target->lhs;
+	return target && target->kind == N_IDENT ? target->sym : NULL;
 }
 
-static void walk(struct collect *c, const struct node *n)
+/* Every global named is read; the changed ones, and the arrays a foreach walks (it lists
+ * them into a buffer of its own, and a sort leaves them sorted: maps.h), are written. A
+ * mode only goes up, so that the reads node_any then visits in a target change nothing. */
+static bool visit(const struct node *n, void *ctx)
 {
-	if (!n)
-		return;
+	struct collect *c = ctx;
+
 	switch (n->kind) {
 	case N_IDENT:
 		note(c, n->sym, LOCK_READ);
-		return;
+		break;
 	case N_ASSIGN:
 	case N_PREINC:
 	case N_POSTINC:
 	case N_DELETE:
-		walk_target(c, n->lhs);
-		walk(c, n->rhs);
-		return;
-	case N_FOREACH: {
-		const struct foreach *f = n->foreach;
-
-		/* A foreach lists the entries into a buffer of its own, and a sort leaves the
-		 * array in its sorted order (maps.h): one CPU at a time. */
-		if (f->array->kind == N_IDENT)
-			note(c, f->array->sym, LOCK_WRITE);
-		else
-			walk(c, f->array);
-		walk_list(c, &f->slice);
-		walk(c, f->limit);
-		walk(c, f->body);
-		return;
-	}
+		note(c, changed(n->lhs), LOCK_WRITE);
+		break;
+	case N_FOREACH:
+		if (n->foreach->array->kind == N_IDENT)
+			note(c, n->foreach->array->sym, LOCK_WRITE);
+		break;
 	case N_CALL:
-		walk_list(c, &n->args);
 		if (n->sym)
 			walk_function(c, n->sym);
-		return;
+		break;
 	default:
 		break;
 	}
-	for (const struct target_comp *tc = n->comps; tc; tc = tc->next)
-		walk(c, tc->index_expr);
-	walk(c, n->lhs);
-	walk(c, n->rhs);
-	walk(c, n->cond);
-	walk(c, n->then);
-	walk(c, n->els);
-	walk(c, n->init);
-	walk(c, n->inc);
-	walk_list(c, &n->args);
-	walk_list(c, &n->body);
+	return false;
 }
 
 struct lock_plan lock_plan_for(const struct program *program, const struct node *body,
@@ -125,9 +93,9 @@ struct lock_plan lock_plan_for(const struct program *program, const struct node 
 	for (const struct var *g = program->globals; g; g = g->next)
 		nglobals++;
 	c.mode = xcalloc((size_t)nglobals + 1, 1);
-	walk(&c, body);
-	if (entries)
-		walk_list(&c, entries);
+	node_any(body, visit, &c);
+	for (int k = 0; entries && k < entries->len; k++)
+		node_any(entries->items[k], visit, &c);
 	plan.uses = xcalloc((size_t)nglobals + 1, sizeof(*plan.uses));
 	for (const struct var *g = program->globals; g; g = g->next, i++)
 		if (c.mode[i] != LOCK_NONE)

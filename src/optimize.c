@@ -664,27 +664,6 @@ static void elide_and_reduce(struct optimizer *o, struct node **slot)
 	reduce_statement(o, slot);
 }
 
-/* The first token of an expression, which stap names when it elides its statement. */
-static const struct node *first_leaf(const struct node *n)
-{
-	while (n) {
-		switch (n->kind) {
-		case N_BINARY:
-		case N_ASSIGN:
-		case N_POSTINC:
-		case N_INDEX:
-			n = n->lhs;
-			break;
-		case N_TERNARY:
-			n = n->cond;
-			break;
-		default:
-			return n;
-		}
-	}
-	return n;
-}
-
 static void name_first_token(struct optimizer *o, struct node **slot)
 {
 	struct node *n = *slot;
@@ -694,7 +673,7 @@ static void name_first_token(struct optimizer *o, struct node **slot)
 	(void)o;
 	if (n->kind != N_EXPR_STMT || n->raw)
 		return;
-	leaf = first_leaf(n->lhs);
+	leaf = node_first_leaf(n->lhs);
 	tok = node_token(leaf);
 	n->loc = leaf->loc;
 	free(n->text);

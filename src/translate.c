@@ -737,13 +737,7 @@ struct nesting {
 	bool recursive;		/* some function calls itself, directly or not */
 };
 
-static void walk_calls(struct nesting *nt, const struct node *n);
-
-static void walk_call_list(struct nesting *nt, const struct node_list *list)
-{
-	for (int i = 0; i < list->len; i++)
-		walk_calls(nt, list->items[i]);
-}
+static bool nesting_visit(const struct node *n, void *ctx);
 
 /* A call is one level deeper than the functions being walked into; a function already
  * among them makes the program recursive and is not walked again. */
@@ -759,35 +753,16 @@ static void walk_into(struct nesting *nt, const struct used_function *f)
 			return;
 		}
 	nt->stack[nt->depth - 1] = f;
-	walk_calls(nt, f->function->body);
+	node_any(f->function->body, nesting_visit, nt);
 	nt->depth--;
 }
 
-static void walk_calls(struct nesting *nt, const struct node *n)
+/* Every call in a tree (its arguments are walked on by node_any). */
+static bool nesting_visit(const struct node *n, void *ctx)
 {
-	if (!n)
-		return;
-	if (n->kind == N_CALL && n->sym) {
-		walk_call_list(nt, &n->args);
-		walk_into(nt, n->sym);
-		return;
-	}
-	if (n->kind == N_FOREACH) {
-		walk_calls(nt, n->foreach->array);
-		walk_call_list(nt, &n->foreach->slice);
-		walk_calls(nt, n->foreach->limit);
-		walk_calls(nt, n->foreach->body);
-		return;
-	}
-	walk_calls(nt, n->lhs);
-	walk_calls(nt, n->rhs);
-	walk_calls(nt, n->cond);
-	walk_calls(nt, n->then);
-	walk_calls(nt, n->els);
-	walk_calls(nt, n->init);
-	walk_calls(nt, n->inc);
-	walk_call_list(nt, &n->args);
-	walk_call_list(nt, &n->body);
+	if (n->kind == N_CALL && n->sym)
+		walk_into(ctx, n->sym);
+	return false;
 }
 
 /*
@@ -800,7 +775,7 @@ static int default_maxnesting(const struct program *program)
 					       sizeof(*nt.stack)) };
 
 	for (const struct used_function *f = program->functions; f; f = f->next)
-		walk_calls(&nt, f->function->body);
+		node_any(f->function->body, nesting_visit, &nt);
 	free(nt.stack);
 	return nt.max_depth + 1 + (nt.recursive ? 10 : 0);
 }

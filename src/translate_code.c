@@ -957,23 +957,11 @@ char *gen_expr(struct body *b, struct node *n)
 	}
 }
 
-/* The node whose token starts a statement: an expression statement begins with its
- * expression's leftmost token, as stap locates it. */
+/* The node whose token starts a statement: an expression statement's is its expression's
+ * first token, as stap locates it. */
 static const struct node *statement_token(const struct node *n)
 {
-	if (!n || n->kind != N_EXPR_STMT)
-		return n;
-	n = n->lhs;
-	while (n) {
-		if ((n->kind == N_BINARY || n->kind == N_ASSIGN || n->kind == N_POSTINC ||
-		     n->kind == N_INDEX) && n->lhs)
-			n = n->lhs;
-		else if (n->kind == N_TERNARY && n->cond)
-			n = n->cond;
-		else
-			break;
-	}
-	return n;
+	return n && n->kind == N_EXPR_STMT ? node_first_leaf(n->lhs) : n;
 }
 
 /*
