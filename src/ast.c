@@ -246,6 +246,19 @@ void file_free(struct file *file)
 }
 
 /* How stap names the token of a node in a message. */
+const struct node *node_changed_var(const struct node *n)
+{
+	const struct node *target;
+
+	if (n->kind != N_ASSIGN && n->kind != N_PREINC && n->kind != N_POSTINC &&
+	    n->kind != N_DELETE)
+		return NULL;
+	target = n->lhs;
+	if (target && target->kind == N_INDEX)
+		target = target->lhs;
+	return target && target->kind == N_IDENT ? target : NULL;
+}
+
 const struct node *node_first_leaf(const struct node *n)
 {
 	while (n) {

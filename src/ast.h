@@ -105,6 +105,9 @@ struct token_desc node_token(const struct node *n);
 /* The node of an expression's first token (a binary expression's left operand's, ...):
  * where stap locates a statement made of it. */
 const struct node *node_first_leaf(const struct node *n);
+/* The variable an assignment (<<< too), ++, -- or delete changes, itself or the array of an
+ * element: its N_IDENT; NULL for any other node. */
+const struct node *node_changed_var(const struct node *n);
 
 /* A `->field` or `[index]` after a $target, @cast or @var. */
 struct target_comp {

@@ -12,25 +12,11 @@
 #include "elaborate.h"
 #include "program.h"
 
-/* The array an element write names: a[...] as the target of an assignment, ++/-- or an
- * element delete; NULL for anything else. */
+/* The array an element write names (an assignment, ++/--, <<< or delete of a[...]); NULL
+ * for anything else, a delete of the whole array included. */
 static const struct node *written_array(const struct node *n)
 {
-	const struct node *target;
-
-	switch (n->kind) {
-	case N_ASSIGN:
-	case N_PREINC:
-	case N_POSTINC:
-	case N_DELETE:
-		target = n->lhs;
-		break;
-	default:
-		return NULL;
-	}
-	if (!target || target->kind != N_INDEX || !target->lhs || target->lhs->kind != N_IDENT)
-		return NULL;
-	return target->lhs;
+	return n->lhs && n->lhs->kind == N_INDEX ? node_changed_var(n) : NULL;
 }
 
 static bool writes_var(const struct node *n, void *var)

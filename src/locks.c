@@ -43,15 +43,6 @@ static void walk_function(struct collect *c, const struct used_function *f)
 		walk_function(c, f->next_overload);
 }
 
-/* The variable an assignment, ++/--, delete or <<< changes: itself, or the array of an
- * element. (Statistics fed with <<< are changed too: one aggregate serves every CPU.) */
-static const struct var *changed(const struct node *target)
-{
-	if (target && target->kind == N_INDEX)
-		target = target->lhs;
-	return target && target->kind == N_IDENT ? target->sym : NULL;
-}
-
 /* Every global named is read; the changed ones, and the arrays a foreach walks (it lists
  * them into a buffer of its own, and a sort leaves them sorted: maps.h), are written. A
  * mode only goes up, so that the reads node_any then visits in a target change nothing. */
@@ -67,7 +58,9 @@ static bool visit(const struct node *n, void *ctx)
 	case N_PREINC:
 	case N_POSTINC:
 	case N_DELETE:
-		note(c, changed(n->lhs), LOCK_WRITE);
+		/* Statistics fed with <<< too: one aggregate serves every CPU. */
+		if (node_changed_var(n))
+			note(c, node_changed_var(n)->sym, LOCK_WRITE);
 		break;
 	case N_FOREACH:
 		if (n->foreach->array->kind == N_IDENT)

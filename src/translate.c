@@ -168,6 +168,13 @@ static void plan_locks(struct body *b, struct strbuf *code, const char *name,
 				plan.uses[i].write ? "true" : "false");
 		sb_add(code, "};\n\n");
 	}
+	/* A probe that may write a global some kprobe condition reads (the plan's write locks
+	 * say which) looks at the conditions again after its body. */
+	b->writes_conditions = false;
+	for (int i = 0; i < plan.len; i++)
+		for (int k = 0; plan.uses[i].write && k < b->ncondition_globals; k++)
+			if (b->condition_globals[k] == plan.uses[i].global)
+				b->writes_conditions = true;
 	lock_plan_free(&plan);
 }
 
@@ -238,58 +245,6 @@ static void collect_conditions(struct module *m)
 	}
 }
 
-struct condition_writes {
-	const struct module *m;
-	struct {
-		const struct used_function **items;	/* the functions looked into */
-		int len;
-	} seen;
-};
-
-static bool writes_condition_global(const struct node *n, void *ctx);
-
-static bool function_writes_condition_global(const struct used_function *f,
-					     struct condition_writes *w)
-{
-	for (int i = 0; i < w->seen.len; i++)
-		if (w->seen.items[i] == f)
-			return false;
-	w->seen.items = xrealloc(w->seen.items, (size_t)(w->seen.len + 1) * sizeof(*w->seen.items));
-	w->seen.items[w->seen.len++] = f;
-	for (const struct used_function *g = f; g; g = g->next_overload)
-		if (g->function->body && node_any(g->function->body, writes_condition_global, w))
-			return true;
-	return false;
-}
-
-/* An assignment, increment or delete of a global a condition reads, or a call that may
- * make one. */
-static bool writes_condition_global(const struct node *n, void *ctx)
-{
-	struct condition_writes *w = ctx;
-	const struct node *target = NULL;
-
-	if (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC ||
-	    n->kind == N_DELETE)
-		target = n->lhs;
-	if (target && target->kind == N_INDEX)
-		target = target->lhs;
-	if (target && target->kind == N_IDENT)
-		for (int i = 0; i < w->m->ncondition_globals; i++)
-			if (w->m->condition_globals[i] == target->sym)
-				return true;
-	return n->kind == N_CALL && n->sym && function_writes_condition_global(n->sym, w);
-}
-
-static bool may_change_conditions(const struct module *m, const struct node *body)
-{
-	struct condition_writes w = { .m = m };
-	bool writes = m->ncondition_globals && node_any(body, writes_condition_global, &w);
-
-	free(w.seen.items);
-	return writes;
-}
-
 static void probe_body(struct module *m, struct derived_probe *p, struct body *b,
 		       struct strbuf *code)
 {
@@ -308,7 +263,7 @@ static void probe_body(struct module *m, struct derived_probe *p, struct body *b
 	sb_add(code, b->code.buf ? b->code.buf : "");
 	sb_add(code, "out: __attribute__((unused));\n");
 	unlock_globals(b, code);
-	if (may_change_conditions(m, p->body))
+	if (b->writes_conditions)
 		sb_add(code, "\tif (c->conditions_changed) {\n\t\tc->conditions_changed = 0;\n"
 			"\t\ttap_conditions_changed();\n\t}\n");
 	sb_add(code, "\t;\n}\n\n");

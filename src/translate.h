@@ -38,6 +38,7 @@ struct body {
 	char *locks;			/* the table of the locks a probe body holds (its
 					 * globals'), or NULL when it uses none */
 	int nlocks;
+	bool writes_conditions;		/* it may write a global of a kprobe condition */
 	struct regex_table *regexes;	/* the module's patterns (regex.h) */
 	/* The globals that conditions of kprobe probes read: a write to one is noted in the
 	 * context, and the probe asks the runtime to look at the conditions again. */
