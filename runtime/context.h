@@ -20,6 +20,7 @@
 #include "defaults.h"
 #include "regex.h"
 #include "session.h"
+#include "stat.h"
 #include "transport.h"
 
 /* What the script sees of the probe point that fired: pp() and ppfunc(). */
@@ -48,6 +49,8 @@ struct tap_context {
 	char error_buffer[MAXSTRINGLEN];	/* room for a formatted last_error */
 	char message[MAXSTRINGLEN + 256];	/* a line for the stderr channel */
 	struct tap_regex_state regex;		/* =~ and the last match (regex.h) */
+	/* An array entry of statistics gathered from its CPUs' parts (pstat.h). */
+	int64_t stat_scratch[TAP_STAT_MAX_SIZE / sizeof(int64_t)];
 	union tap_frame frames[MAXNESTING + 1];
 };
 

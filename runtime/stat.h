@@ -3,7 +3,7 @@
  * A statistics aggregate, fed with <<<: what globals and arrays hold of one. Every aggregate
  * has a tap_stat; one that @variance is taken of has a tap_stat_variance after it, and one
  * with a histogram its buckets (int64_t counts) after those. Their operations are in
- * maps.h and histogram.h.
+ * maps.h and histogram.h; a global keeps one per CPU (pstat.h).
  */
 #ifndef TAP_STAT_H
 #define TAP_STAT_H

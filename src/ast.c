@@ -245,7 +245,7 @@ void file_free(struct file *file)
 	}
 }
 
-/* How stap names the token of a node in a message. */
+/* The N_IDENT an assignment, ++/--, <<< or delete changes: x, or the array of a[k]. */
 const struct node *node_changed_var(const struct node *n)
 {
 	const struct node *target;

@@ -11,22 +11,43 @@ enum lock_mode { LOCK_NONE, LOCK_READ, LOCK_WRITE };
 struct collect {
 	const struct program *program;
 	unsigned char *mode;		/* per global, in program->globals order */
+	bool *added;			/* per global: the body feeds it with <<< */
 	const struct used_function **seen;	/* functions already walked into */
 	int nseen;
 };
 
-static void note(struct collect *c, const struct var *v, enum lock_mode mode)
+static int global_index(const struct collect *c, const struct var *v)
 {
 	int i = 0;
 
 	if (!v || !v->global)
-		return;
+		return -1;
 	for (const struct var *g = c->program->globals; g; g = g->next, i++)
-		if (g == v) {
-			if (mode > c->mode[i])
-				c->mode[i] = mode;
-			return;
-		}
+		if (g == v)
+			return i;
+	return -1;
+}
+
+static void note(struct collect *c, const struct var *v, enum lock_mode mode)
+{
+	int i = global_index(c, v);
+
+	if (i >= 0 && mode > c->mode[i])
+		c->mode[i] = mode;
+}
+
+/* The statistics global an @op, a histogram or `in` reads, gathering its parts. */
+static const struct var *stats_read(const struct node *n)
+{
+	const struct node *operand = n->kind == N_IN ? n : n->lhs;
+
+	if (n->kind != N_STATOP && n->kind != N_HIST && n->kind != N_IN)
+		return NULL;
+	if (operand && (operand->kind == N_INDEX || operand->kind == N_IN))
+		operand = operand->lhs;
+	if (!operand || operand->kind != N_IDENT || !operand->sym)
+		return NULL;
+	return ((const struct var *)operand->sym)->type == TYPE_STATS ? operand->sym : NULL;
 }
 
 static bool visit(const struct node *n, void *ctx);
@@ -58,9 +79,20 @@ static bool visit(const struct node *n, void *ctx)
 	case N_PREINC:
 	case N_POSTINC:
 	case N_DELETE:
-		/* Statistics fed with <<< too: one aggregate serves every CPU. */
-		if (node_changed_var(n))
+		if (n->kind == N_ASSIGN && n->op == OP_STATS_ADD) {
+			const struct node *target = node_changed_var(n);
+			int i = target ? global_index(c, target->sym) : -1;
+
+			if (i >= 0)
+				c->added[i] = true;
+		} else if (node_changed_var(n)) {
 			note(c, node_changed_var(n)->sym, LOCK_WRITE);
+		}
+		break;
+	case N_STATOP:
+	case N_HIST:
+	case N_IN:
+		note(c, stats_read(n), LOCK_WRITE);
 		break;
 	case N_FOREACH:
 		if (n->foreach->array->kind == N_IDENT)
@@ -86,14 +118,18 @@ struct lock_plan lock_plan_for(const struct program *program, const struct node 
 	for (const struct var *g = program->globals; g; g = g->next)
 		nglobals++;
 	c.mode = xcalloc((size_t)nglobals + 1, 1);
+	c.added = xcalloc((size_t)nglobals + 1, sizeof(*c.added));
 	node_any(body, visit, &c);
 	for (int k = 0; entries && k < entries->len; k++)
 		node_any(entries->items[k], visit, &c);
 	plan.uses = xcalloc((size_t)nglobals + 1, sizeof(*plan.uses));
 	for (const struct var *g = program->globals; g; g = g->next, i++)
 		if (c.mode[i] != LOCK_NONE)
-			plan.uses[plan.len++] = (struct lock_use){ g, c.mode[i] == LOCK_WRITE };
+			plan.uses[plan.len++] = (struct lock_use){ g, c.mode[i] == LOCK_WRITE,
+								   c.mode[i] == LOCK_WRITE ||
+								   c.added[i] };
 	free(c.mode);
+	free(c.added);
 	free(c.seen);
 	return plan;
 }

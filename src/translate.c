@@ -168,11 +168,11 @@ static void plan_locks(struct body *b, struct strbuf *code, const char *name,
 				plan.uses[i].write ? "true" : "false");
 		sb_add(code, "};\n\n");
 	}
-	/* A probe that may write a global some kprobe condition reads (the plan's write locks
-	 * say which) looks at the conditions again after its body. */
+	/* A probe that may change a global some kprobe condition reads (the plan says which)
+	 * looks at the conditions again after its body. */
 	b->writes_conditions = false;
 	for (int i = 0; i < plan.len; i++)
-		for (int k = 0; plan.uses[i].write && k < b->ncondition_globals; k++)
+		for (int k = 0; plan.uses[i].changes && k < b->ncondition_globals; k++)
 			if (b->condition_globals[k] == plan.uses[i].global)
 				b->writes_conditions = true;
 	lock_plan_free(&plan);
@@ -542,6 +542,13 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,
 		v->c_name);
 	sb_addf(release, "\ttap_map_free(&tap_m_%s);\n", v->c_name);
+	/* An array of statistics: <<< fills one map per CPU; tap_m_ is what they gather to. */
+	if (v->type == TYPE_STATS) {
+		fprintf(m->out, "static struct tap_map *tap_pm_%s;\n", v->c_name);
+		sb_addf(init, "\tif (tap_pmap_init(&tap_pm_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n",
+			v->c_name, v->c_name);
+		sb_addf(release, "\ttap_pmap_free(tap_pm_%s);\n", v->c_name);
+	}
 }
 
 /* How many buckets a global's histogram has, under- and overflow included; 0 for a linear
@@ -556,6 +563,19 @@ static int hist_buckets(const struct var *v)
 		return 0;
 	n = (v->hist_stop - v->hist_start) / v->hist_interval + 3;
 	return n < 3 || n > 128 ? 0 : (int)n;
+}
+
+/* A statistics scalar: its layout, and its parts, one per CPU (runtime/pstat.h). */
+static void write_stat_parts(struct module *m, const struct var *v, struct strbuf *init,
+			     struct strbuf *release)
+{
+	fprintf(m->out, "static const struct tap_stat_layout tap_sl_%s = { %s, %d, %d };\n",
+		v->c_name, v->variance ? "true" : "false", v->variance ? (int)v->variance_shift : 0,
+		v->hist != HIST_NONE ? hist_buckets(v) : 0);
+	fprintf(m->out, "static struct tap_stat __percpu *tap_gpc_%s;\n", v->c_name);
+	sb_addf(init, "\ttap_gpc_%s = tap_pstat_alloc(&tap_sl_%s);\n\tif (!tap_gpc_%s)\n"
+		"\t\treturn -ENOMEM;\n", v->c_name, v->c_name, v->c_name);
+	sb_addf(release, "\tfree_percpu(tap_gpc_%s);\n", v->c_name);
 }
 
 /* A linear histogram stap cannot make: the session fails at its start, as stap's does
@@ -587,6 +607,8 @@ static void write_arrays(struct module *m)
 	for (struct var *v = m->program->globals; v; v = v->next)
 		if (v->arity)
 			write_array(m, v, &init, &release);
+		else if (v->type == TYPE_STATS)
+			write_stat_parts(m, v, &init, &release);
 	fprintf(m->out, "\nstatic int tap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n"
 		"static void tap_globals_free(void)\n{\n%s}\n\n", init.buf, release.buf);
 	free(init.buf);
@@ -756,6 +778,7 @@ static void write_module(struct module *m)
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
 	      "#include \"format.h\"\n"
 	      "#include \"globals.h\"\n"
+	      "#include \"pstat.h\"\n"
 	      "#include \"kprobes.h\"\n"
 	      "#include \"timers.h\"\n\n", m->out);
 	regex_write_programs(&m->regexes, m->out);
@@ -806,7 +829,8 @@ static bool translatable(const struct node *n)
 	case N_FOREACH:
 		if (n->foreach->array->kind != N_IDENT && n->foreach->array->kind != N_HIST)
 			return refuse(n, "target arrays");
-		if (n->foreach->value && n->foreach->array->kind == N_IDENT && ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
+		if (n->foreach->value && n->foreach->array->kind == N_IDENT &&
+		    ((struct var *)n->foreach->array->sym)->type == TYPE_STATS)
 			return refuse(n, "a foreach value of statistics");
 		return translatable_list(&n->foreach->slice) &&
 		       translatable(n->foreach->limit) && translatable(n->foreach->body);

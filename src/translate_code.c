@@ -351,6 +351,12 @@ static char *map_ref(const struct var *array)
 	return xasprintf("&tap_m_%s", array->c_name);
 }
 
+/* A statistics global: its parts are per CPU (runtime/pstat.h). */
+static bool per_cpu_stats(const struct var *v)
+{
+	return v->global && v->type == TYPE_STATS;
+}
+
 /* The keys of an array use as a compound literal of union tap_key. */
 static char *keys_literal(const struct var *array, char **exprs, int n)
 {
@@ -410,7 +416,9 @@ static char *gen_keys(struct body *b, struct node *index, struct node *extra, ch
 static char *index_slot(struct body *b, struct node *index, const char *keys)
 {
 	struct var *array = index->lhs->sym;
-	char *map = map_ref(array);
+	/* Only <<< writes an array of statistics: into this CPU's map. */
+	char *map = per_cpu_stats(array) ? xasprintf("tap_pmap_this(tap_pm_%s)", array->c_name)
+					 : map_ref(array);
 	char *slot = new_pointer_temp(b);
 	char *loc = location_literal(index->lhs);
 	char *lvalue;
@@ -452,21 +460,26 @@ static struct var *stat_var(const struct node *operand)
 	return operand->kind == N_INDEX ? operand->lhs->sym : operand->sym;
 }
 
-/* A `struct tap_stat *` to read the aggregate `operand` (s or a[k]) through: an empty one,
- * extras included, for an entry not in its array. */
+/* A `struct tap_stat *` to read the aggregate `operand` (s or a[k]) through, its CPUs'
+ * parts gathered: an empty one, extras included, for an entry not in its array. */
 static char *stat_pointer(struct body *b, struct node *operand)
 {
 	if (operand->kind == N_INDEX) {
 		char *keys = gen_keys(b, operand, NULL, NULL);
-		char *map = map_ref(operand->lhs->sym);
 		char *slot = new_pointer_temp(b);
 		char *result = xasprintf("((struct tap_stat *)%s)", slot);
 
-		emit(b, "%s = tap_map_get_stat(%s, %s);", slot, map, keys);
+		emit(b, "%s = tap_pmap_gather_key(c, tap_pm_%s, %s);", slot,
+		     ((struct var *)operand->lhs->sym)->c_name, keys);
 		free(keys);
-		free(map);
 		free(slot);
 		return result;
+	} else if (per_cpu_stats(operand->sym)) {
+		const char *name = ((struct var *)operand->sym)->c_name;
+
+		emit(b, "tap_pstat_gather(&tap_g_%s.stat, tap_gpc_%s, &tap_sl_%s);", name, name,
+		     name);
+		return xasprintf("(&tap_g_%s.stat)", name);
 	} else {
 		char *ref = var_ref(operand->sym);
 		char *result = xasprintf("(&%s)", ref);
@@ -577,7 +590,10 @@ static char *gen_in(struct body *b, struct node *n)
 
 	gen_operands(b, n->args.items, n->args.len, exprs);
 	keys = keys_literal(n->lhs->sym, exprs, n->args.len);
-	if (wild_mask(&n->args))
+	if (per_cpu_stats(n->lhs->sym))
+		result = xasprintf("((int64_t)tap_pmap_any(tap_pm_%s, %s, %#x))",
+				   ((struct var *)n->lhs->sym)->c_name, keys, wild_mask(&n->args));
+	else if (wild_mask(&n->args))
 		result = xasprintf("((int64_t)tap_map_slice_any(%s, %s, %#x))", map, keys,
 				   wild_mask(&n->args));
 	else
@@ -597,7 +613,19 @@ static char *gen_lvalue(struct body *b, struct node *lhs, struct node *value, ch
 	char *keys, *slot;
 
 	if (lhs->kind != N_INDEX) {
-		char *ref = var_ref(lhs->sym);
+		/* Only <<< writes a statistics global: into this CPU's part. */
+		const struct var *v = lhs->sym;
+		char *ref;
+
+		if (per_cpu_stats(v)) {
+			char *part = new_pointer_temp(b);
+
+			emit(b, "%s = this_cpu_ptr(tap_gpc_%s);", part, v->c_name);
+			ref = xasprintf("(*(struct tap_stat *)%s)", part);
+			free(part);
+		} else {
+			ref = var_ref(v);
+		}
 
 		if (value_expr)
 			*value_expr = value ? gen_expr(b, value) : NULL;
@@ -1092,13 +1120,37 @@ static void gen_loop(struct body *b, struct node *n)
 	b->continue_label = saved_continue;
 }
 
+/* delete of a statistics global: from every CPU's part, and from the gathered aggregate. */
+static void gen_delete_stats(struct body *b, struct node *what, const struct var *v)
+{
+	const char *name = v->c_name;
+
+	if (what->kind == N_INDEX) {
+		char *keys = gen_keys(b, what, NULL, NULL);
+
+		emit(b, "tap_pmap_delete(&tap_m_%s, tap_pm_%s, %s, %#x);", name, name, keys,
+		     wild_mask(&what->args));
+		free(keys);
+	} else if (v->arity) {
+		emit(b, "tap_pmap_delete(&tap_m_%s, tap_pm_%s, NULL, 0);", name, name);
+	} else {
+		emit(b, "tap_pstat_clear(&tap_g_%s.stat, tap_gpc_%s, &tap_sl_%s);", name, name,
+		     name);
+	}
+}
+
 /* delete a[k], delete a[k, *] (a slice), delete a, delete x. */
 static void gen_delete(struct body *b, struct node *n)
 {
 	struct node *what = n->lhs;
 	struct var *v = what->kind == N_INDEX ? what->lhs->sym : what->sym;
-	char *map = map_ref(v);
+	char *map;
 
+	if (per_cpu_stats(v)) {
+		gen_delete_stats(b, what, v);
+		return;
+	}
+	map = map_ref(v);
 	if (what->kind == N_INDEX) {
 		char *keys = gen_keys(b, what, NULL, NULL);
 
@@ -1113,9 +1165,7 @@ static void gen_delete(struct body *b, struct node *n)
 	} else {
 		char *ref = var_ref(v);
 
-		if (v->type == TYPE_STATS && v->global)
-			emit(b, "memset(&tap_g_%s, 0, sizeof(tap_g_%s));", v->c_name, v->c_name);
-		else if (v->type == TYPE_STATS)
+		if (v->type == TYPE_STATS)
 			emit(b, "memset(&%s, 0, sizeof(%s));", ref, ref);
 		else
 			emit(b, v->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", ref);
@@ -1261,6 +1311,14 @@ static void gen_foreach(struct body *b, struct node *n)
 		     (long long)array->global->max_entries);
 	else
 		emit(b, "static struct tap_map_entry *entries[MAXMAPENTRIES];");
+	if (per_cpu_stats(array)) {
+		char *loc = location_literal(n);
+
+		emit(b, "if (unlikely(!tap_pmap_gather(c, %s, tap_pm_%s, %s)))", map,
+		     array->c_name, loc);
+		emit_error_goto(b, "	");
+		free(loc);
+	}
 	emit(b, "%s = tap_map_list(%s, entries, %d, %d, '%c');", count, map, column,
 	     f->sort_column ? f->sort_direction : 0, aggregate_letter(f->sort_aggregate));
 	record_actions(b, 1, n, true);

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Statistics globals kept per CPU. `s <<< v` and `a[k] <<< v` add to the aggregate of the
+ * CPU the probe hit runs on (a scalar's per-CPU copy, or that CPU's own map of the array),
+ * under the global's lock taken for reading: any number of CPUs add at once, and none
+ * touches another's data. Reading one (@count and the others, a histogram, foreach, `in`)
+ * takes the lock for writing and gathers the CPUs' parts into one aggregate: counts, sums
+ * and buckets added, the least minimum and the greatest maximum.
+ *
+ * @variance of parts from several CPUs: each part's spread around the common average
+ * (sum/count, scaled) added to its own sum of squares, over count - 1; with one part, which
+ * is how stap's own single-CPU tests see it, the part as it is (histogram.h does the rest).
+ *
+ * A scalar's gathered aggregate is its tap_g_NAME; an array's, its map tap_m_NAME (listed
+ * for foreach) or, for one entry read, the context's scratch aggregate.
+ */
+#ifndef TAP_PSTAT_H
+#define TAP_PSTAT_H
+
+#include <linux/percpu.h>
+#include <linux/slab.h>
+
+#include "context.h"
+#include "maps.h"
+
+/* What an aggregate keeps after its tap_stat (stat.h). */
+struct tap_stat_layout {
+	bool variance;
+	int shift;
+	int buckets;	/* 0: no histogram */
+};
+
+static __always_inline size_t tap_stat_layout_size(const struct tap_stat_layout *l)
+{
+	return sizeof(struct tap_stat) + (l->variance ? sizeof(struct tap_stat_variance) : 0) +
+	       (size_t)l->buckets * sizeof(int64_t);
+}
+
+static __always_inline struct tap_stat_layout tap_map_stat_layout(const struct tap_map_desc *d)
+{
+	return (struct tap_stat_layout){ d->stat_variance, d->variance_shift,
+					 d->hist ? d->hist->buckets : 0 };
+}
+
+/* One gathering: the aggregate it fills, and what it saw of the parts so far. */
+struct tap_gather {
+	struct tap_stat *agg;
+	const struct tap_stat_layout *layout;
+	const struct tap_stat *only;	/* the part with values, while there is one */
+	int parts;
+	int64_t avg_s, total;
+};
+
+static void tap_gather_start(struct tap_gather *g, struct tap_stat *agg,
+			     const struct tap_stat_layout *layout)
+{
+	memset(agg, 0, tap_stat_layout_size(layout));
+	*g = (struct tap_gather){ .agg = agg, .layout = layout };
+}
+
+/* First round: counts, sums, extremes and buckets. */
+static void tap_gather_add(struct tap_gather *g, const struct tap_stat *part)
+{
+	struct tap_stat *agg = g->agg;
+	int i;
+
+	if (!part || !part->count)
+		return;
+	if (!agg->count || part->min < agg->min)
+		agg->min = part->min;
+	if (!agg->count || part->max > agg->max)
+		agg->max = part->max;
+	agg->count += part->count;
+	agg->sum += part->sum;
+	if (g->layout->buckets) {
+		int64_t *to = tap_stat_buckets_of(agg, g->layout->variance);
+		const int64_t *from = tap_stat_buckets_of((struct tap_stat *)part,
+							  g->layout->variance);
+
+		for (i = 0; i < g->layout->buckets; i++)
+			to[i] += from[i];
+	}
+	g->only = part;
+	g->parts++;
+}
+
+/* Whether a second round, through tap_gather_spread(), is needed. */
+static bool tap_gather_spreads(struct tap_gather *g)
+{
+	if (!g->layout->variance || g->parts < 2)
+		return false;
+	g->avg_s = div64_s64(tap_scaled(g->agg->sum, g->layout->shift), g->agg->count);
+	return true;
+}
+
+static void tap_gather_spread(struct tap_gather *g, const struct tap_stat *part)
+{
+	const struct tap_stat_variance *v;
+	int64_t d;
+
+	if (!part || !part->count)
+		return;
+	v = tap_stat_variance_of((struct tap_stat *)part);
+	d = v->avg_s - g->avg_s;
+	g->total += (int64_t)((u64)part->count * (u64)d * (u64)d +
+			      (u64)(part->count - 1) * (u64)v->variance_s);
+}
+
+static struct tap_stat *tap_gather_finish(struct tap_gather *g)
+{
+	struct tap_stat_variance *v;
+
+	if (g->parts == 1) {
+		memcpy(g->agg, g->only, tap_stat_layout_size(g->layout));
+	} else if (g->parts > 1 && g->layout->variance) {
+		v = tap_stat_variance_of(g->agg);
+		v->avg_s = g->avg_s;
+		v->m2 = g->total;
+		v->variance_s = div64_s64(g->total, g->agg->count - 1);
+	}
+	return g->agg;
+}
+
+/* ---- A statistics scalar: one aggregate per CPU ---- */
+
+static struct tap_stat __percpu *tap_pstat_alloc(const struct tap_stat_layout *l)
+{
+	return (struct tap_stat __percpu *)__alloc_percpu(tap_stat_layout_size(l),
+							   __alignof__(int64_t));
+}
+
+static struct tap_stat *tap_pstat_gather(struct tap_stat *agg, struct tap_stat __percpu *parts,
+					 const struct tap_stat_layout *l)
+{
+	struct tap_gather g;
+	int cpu;
+
+	tap_gather_start(&g, agg, l);
+	for_each_possible_cpu(cpu)
+		tap_gather_add(&g, per_cpu_ptr(parts, cpu));
+	if (tap_gather_spreads(&g))
+		for_each_possible_cpu(cpu)
+			tap_gather_spread(&g, per_cpu_ptr(parts, cpu));
+	return tap_gather_finish(&g);
+}
+
+static void tap_pstat_clear(struct tap_stat *agg, struct tap_stat __percpu *parts,
+			    const struct tap_stat_layout *l)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(parts, cpu), 0, tap_stat_layout_size(l));
+	memset(agg, 0, tap_stat_layout_size(l));
+}
+
+/* ---- An array of statistics: one map per CPU ---- */
+
+static int tap_pmap_init(struct tap_map **pmap, const struct tap_map_desc *desc)
+{
+	int cpu;
+
+	*pmap = kcalloc(nr_cpu_ids, sizeof(**pmap), GFP_KERNEL);
+	if (!*pmap)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		if (tap_map_init(&(*pmap)[cpu], desc))
+			return -ENOMEM;
+	return 0;
+}
+
+static void tap_pmap_free(struct tap_map *pmap)
+{
+	int cpu;
+
+	if (!pmap)
+		return;
+	for_each_possible_cpu(cpu)
+		tap_map_free(&pmap[cpu]);
+	kfree(pmap);
+}
+
+/* This CPU's map, for <<< (probe context runs with preemption disabled). */
+static __always_inline struct tap_map *tap_pmap_this(struct tap_map *pmap)
+{
+	return &pmap[smp_processor_id()];
+}
+
+/* The parts of a[keys] gathered into `agg`. */
+static struct tap_stat *tap_pmap_gather_into(struct tap_stat *agg, struct tap_map *pmap,
+					     const union tap_key *keys)
+{
+	struct tap_stat_layout l = tap_map_stat_layout(pmap[0].desc);
+	u32 hash = tap_map_hash(&pmap[0], keys);	/* every CPU's map hashes alike */
+	struct tap_map_entry *e;
+	struct tap_gather g;
+	int cpu;
+
+	tap_gather_start(&g, agg, &l);
+	for_each_possible_cpu(cpu) {
+		e = tap_map_find_hashed(&pmap[cpu], keys, hash);
+		tap_gather_add(&g, e ? tap_map_value(&pmap[cpu], e) : NULL);
+	}
+	if (tap_gather_spreads(&g))
+		for_each_possible_cpu(cpu) {
+			e = tap_map_find_hashed(&pmap[cpu], keys, hash);
+			tap_gather_spread(&g, e ? tap_map_value(&pmap[cpu], e) : NULL);
+		}
+	return tap_gather_finish(&g);
+}
+
+/* @op(a[keys]) and the like: the entry gathered into the context's scratch aggregate. */
+static struct tap_stat *tap_pmap_gather_key(struct tap_context *c, struct tap_map *pmap,
+					    const union tap_key *keys)
+{
+	return tap_pmap_gather_into((struct tap_stat *)c->stat_scratch, pmap, keys);
+}
+
+/* An entry's keys, as a lookup takes them. */
+static void tap_map_entry_keys(const struct tap_map *m, struct tap_map_entry *e,
+			       union tap_key *keys)
+{
+	int i;
+
+	for (i = 0; i < m->desc->nkeys; i++) {
+		void *slot = tap_map_key_slot(m, e, i);
+
+		if (m->desc->string_key[i])
+			keys[i].s = slot;
+		else
+			keys[i].l = *(int64_t *)slot;
+	}
+}
+
+/* Every entry gathered into `agg`, for foreach: its entries in the order the CPUs' maps
+ * list them, CPU after CPU. False, and the array's error, when `agg` is full. */
+static bool tap_pmap_gather(struct tap_context *c, struct tap_map *agg, struct tap_map *pmap,
+			    const char *location)
+{
+	union tap_key keys[TAP_MAX_KEYS];
+	struct tap_map_entry *e, *ae;
+	int cpu;
+
+	tap_map_clear(agg);
+	for_each_possible_cpu(cpu)
+		list_for_each_entry(e, &pmap[cpu].used, order) {
+			tap_map_entry_keys(&pmap[cpu], e, keys);
+			if (!tap_map_entry(c, agg, keys, location))
+				return false;
+		}
+	list_for_each_entry(ae, &agg->used, order) {
+		tap_map_entry_keys(agg, ae, keys);
+		tap_pmap_gather_into(tap_map_value(agg, ae), pmap, keys);
+	}
+	return true;
+}
+
+/* [keys] in a, and its slices. */
+static bool tap_pmap_any(struct tap_map *pmap, const union tap_key *keys, u32 wild)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (wild ? tap_map_slice_any(&pmap[cpu], keys, wild)
+			 : tap_map_find(&pmap[cpu], keys) != NULL)
+			return true;
+	return false;
+}
+
+/* delete a[keys] (a slice when `wild`), or, with `keys` NULL, delete a. */
+static void tap_pmap_delete(struct tap_map *agg, struct tap_map *pmap, const union tap_key *keys,
+			    u32 wild)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (!keys)
+			tap_map_clear(&pmap[cpu]);
+		else if (wild)
+			tap_map_slice_delete(&pmap[cpu], keys, wild);
+		else
+			tap_map_delete(&pmap[cpu], keys);
+	}
+	tap_map_clear(agg);
+}
+
+#endif
