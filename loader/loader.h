@@ -15,6 +15,8 @@ void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
  * stapusr-only user does not control it.
  */
 int open_module_checked(const char *path);
+/* open(2) with the real user's rights (a setuid loader writes no file they can't). */
+int open_as_user(const char *path, int flags, int mode);
 
 /* Where the script's stdout records go: stdout, or -o FILE with -S rotation, per CPU in
  * bulk mode. */

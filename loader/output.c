@@ -72,7 +72,7 @@ static void open_sink(struct sink *sink, unsigned int cpu)
 	char name[PATH_MAX];
 
 	file_name(cpu, sink->index, name, sizeof(name));
-	sink->fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	sink->fd = open_as_user(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (sink->fd < 0)
 		fail("Couldn't open output file %s: %s", name, strerror(errno));
 	sink->bytes = 0;

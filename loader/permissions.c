@@ -63,14 +63,14 @@ static bool in_group(const char *name)
 }
 
 /* Opens with the real user's rights, so that a setuid loader reads no file they can't. */
-static int open_as_user(const char *path, int flags)
+int open_as_user(const char *path, int flags, int mode)
 {
 	uid_t euid = geteuid();
 	int fd, err;
 
 	if (euid != getuid() && seteuid(getuid()) != 0)
 		fail("cannot change to the user's id: %s", strerror(errno));
-	fd = open(path, flags | O_CLOEXEC);
+	fd = open(path, flags | O_CLOEXEC, mode);
 	err = errno;
 	if (euid != getuid() && seteuid(euid) != 0)
 		fail("cannot change back to root: %s", strerror(errno));
@@ -119,7 +119,7 @@ int open_module_checked(const char *path)
 			     " possibly the groups \"stapsys\" or \"stapdev\".");
 		return open_trusted_module(path);
 	}
-	fd = open_as_user(path, O_RDONLY);
+	fd = open_as_user(path, O_RDONLY, 0);
 	if (fd < 0)
 		fail("Couldn't open module '%s': %s", path, strerror(errno));
 	return fd;
