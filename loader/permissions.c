@@ -108,17 +108,26 @@ static int open_trusted_module(const char *path)
 	return fd;
 }
 
+static void refuse_others(void)
+{
+	if (getuid() != 0 && !in_group("stapdev") && !in_group("stapusr"))
+		fail("You are trying to run systemtap as a normal user.\n"
+			     "You should either be root, or be part of group \"stapusr\" and"
+		     " possibly the groups \"stapsys\" or \"stapdev\".");
+}
+
+void check_may_attach(void)
+{
+	refuse_others();
+}
+
 int open_module_checked(const char *path)
 {
 	int fd;
 
-	if (getuid() != 0 && !in_group("stapdev")) {
-		if (!in_group("stapusr"))
-			fail("You are trying to run systemtap as a normal user.\n"
-			     "You should either be root, or be part of group \"stapusr\" and"
-			     " possibly the groups \"stapsys\" or \"stapdev\".");
+	refuse_others();
+	if (getuid() != 0 && !in_group("stapdev"))
 		return open_trusted_module(path);
-	}
 	fd = open_as_user(path, O_RDONLY, 0);
 	if (fd < 0)
 		fail("Couldn't open module '%s': %s", path, strerror(errno));

@@ -47,6 +47,9 @@ struct options {
 	struct output_options output;	/* -o, -S */
 	unsigned int buffer_mb;	/* -b: output buffer per CPU, overriding the module's */
 	bool verbose;
+	bool daemon;		/* -D: run in the background (needs -o) */
+	bool detach;		/* -L: start the session and leave it running */
+	bool attach;		/* -A: MODULE names a module loaded with -L */
 	const char *module_path;
 	char params[1024];	/* module parameters */
 };
@@ -107,7 +110,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+c:x:o:S:b:vh")) != -1) {
+	while ((c = getopt(argc, argv, "+c:x:o:S:b:DLAvh")) != -1) {
 		char *end;
 
 		switch (c) {
@@ -131,6 +134,15 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'v':
 			opt->verbose = true;
 			break;
+		case 'D':
+			opt->daemon = true;
+			break;
+		case 'L':
+			opt->detach = true;
+			break;
+		case 'A':
+			opt->attach = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -144,6 +156,12 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		exit(1);
 	}
 	opt->module_path = argv[optind++];
+	if (opt->daemon && !opt->output.path)
+		fail("-D requires -o FILE.");
+	if (opt->detach && (opt->daemon || opt->attach || opt->command))
+		fail("-L goes with neither -D, -A nor -c.");
+	if (opt->attach && optind < argc)
+		fail("Cannot have module options with attach (-A).");
 	for (; optind < argc; optind++) {
 		size_t used = strlen(opt->params);
 
@@ -385,6 +403,79 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* -D: the parent prints the pid of the child that carries on, detached from the terminal. */
+static void become_daemon(void)
+{
+	pid_t pid = fork();
+	int null;
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid > 0) {
+		printf("%d\n", (int)pid);
+		exit(0);
+	}
+	setsid();
+	null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+}
+
+/* -L: the session runs on without a reader until `tapster-run -A NAME` attaches. */
+static int detach_session(struct session *s)
+{
+	close(s->out_fd);
+	close(s->ctl_fd);
+	printf("Disconnecting from tapster module.\nTo reconnect, type \"tapster-run -A %s\"\n",
+	       s->name);
+	return 0;
+}
+
+/* The end of a session: its report, then the module goes. */
+static int finish_session(struct session *s, const struct options *opt)
+{
+	long errors = read_counter(s, "errors", NULL, 0);
+	long dropped = read_counter(s, "dropped", NULL, 0);
+
+	if (dropped)
+		fprintf(stderr, "WARNING: There were %ld transport failures. Try tapster -s to"
+			" increase the buffer size from %ld.\n", dropped,
+			read_counter(s, "bufsize", NULL, 0) >> 20);
+	output_close();
+	close(s->out_fd);
+	close(s->ctl_fd);
+	remove_module(s);
+	end_command(s);
+	if (opt->verbose)
+		fprintf(stderr, "tapster-run: session ended, errors %ld\n", errors);
+	return errors || s->child_failed ? 1 : 0;
+}
+
+/* -A NAME: reads the output of a session that -L left running, and ends it as usual. */
+static int attach_session(struct session *s, struct options *opt)
+{
+	check_may_attach();
+	module_name(opt->module_path, s->name, sizeof(s->name));
+	snprintf(s->dir, sizeof(s->dir), "/proc/tapster_%s", s->name);
+	if (access(s->dir, F_OK) != 0)
+		fail("Cannot attach to module %s control channel; not running?", s->name);
+	s->out_fd = open_proc(s, "out", O_RDONLY | O_NONBLOCK);
+	s->ctl_fd = open_proc(s, "ctl", O_RDWR);
+	opt->output.bulk = read_counter(s, "bulk", NULL, 0) != 0;
+	output_init(&opt->output);
+	output_open_first();
+	if (opt->daemon)
+		become_daemon();
+	install_signals();
+	run_session(s);
+	return finish_session(s, opt);
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt = { 0 };
@@ -392,9 +483,17 @@ int main(int argc, char **argv)
 	int rc, module_fd;
 
 	parse_options(argc, argv, &opt);
+	if (opt.attach)
+		return attach_session(&s, &opt);
 	module_fd = open_module_checked(opt.module_path);
 	module_name(opt.module_path, s.name, sizeof(s.name));
 	snprintf(s.dir, sizeof(s.dir), "/proc/tapster_%s", s.name);
+	if (opt.daemon) {
+		output_init(&opt.output);	/* fails here, in the foreground, if it can't */
+		output_open_first();
+		output_close();
+		become_daemon();
+	}
 	if (opt.buffer_mb) {
 		size_t used = strlen(opt.params);
 
@@ -428,21 +527,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	release_command(&s);
+	if (opt.detach)
+		return detach_session(&s);
 	run_session(&s);
-
-	long errors = read_counter(&s, "errors", NULL, 0);
-	long dropped = read_counter(&s, "dropped", NULL, 0);
-
-	if (dropped)
-		fprintf(stderr, "WARNING: There were %ld transport failures. Try tapster -s to"
-			" increase the buffer size from %ld.\n", dropped,
-			read_counter(&s, "bufsize", NULL, 0) >> 20);
-	output_close();
-	close(s.out_fd);
-	close(s.ctl_fd);
-	remove_module(&s);
-	end_command(&s);
-	if (opt.verbose)
-		fprintf(stderr, "tapster-run: session ended, errors %ld\n", errors);
-	return errors || s.child_failed ? 1 : 0;
+	return finish_session(&s, &opt);
 }
