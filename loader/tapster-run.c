@@ -2,14 +2,16 @@
 /*
  * tapster-run: runs a module built by tapster (staprun's job).
  *
- *   tapster-run [-c CMD] [-x PID] [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]
+ *   tapster-run [-c CMD] [-x PID] [-o FILE [-S size[,N]]] [-b MB] [-v] MODULE.ko
+ *               [PARAM=VALUE ...]
  *
  * It inserts the module, starts the session through /proc/tapster_NAME/ctl, streams the
  * script's output from /proc/tapster_NAME/out (stdout records to stdout or FILE, stderr
  * records to stderr), stops the session when the -c command exits or a signal arrives, and
  * removes the module. The exit status is 1 when the session had errors or the -c command
  * failed (exited with a status other than 0 or by a signal, before the session ended: a
- * warning says so, as staprun's), else 0.
+ * warning says so, as staprun's), else 0. Who may run it: permissions.c; where the
+ * output goes (-o, -S rotation, bulk mode's file per CPU): output.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loader.h"
+
 /* The record header of the output channel (runtime/transport.h). */
 struct record {
 	uint32_t len;
@@ -40,8 +44,12 @@ enum { CHANNEL_STDOUT = 1, CHANNEL_STDERR = 2 };
 struct options {
 	const char *command;	/* -c */
 	pid_t target_pid;	/* -x */
-	const char *output;	/* -o */
+	struct output_options output;	/* -o, -S */
+	unsigned int buffer_mb;	/* -b: output buffer per CPU, overriding the module's */
 	bool verbose;
+	bool daemon;		/* -D: run in the background (needs -o) */
+	bool detach;		/* -L: start the session and leave it running */
+	bool attach;		/* -A: MODULE names a module loaded with -L */
 	const char *module_path;
 	char params[1024];	/* module parameters */
 };
@@ -50,7 +58,6 @@ struct session {
 	char name[NAME_MAX];	/* module name */
 	char dir[PATH_MAX];	/* /proc/tapster_NAME */
 	int out_fd, ctl_fd;
-	int stdout_fd;
 	pid_t child;		/* the -c command, 0 when none or reaped */
 	bool child_exited;
 	bool child_failed;	/* it exited on its own with a status other than 0, or was
@@ -61,9 +68,7 @@ struct session {
 
 static volatile sig_atomic_t interrupted;
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -83,29 +88,31 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]\n",
-	      out);
+	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-S size[,N]]] [-b MB] [-v]"
+	      " MODULE.ko [PARAM=VALUE ...]\n", out);
 }
 
-static void write_all(int fd, const char *buf, size_t len)
+/* -S size[,N]: size in MB, N files. */
+static void parse_size_limit(const char *arg, struct output_options *out)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
+	char *end;
+	unsigned long size = strtoul(arg, &end, 10), count = 0;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;	/* the reader went away; nothing better to do */
-		buf += n;
-		len -= (size_t)n;
-	}
+	if (*end == ',')
+		count = strtoul(end + 1, &end, 10);
+	if (*end || end == arg || size > 4095 || count > 100000)
+		fail("Invalid file size option '%s'.", arg);
+	out->max_bytes = (unsigned long long)size << 20;
+	out->max_files = (unsigned int)count;
 }
 
 static void parse_options(int argc, char **argv, struct options *opt)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+c:x:o:vh")) != -1) {
+	while ((c = getopt(argc, argv, "+c:x:o:S:b:DLAvh")) != -1) {
+		char *end;
+
 		switch (c) {
 		case 'c':
 			opt->command = optarg;
@@ -114,10 +121,27 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			opt->target_pid = atoi(optarg);
 			break;
 		case 'o':
-			opt->output = optarg;
+			opt->output.path = optarg;
+			break;
+		case 'S':
+			parse_size_limit(optarg, &opt->output);
+			break;
+		case 'b':
+			opt->buffer_mb = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || opt->buffer_mb < 1 || opt->buffer_mb > 4095)
+				fail("Invalid buffer size '%s' (should be 1-4095).", optarg);
 			break;
 		case 'v':
 			opt->verbose = true;
+			break;
+		case 'D':
+			opt->daemon = true;
+			break;
+		case 'L':
+			opt->detach = true;
+			break;
+		case 'A':
+			opt->attach = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -132,6 +156,12 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		exit(1);
 	}
 	opt->module_path = argv[optind++];
+	if (opt->daemon && !opt->output.path)
+		fail("-D requires -o FILE.");
+	if (opt->detach && (opt->daemon || opt->attach || opt->command))
+		fail("-L goes with neither -D, -A nor -c.");
+	if (opt->attach && optind < argc)
+		fail("Cannot have module options with attach (-A).");
 	for (; optind < argc; optind++) {
 		size_t used = strlen(opt->params);
 
@@ -172,7 +202,12 @@ static void fork_command(struct session *s, const char *command)
 		close(s->go_pipe[1]);
 		if (read(s->go_pipe[0], &go, 1) != 1)
 			_exit(127);	/* the session never started */
+		/* A setuid loader runs the command as the user who started it. */
+		if (setgid(getgid()) != 0 || setuid(getuid()) != 0)
+			_exit(127);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		fprintf(stderr, "ERROR: cannot run /bin/sh: %s\n", strerror(errno));
 		_exit(127);
@@ -188,12 +223,8 @@ static void release_command(struct session *s)
 		close(s->go_pipe[1]);
 }
 
-static void insert_module(const struct options *opt, const struct session *s)
+static void insert_module(const struct options *opt, const struct session *s, int fd)
 {
-	int fd = open(opt->module_path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		fail("Couldn't open module '%s': %s", opt->module_path, strerror(errno));
 	if (syscall(SYS_finit_module, fd, opt->params, 0) != 0) {
 		int err = errno;
 
@@ -261,7 +292,7 @@ static long read_counter(const struct session *s, const char *name, char *state,
 }
 
 /* Demultiplexes the records read from out. */
-static void forward_records(const struct session *s, const char *buf, size_t len)
+static void forward_records(const char *buf, size_t len)
 {
 	while (len >= sizeof(struct record)) {
 		struct record rec;
@@ -269,8 +300,10 @@ static void forward_records(const struct session *s, const char *buf, size_t len
 		memcpy(&rec, buf, sizeof(rec));
 		if (rec.len > len - sizeof(rec))
 			break;	/* the module hands out whole records; never happens */
-		write_all(rec.channel == CHANNEL_STDERR ? STDERR_FILENO : s->stdout_fd,
-			  buf + sizeof(rec), rec.len);
+		if ((rec.channel & 0xff) == CHANNEL_STDERR)
+			write_all(STDERR_FILENO, buf + sizeof(rec), rec.len);
+		else
+			output_write(rec.channel >> 8, buf + sizeof(rec), rec.len);
 		buf += sizeof(rec) + rec.len;
 		len -= sizeof(rec) + rec.len;
 	}
@@ -290,7 +323,7 @@ static bool drain_output(struct session *s)
 		ssize_t n = read(s->out_fd, buf, sizeof(buf));
 
 		if (n > 0) {
-			forward_records(s, buf, (size_t)n);
+			forward_records(buf, (size_t)n);
 			continue;
 		}
 		if (n == 0)
@@ -370,19 +403,102 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* -D: the parent prints the pid of the child that carries on, detached from the terminal. */
+static void become_daemon(void)
+{
+	pid_t pid = fork();
+	int null;
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid > 0) {
+		printf("%d\n", (int)pid);
+		exit(0);
+	}
+	setsid();
+	null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+}
+
+/* -L: the session runs on without a reader until `tapster-run -A NAME` attaches. */
+static int detach_session(struct session *s)
+{
+	close(s->out_fd);
+	close(s->ctl_fd);
+	printf("Disconnecting from tapster module.\nTo reconnect, type \"tapster-run -A %s\"\n",
+	       s->name);
+	return 0;
+}
+
+/* The end of a session: its report, then the module goes. */
+static int finish_session(struct session *s, const struct options *opt)
+{
+	long errors = read_counter(s, "errors", NULL, 0);
+	long dropped = read_counter(s, "dropped", NULL, 0);
+
+	if (dropped)
+		fprintf(stderr, "WARNING: There were %ld transport failures. Try tapster -s to"
+			" increase the buffer size from %ld.\n", dropped,
+			read_counter(s, "bufsize", NULL, 0) >> 20);
+	output_close();
+	close(s->out_fd);
+	close(s->ctl_fd);
+	remove_module(s);
+	end_command(s);
+	if (opt->verbose)
+		fprintf(stderr, "tapster-run: session ended, errors %ld\n", errors);
+	return errors || s->child_failed ? 1 : 0;
+}
+
+/* -A NAME: reads the output of a session that -L left running, and ends it as usual. */
+static int attach_session(struct session *s, struct options *opt)
+{
+	check_may_attach();
+	module_name(opt->module_path, s->name, sizeof(s->name));
+	snprintf(s->dir, sizeof(s->dir), "/proc/tapster_%s", s->name);
+	if (access(s->dir, F_OK) != 0)
+		fail("Cannot attach to module %s control channel; not running?", s->name);
+	s->out_fd = open_proc(s, "out", O_RDONLY | O_NONBLOCK);
+	s->ctl_fd = open_proc(s, "ctl", O_RDWR);
+	opt->output.bulk = read_counter(s, "bulk", NULL, 0) != 0;
+	output_init(&opt->output);
+	output_open_first();
+	if (opt->daemon)
+		become_daemon();
+	install_signals();
+	run_session(s);
+	return finish_session(s, opt);
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt = { 0 };
-	struct session s = { .stdout_fd = STDOUT_FILENO };
-	int rc;
+	struct session s = { 0 };
+	int rc, module_fd;
 
 	parse_options(argc, argv, &opt);
+	if (opt.attach)
+		return attach_session(&s, &opt);
+	module_fd = open_module_checked(opt.module_path);
 	module_name(opt.module_path, s.name, sizeof(s.name));
 	snprintf(s.dir, sizeof(s.dir), "/proc/tapster_%s", s.name);
-	if (opt.output) {
-		s.stdout_fd = open(opt.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (s.stdout_fd < 0)
-			fail("cannot open output file %s: %s", opt.output, strerror(errno));
+	if (opt.daemon) {
+		output_init(&opt.output);	/* fails here, in the foreground, if it can't */
+		output_open_first();
+		output_close();
+		become_daemon();
+	}
+	if (opt.buffer_mb) {
+		size_t used = strlen(opt.params);
+
+		snprintf(opt.params + used, sizeof(opt.params) - used, " bufsize=%u",
+			 opt.buffer_mb << 20);
 	}
 	install_signals();
 	if (opt.command)
@@ -393,9 +509,13 @@ int main(int argc, char **argv)
 		snprintf(opt.params + used, sizeof(opt.params) - used, " target=%d",
 			 s.child ? (int)s.child : (int)opt.target_pid);
 	}
-	insert_module(&opt, &s);
+	insert_module(&opt, &s, module_fd);
+	close(module_fd);
 	s.out_fd = open_proc(&s, "out", O_RDONLY | O_NONBLOCK);
 	s.ctl_fd = open_proc(&s, "ctl", O_RDWR);
+	opt.output.bulk = read_counter(&s, "bulk", NULL, 0) != 0;
+	output_init(&opt.output);
+	output_open_first();
 	rc = send_command(&s, "start");
 	if (rc < 0) {
 		/* The module said why on its stderr channel. */
@@ -407,18 +527,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	release_command(&s);
+	if (opt.detach)
+		return detach_session(&s);
 	run_session(&s);
-
-	long errors = read_counter(&s, "errors", NULL, 0);
-	long dropped = read_counter(&s, "dropped", NULL, 0);
-
-	if (dropped)
-		fprintf(stderr, "WARNING: There were %ld transport failures.\n", dropped);
-	close(s.out_fd);
-	close(s.ctl_fd);
-	remove_module(&s);
-	end_command(&s);
-	if (opt.verbose)
-		fprintf(stderr, "tapster-run: session ended, errors %ld\n", errors);
-	return errors || s.child_failed ? 1 : 0;
+	return finish_session(&s, &opt);
 }

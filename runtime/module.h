@@ -190,12 +190,13 @@ static int tap_session_start(void)
 
 static ssize_t tap_ctl_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
 {
-	char text[160];
+	char text[200];
 	int len = scnprintf(text, sizeof(text),
-			    "state %s\nerrors %d\nskipped %d\ndropped %llu\n",
+			    "state %s\nerrors %d\nskipped %d\ndropped %llu\nbulk %d\nbufsize %u\n",
 			    tap_state_names[tap_session_state()],
 			    atomic_read(&tap_error_count), atomic_read(&tap_skipped_count),
-			    (unsigned long long)tap_rings_dropped());
+			    (unsigned long long)tap_rings_dropped(), TAP_BULK_MODE,
+			    tap_rings ? tap_rings[0].mask + 1 : 0);
 
 	return simple_read_from_buffer(buf, count, ppos, text, len);
 }

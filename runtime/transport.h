@@ -34,8 +34,15 @@ enum tap_channel {
 
 struct tap_record {
 	u32 len;	/* bytes following the header */
-	u32 channel;	/* enum tap_channel */
+	u32 channel;	/* enum tap_channel, and the writer's CPU << TAP_RECORD_CPU_SHIFT */
 };
+
+#define TAP_RECORD_CPU_SHIFT 8
+
+/* Bulk mode (stap -b): the loader keeps each CPU's output in a file of its own. */
+#ifndef TAP_BULK_MODE
+#define TAP_BULK_MODE 0
+#endif
 
 struct tap_ring {
 	char *data;
@@ -66,7 +73,10 @@ static void tap_ring_copy_in(struct tap_ring *ring, u32 pos, const void *src, u3
 static void tap_ring_write(struct tap_ring *ring, enum tap_channel channel,
 			   const char *buf, u32 len)
 {
-	struct tap_record rec = { .len = len, .channel = channel };
+	struct tap_record rec = {
+		.len = len,
+		.channel = channel | (u32)(ring - tap_rings) << TAP_RECORD_CPU_SHIFT,
+	};
 	u32 head = ring->head;
 	u32 used = head - smp_load_acquire(&ring->tail);
 
@@ -179,9 +189,13 @@ static __poll_t tap_out_poll(struct file *file, poll_table *wait)
 
 static int tap_rings_alloc(void)
 {
-	u32 size = roundup_pow_of_two(max(tap_bufsize, 4096u));
+	u32 size;
 	int cpu;
 
+	/* 1 GB a CPU at most: the ring's positions are 32-bit counters. */
+	if (tap_bufsize > (1u << 30))
+		return -ENOMEM;
+	size = roundup_pow_of_two(max(tap_bufsize, 4096u));
 	tap_rings = kcalloc(nr_cpu_ids, sizeof(*tap_rings), GFP_KERNEL);
 	if (!tap_rings)
 		return -ENOMEM;

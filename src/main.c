@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
@@ -115,6 +116,10 @@ static void usage(FILE *out)
 	      "   -o FILE        send script output to FILE\n"
 	      "   -c CMD         start the probes, run CMD, and exit when it finishes\n"
 	      "   -x PID         sets target() to PID\n"
+	      "   -T TIMEOUT     exit the script after TIMEOUT seconds\n"
+	      "   -s NUM         use NUM megabyte buffers for the output, per CPU\n"
+	      "   -S size[,N]    switch the -o file after size MB, keep at most N files\n"
+	      "   -b             bulk mode: one output file per CPU (with -o FILE: FILE_CPU)\n"
 	      "   -D NAME=VALUE  emit a macro definition into the generated C code\n"
 	      "   -I DIR         look in DIR for additional .stp script files\n"
 	      "   -r KVER|DIR    build for the kernel release KVER or the kernel build tree DIR\n"
@@ -151,6 +156,42 @@ static void add_define(struct session *s, const char *arg)
 	s->ndefines++;
 }
 
+/* -T SECONDS: as stap, 1 to INT_MAX / 1000 seconds. */
+static void parse_timeout(struct session *s, const char *arg)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || value < 1 || value > INT_MAX / 1000) {
+		fputs("Invalid timeout interval.\n", stderr);
+		exit(1);
+	}
+	s->timeout_s = (int)value;
+}
+
+/* -S size[,N]: checked against the pattern stap checks it with; the loader reads it. */
+static void parse_size_limit(struct session *s, const char *arg)
+{
+	const char *p = arg;
+	bool ok = isdigit((unsigned char)*p);
+
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (ok && *p == ',') {
+		ok = isdigit((unsigned char)*++p);
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (!ok || *p) {
+		fprintf(stderr, "ERROR: Safety pattern mismatch for -S parameter ('%s' vs."
+			" '^[0-9]+(,[0-9]+)?$') rc=1\n", arg);
+		exit(1);
+	}
+	s->size_limit = arg;
+}
+
 enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS };
 
 static void parse_command_line(struct session *s, int argc, char **argv)
@@ -165,7 +206,7 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:D:I:r:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:T:s:S:bD:I:r:l:L:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -215,6 +256,26 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 				fputs("Invalid target process ID number.\n", stderr);
 				exit(1);
 			}
+			break;
+		case 'T':
+			parse_timeout(s, optarg);
+			break;
+		case 's':
+			s->buffer_mb = (int)strtol(optarg, &end, 10);
+			if (*end || s->buffer_mb < 1 || s->buffer_mb > 4095) {
+				fputs("Invalid buffer size (should be 1-4095).\n", stderr);
+				exit(1);
+			}
+			/* The module's default; the loader's -b overrides it. */
+			add_define(s, xasprintf("TAP_BUFFER_SIZE=%luU",
+						(unsigned long)s->buffer_mb << 20));
+			break;
+		case 'S':
+			parse_size_limit(s, optarg);
+			break;
+		case 'b':
+			s->bulk = true;
+			add_define(s, "TAP_BULK_MODE=1");
 			break;
 		case 'D': add_define(s, optarg); break;
 		case 'I':
@@ -499,6 +560,28 @@ static int list_probe_points(struct file *user, struct file *library,
 	return 0;
 }
 
+/*
+ * -T SECONDS: as stap, a probe "timer.ms(SECONDS * 1000) {exit()}" read from the source
+ * "<synthetic>", ahead of the script's probes (-p1 does not show it; -p2 does, first).
+ */
+static bool add_timeout_probe(const struct session *s, struct file *user,
+			      const struct parse_options *options)
+{
+	char *text = xasprintf("probe timer.ms(%ld) {exit()}\n", (long)s->timeout_s * 1000);
+	struct file *synthetic = parse_source(source_from_text("<synthetic>", text), options);
+	struct probe **last;
+
+	free(text);
+	if (!synthetic || !synthetic->probes)
+		return false;
+	for (last = &synthetic->probes; *last; last = &(*last)->next)
+		;
+	*last = user->probes;
+	user->probes = synthetic->probes;
+	synthetic->probes = NULL;
+	return true;
+}
+
 static int run_passes(struct session *s)
 {
 	struct parse_target target = { target_release, target_config, s };
@@ -533,6 +616,10 @@ static int run_passes(struct session *s)
 		return 0;
 	}
 
+	if (s->timeout_s && !add_timeout_probe(s, user, &options)) {
+		pass_failed(1);
+		return 1;
+	}
 	if (!ensure_target(s))
 		return 1;
 	start = stamp_now();

@@ -45,6 +45,10 @@ static char **loader_args(const struct session *s, const char *ko, bool with_out
 	if (with_output && s->output_file) {
 		argv[n++] = xstrdup("-o");
 		argv[n++] = xstrdup(s->output_file);
+		if (s->size_limit) {
+			argv[n++] = xstrdup("-S");
+			argv[n++] = xstrdup(s->size_limit);
+		}
 	}
 	argv[n++] = xstrdup(ko);
 	return argv;
@@ -105,6 +109,21 @@ static void on_interrupt(int sig)
 	vm_interrupt();
 }
 
+/*
+ * The VM is killed when it runs far past what the session asked for: with -T, its time
+ * plus a margin for the boot and the end probes under TCG on a busy host; TAPSTER_VM_TIMEOUT
+ * (seconds) bounds any run. Without either, a session runs until exit(), -c or ^C, as stap.
+ */
+static int vm_timeout(const struct session *s)
+{
+	const char *env = getenv("TAPSTER_VM_TIMEOUT");
+	int limit = env ? atoi(env) : 0;
+
+	if (s->timeout_s && (!limit || s->timeout_s + 300 < limit))
+		limit = s->timeout_s + 300;
+	return limit > 0 ? limit : 0;
+}
+
 static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
@@ -120,6 +139,12 @@ static int run_in_vm(const struct session *s, const char *ko)
 	for (char **p = args; *p; p++)
 		add_quoted(&script, *p);
 	sb_addc(&script, '\n');
+	if (s->output_file && (s->size_limit || s->bulk)) {
+		/* The loader would write those files in the guest, where they would be lost. */
+		fprintf(stderr, "ERROR: -o with %s is not supported in the bundled VM\n",
+			s->size_limit ? "-S" : "-b");
+		return 1;
+	}
 	if (s->output_file) {
 		out_fd = open(s->output_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (out_fd < 0) {
@@ -143,6 +168,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 		.mem_mb = 512,
 		.console_log = getenv("TAPSTER_VM_CONSOLE"),
 		.modules = s->probed_modules,
+		.timeout_s = vm_timeout(s),
 	};
 
 	if (vm_run(&job, &status) != 0)

@@ -33,6 +33,10 @@ struct session {
 	const char *output_file;	/* -o */
 	const char *command;	/* -c */
 	int target_pid;		/* -x */
+	int timeout_s;		/* -T SECONDS: a timer probe calls exit(); 0 when not given */
+	const char *size_limit;	/* -S size[,N]: the loader's output file rotation, as given */
+	int buffer_mb;		/* -s NUM: output buffer per CPU, in MB; 0 for the default */
+	bool bulk;		/* -b: bulk mode, one output file per CPU */
 	const char *kernel;	/* -r KVER|DIR */
 	struct define *defines;	/* -D */
 	int ndefines;

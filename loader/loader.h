@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tapster-run's pieces: who may run it (permissions.c), where the output goes (output.c). */
+#ifndef TAPSTER_LOADER_H
+#define TAPSTER_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * Refuses (a message, exit 1) a user who is not root and in neither of the groups "stapdev"
+ * (any module) and "stapusr" (only modules in the root-owned directory
+ * /lib/modules/KVER/tapster). Returns the module file, opened, after checking that a
+ * stapusr-only user does not control it.
+ */
+int open_module_checked(const char *path);
+/* -A: the same refusal of users in neither group. */
+void check_may_attach(void);
+/* open(2) with the real user's rights (a setuid loader writes no file they can't). */
+int open_as_user(const char *path, int flags, int mode);
+
+/* Where the script's stdout records go: stdout, or -o FILE with -S rotation, per CPU in
+ * bulk mode. */
+struct output_options {
+	const char *path;		/* -o FILE, or NULL for stdout */
+	unsigned long long max_bytes;	/* -S size: switch files past this; 0: no limit */
+	unsigned int max_files;		/* -S ...,N: keep this many; 0: all */
+	bool bulk;			/* FILE_CPU per CPU */
+};
+
+void output_init(const struct output_options *opt);
+/* Checks that the output file can be made before anything is loaded (fails if not). */
+void output_open_first(void);
+void output_write(unsigned int cpu, const char *buf, size_t len);
+void output_close(void);
+
+void write_all(int fd, const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where the script's stdout records go. Without -o: stdout. With -o FILE: FILE; with -S
+ * size[,N] as well, FILE.0, FILE.1, ... switching to the next before a record would take a
+ * file past size MB and removing the oldest when there are more than N. In bulk mode each
+ * CPU has its own file, FILE_CPU (FILE_CPU.0, FILE_CPU.1, ... with -S); without -o bulk
+ * output goes to stdout as usual. A record is never split between files.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+#define MAX_CPUS 4096
+
+struct sink {
+	int fd;			/* -1 until opened */
+	unsigned int index;	/* the file's number with -S */
+	unsigned long long bytes;	/* written to the current file */
+};
+
+static struct output_options options;
+static struct sink sinks[MAX_CPUS];
+
+void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;	/* the reader went away; nothing better to do */
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+void output_init(const struct output_options *opt)
+{
+	options = *opt;
+	if (!options.path)
+		options.bulk = false;
+	for (int i = 0; i < MAX_CPUS; i++)
+		sinks[i].fd = -1;
+}
+
+static void file_name(unsigned int cpu, unsigned int index, char *name, size_t size)
+{
+	int n;
+
+	if (options.bulk && options.max_bytes)
+		n = snprintf(name, size, "%s_%u.%u", options.path, cpu, index);
+	else if (options.bulk)
+		n = snprintf(name, size, "%s_%u", options.path, cpu);
+	else if (options.max_bytes)
+		n = snprintf(name, size, "%s.%u", options.path, index);
+	else
+		n = snprintf(name, size, "%s", options.path);
+	if (n < 0 || (size_t)n >= size)
+		fail("output file name too long: %s", options.path);
+}
+
+static void open_sink(struct sink *sink, unsigned int cpu)
+{
+	char name[PATH_MAX];
+
+	file_name(cpu, sink->index, name, sizeof(name));
+	sink->fd = open_as_user(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (sink->fd < 0)
+		fail("Couldn't open output file %s: %s", name, strerror(errno));
+	sink->bytes = 0;
+	if (options.max_files && sink->index >= options.max_files) {
+		file_name(cpu, sink->index - options.max_files, name, sizeof(name));
+		unlink(name);
+	}
+}
+
+void output_open_first(void)
+{
+	if (options.path && !options.bulk)
+		open_sink(&sinks[0], 0);
+}
+
+static struct sink *sink_for(unsigned int cpu)
+{
+	struct sink *sink = &sinks[options.bulk ? cpu % MAX_CPUS : 0];
+
+	if (sink->fd < 0)
+		open_sink(sink, options.bulk ? cpu % MAX_CPUS : 0);
+	return sink;
+}
+
+void output_write(unsigned int cpu, const char *buf, size_t len)
+{
+	struct sink *sink;
+
+	if (!options.path) {
+		write_all(STDOUT_FILENO, buf, len);
+		return;
+	}
+	sink = sink_for(cpu);
+	if (options.max_bytes && sink->bytes && sink->bytes + len > options.max_bytes) {
+		close(sink->fd);
+		sink->index++;
+		open_sink(sink, options.bulk ? cpu % MAX_CPUS : 0);
+	}
+	write_all(sink->fd, buf, len);
+	sink->bytes += len;
+}
+
+void output_close(void)
+{
+	for (int i = 0; i < MAX_CPUS; i++) {
+		if (sinks[i].fd >= 0)
+			close(sinks[i].fd);
+		sinks[i].fd = -1;
+	}
+}
