@@ -23,6 +23,7 @@
 #include "parse.h"
 #include "program.h"
 #include "providers/providers.h"
+#include "target_vars.h"
 #include "util.h"
 
 
@@ -231,6 +232,19 @@ static void unsupported(struct node *n, const char *what)
 	diag_error_at("semantic error", &tok, n->loc, "tapster does not support %s yet", what);
 }
 
+/* A write to a $target or @cast: guru mode only, as in stap. */
+static void refuse_target_write(struct elab *e, struct node *lhs)
+{
+	struct token_desc tok = node_token(lhs);
+
+	if (!e->env || !e->env->guru)
+		diag_error_at("semantic error", &tok, lhs->loc,
+			      "write to target variable not permitted; need stap -g");
+	else
+		diag_error_at("semantic error", &tok, lhs->loc,
+			      "tapster does not support writing target variables yet");
+}
+
 /* The pattern of `=~` / `!~` compiles, or stap's error about it, located at the literal. */
 static void check_regex(const struct node *pattern)
 {
@@ -367,19 +381,80 @@ static void resolve_call(struct elab *e, struct node *n)
 	n->sym = f;
 }
 
-static void resolve_target(struct elab *e, struct node *n)
-{
-	struct token_desc tok = { "identifier", n->text };
+static void resolve_entry(struct elab *e, struct node *n);
 
-	if (e->probe && e->probe->is_return && !strcmp(n->text, "$return") && !n->comps &&
-	    !n->suffix) {
-		n->type = TYPE_LONG;
-		return;
+/* $name in a return probe is its value at the function's entry: @entry($name). */
+static void resolve_as_entry(struct elab *e, struct node *n)
+{
+	struct node *inner = xmalloc(sizeof(*inner));
+
+	*inner = *n;
+	n->kind = N_ENTRY;
+	n->text = NULL;
+	n->comps = NULL;
+	n->suffix = NULL;
+	n->lhs = inner;
+	resolve_entry(e, n);
+}
+
+static void resolve_comps(struct elab *e, struct target_comp *comps)
+{
+	for (struct target_comp *c = comps; c; c = c->next)
+		resolve_node(e, c->index_expr);
+}
+
+/* $var, $var->field..., $$parms (target_vars.c); `quiet` for @defined. */
+static bool resolve_target(struct elab *e, struct node *n, bool quiet)
+{
+	if (n->text[1] == '$') {
+		if (!target_expand_vars(e->env, e->probe, n))
+			return false;
+		resolve_node(e, n);
+		return true;
 	}
-	diag_error_at("semantic error", &tok, n->loc, "unresolved target-symbol expression");
-	/* stap goes on to type the expression and reports it twice more as untyped. */
-	for (int i = 0; i < 2; i++)
-		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	if (n->suffix) {
+		struct token_desc tok = { "identifier", n->text };
+
+		if (!quiet)
+			diag_error_at("semantic error", &tok, n->loc,
+				      "tapster cannot pretty-print %s%s yet", n->text, n->suffix);
+		return false;
+	}
+	if (e->probe && e->probe->is_return && strcmp(n->text, "$return") && !e->in_entry) {
+		resolve_as_entry(e, n);
+		return true;
+	}
+	resolve_comps(e, n->comps);
+	return target_resolve(e->env, e->probe, n, quiet);
+}
+
+static bool resolve_cast(struct elab *e, struct node *n, bool quiet)
+{
+	if (!n->text) {
+		unsupported(n, "-> on a value that is not a $target (an autocast)");
+		return false;
+	}
+	resolve_node(e, n->lhs);
+	resolve_comps(e, n->comps);
+	return target_resolve_cast(e->env, n, quiet);
+}
+
+/* @defined(expr): 1 when the $target or @cast expression resolves, else 0, decided here. */
+static void resolve_defined(struct elab *e, struct node *n)
+{
+	struct node *expr = n->lhs;
+	bool defined = true;
+
+	if (expr->kind == N_TARGET)
+		defined = resolve_target(e, expr, true);
+	else if (expr->kind == N_CAST)
+		defined = resolve_cast(e, expr, true);
+	else
+		resolve_node(e, expr);
+	n->kind = N_NUMBER;
+	n->num = defined;
+	n->text = xstrdup(defined ? "1" : "0");
+	n->lhs = NULL;
 }
 
 static void resolve_entry(struct elab *e, struct node *n)
@@ -399,7 +474,11 @@ static void resolve_entry(struct elab *e, struct node *n)
 			      "internal error: @entry is only valid in .return probes");
 		return;
 	}
+	bool saved_in_entry = e->in_entry;
+
+	e->in_entry = true;
 	resolve_node(e, n->lhs);
+	e->in_entry = saved_in_entry;
 	n->entry_slot = e->probe->entries.len;
 	node_list_push(&e->probe->entries, n);
 }
@@ -441,7 +520,13 @@ static void resolve_node(struct elab *e, struct node *n)
 		resolve_ident(e, n);
 		return;
 	case N_TARGET:
-		resolve_target(e, n);
+		resolve_target(e, n, false);
+		return;
+	case N_CAST:
+		resolve_cast(e, n, false);
+		return;
+	case N_DEFINED:
+		resolve_defined(e, n);
 		return;
 	case N_CALL:
 		resolve_call(e, n);
@@ -460,6 +545,11 @@ static void resolve_node(struct elab *e, struct node *n)
 	case N_BINARY:
 	case N_EXPR_STMT:
 	case N_RETURN:
+		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&
+		    n->lhs && (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST)) {
+			refuse_target_write(e, n->lhs);
+			return;
+		}
 		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&
 		    n->lhs && n->lhs->kind != N_IDENT && n->lhs->kind != N_INDEX) {
 			unsupported(n, "assignment to this kind of value");
@@ -530,9 +620,7 @@ static void resolve_node(struct elab *e, struct node *n)
 		}
 		resolve_node(e, n->els);
 		return;
-	case N_DEFINED:
 	case N_PROBEWRITE:
-	case N_CAST:
 	case N_ATVAR:
 		unsupported(n, "this target-variable operator");
 		return;

@@ -21,6 +21,7 @@ struct elab {
 	struct var **globals_tail;
 	bool changed;			/* inference made progress in this round */
 	bool report;			/* the last round: type errors are reported */
+	bool in_entry;			/* resolving an @entry expression */
 	bool printing_globals;		/* deriving the end probes that print globals */
 	const struct function *resolving_function;	/* whose body is being resolved */
 };

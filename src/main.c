@@ -28,6 +28,8 @@
 #include "build.h"
 #include "diag.h"
 #include "ksyms.h"
+#include "ktypes.h"
+#include "target_vars.h"
 #include "library.h"
 #include "parse.h"
 #include "program.h"
@@ -470,6 +472,12 @@ static const struct ksyms *target_symbols(void *ctx)
 	return symbols;
 }
 
+/* The target's types, for pass 2's $target expressions. */
+static const struct ktypes *target_types(void *ctx)
+{
+	return ktypes_load(ctx);
+}
+
 /* ---- The passes ---- */
 
 /* The loader, as pass 5's failure names it. */
@@ -525,10 +533,24 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* -L: a kernel function's point with its parameters (and $return) and their types. */
+static char *point_with_vars(const struct provider_env *env, const struct derived_point *d)
+{
+	const struct ktypes *kt;
+	char *vars = NULL, *text;
+
+	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
+	    !*d->module && (kt = env->types(env->ctx)))
+		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
+	text = xasprintf("%s%s", d->pp, vars ? vars : "");
+	free(vars);
+	return text;
+}
+
 /* -l/-L: the probe points the pattern derives, sorted, once each; status 1 and no
  * message when there is none, as in stap. */
 static int list_probe_points(struct file *user, struct file *library,
-			     const struct provider_env *env)
+			     const struct provider_env *env, bool with_vars)
 {
 	struct program program;
 	int saved_stderr = dup(STDERR_FILENO);
@@ -549,7 +571,7 @@ static int list_probe_points(struct file *user, struct file *library,
 	for (struct derived_probe *p = program.probes; p; p = p->next) {
 		for (struct derived_point *d = p->points; d; d = d->next) {
 			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
-			pps[count++] = d->pp;
+			pps[count++] = with_vars ? point_with_vars(env, d) : d->pp;
 		}
 	}
 	qsort(pps, count, sizeof(*pps), compare_strings);
@@ -623,10 +645,11 @@ static int run_passes(struct session *s)
 	if (!ensure_target(s))
 		return 1;
 	start = stamp_now();
-	struct provider_env env = { .symbols = target_symbols, .ctx = s, .guru = s->guru };
+	struct provider_env env = { .symbols = target_symbols, .types = target_types, .ctx = s,
+				    .guru = s->guru };
 
 	if (s->list_pattern)
-		return list_probe_points(user, library, &env);
+		return list_probe_points(user, library, &env, s->list_vars);
 	if (elaborate(user, library, &env, !s->unoptimized, &program)) {
 		pass_failed(2);
 		return 1;

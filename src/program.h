@@ -129,10 +129,14 @@ struct program {
  * fills `program`; returns the number of errors (printed as they are found). */
 /* What pass 2 may ask of the target kernel, loaded when a probe point first needs it. */
 struct ksyms;
+struct ktypes;
 struct provider_env {
 	/* The target's function symbols; NULL after printing why there are none. */
 	const struct ksyms *(*symbols)(void *ctx);
 	void *ctx;
+	/* The target's types (ktypes.h), for $target expressions; NULL after printing why
+	 * there are none. */
+	const struct ktypes *(*types)(void *ctx);
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };

@@ -780,7 +780,8 @@ static void write_module(struct module *m)
 	      "#include \"globals.h\"\n"
 	      "#include \"pstat.h\"\n"
 	      "#include \"kprobes.h\"\n"
-	      "#include \"timers.h\"\n\n", m->out);
+	      "#include \"timers.h\"\n"
+	      "#include \"kread.h\"\n\n", m->out);
 	regex_write_programs(&m->regexes, m->out);
 	write_arrays(m);
 	write_locks(m);

@@ -52,6 +52,11 @@ void emit(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2,
 char *gen_expr(struct body *b, struct node *n);
 void gen_stmt(struct body *b, struct node *n);
 
+/* A new temporary of the body's frame (its C name), and the check after an operation
+ * that may fail: to the catch of a try, else out of the body. */
+char *body_temp(struct body *b, enum type type);
+void body_check_error(struct body *b);
+
 /* Names in the generated C. */
 char *c_string_literal(const char *s);
 char *var_ref(const struct var *v);	/* l->v_x or tap_g_x */

@@ -16,6 +16,7 @@
 
 #include "format.h"
 #include "regex.h"
+#include "target_vars.h"
 #include "translate.h"
 
 void emit(struct body *b, const char *fmt, ...)
@@ -121,6 +122,16 @@ static void check_error(struct body *b)
 {
 	emit(b, "if (unlikely(c->last_error))");
 	emit_error_goto(b, "\t");
+}
+
+char *body_temp(struct body *b, enum type type)
+{
+	return new_temp(b, type);
+}
+
+void body_check_error(struct body *b)
+{
+	check_error(b);
 }
 
 /* Saves `expr` in a temporary, the saving statement inserted at byte `at` of the sink. */
@@ -963,7 +974,8 @@ char *gen_expr(struct body *b, struct node *n)
 					   : xasprintf("((int64_t)%" PRId64 "LL)", n->num);
 	case N_STRING: return c_string_literal(n->text);
 	case N_IDENT: return var_ref(n->sym);
-	case N_TARGET: return xstrdup("((int64_t)regs_return_value(c->regs))");
+	case N_TARGET:
+	case N_CAST: return gen_target(b, n);
 	case N_BINARY: return gen_binary(b, n);
 	case N_UNARY: return gen_unary(b, n);
 	case N_PREINC:

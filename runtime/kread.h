@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fault-safe reads of kernel memory for $target expressions and @cast: a bad address sets
+ * stap's "read fault [man error::fault] at 0x..." error and reads as 0, never an oops. After an
+ * error, reads do nothing (the statement ends at its check).
+ */
+#ifndef TAP_KREAD_H
+#define TAP_KREAD_H
+
+#include <linux/ptrace.h>
+#include <linux/uaccess.h>
+
+#include "context.h"
+#include "values.h"
+
+static noinline void tap_kread_fault(struct tap_context *c, unsigned long addr,
+				     const char *location)
+{
+	snprintf(c->error_buffer, sizeof(c->error_buffer),
+		 "read fault [man error::fault] at 0x%lx", addr);
+	tap_set_error(c, c->error_buffer, location);
+}
+
+/* `size` bytes (1..8) at `addr`, zero-extended. */
+static inline u64 tap_kread(struct tap_context *c, unsigned long addr, int size,
+			    const char *location)
+{
+	u64 value = 0;
+
+	if (unlikely(c->last_error))
+		return 0;
+	if (unlikely(copy_from_kernel_nofault(&value, (const void *)addr, size))) {
+		tap_kread_fault(c, addr, location);
+		return 0;
+	}
+	return value;
+}
+
+static inline int64_t tap_kread_signed(struct tap_context *c, unsigned long addr, int size,
+				       const char *location)
+{
+	u64 value = tap_kread(c, addr, size, location);
+	int shift = 64 - 8 * size;
+
+	return (int64_t)(value << shift) >> shift;
+}
+
+/* A bitfield of `bits` bits starting `bit` bits after `addr`. */
+static inline int64_t tap_kread_bits(struct tap_context *c, unsigned long addr, int bit,
+				     int bits, bool is_signed, const char *location)
+{
+	int size = (bit + bits + 7) / 8;
+	u64 value = tap_kread(c, addr, size, location) >> bit;
+	int shift = 64 - bits;
+
+	value <<= shift;
+	return is_signed ? (int64_t)value >> shift : (int64_t)(value >> shift);
+}
+
+/*
+ * The NUL-terminated string at `addr` into `dst` (at most `size` bytes, NUL included), from
+ * kernel memory or, with `user`, the current process's: read a page's part at a time, so
+ * that a string ending before an unmapped page reads. Returns its length, or -EFAULT.
+ */
+static long tap_read_string(char *dst, unsigned long addr, long size, bool user)
+{
+	long len = 0;
+
+	while (len < size - 1) {
+		long chunk = PAGE_SIZE - ((addr + len) & ~PAGE_MASK);
+		char *nul;
+
+		if (chunk > size - 1 - len)
+			chunk = size - 1 - len;
+		if (user ? copy_from_user_nofault(dst + len, (const void __user *)(addr + len),
+						  chunk) :
+			   copy_from_kernel_nofault(dst + len, (const void *)(addr + len), chunk)) {
+			dst[0] = '\0';
+			return -EFAULT;
+		}
+		nul = memchr(dst + len, '\0', chunk);
+		if (nul)
+			return nul - dst;
+		len += chunk;
+	}
+	dst[len] = '\0';
+	return len;
+}
+
+/* The function's argument N (from 0) at its entry, by the x86_64 calling convention. */
+static inline u64 tap_arg(struct tap_context *c, int n, const char *location)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (!regs)
+		return 0;
+	switch (n) {
+	case 0: return regs->di;
+	case 1: return regs->si;
+	case 2: return regs->dx;
+	case 3: return regs->cx;
+	case 4: return regs->r8;
+	case 5: return regs->r9;
+	default: return tap_kread(c, regs->sp + 8 * (n - 5), 8, location);
+	}
+}
+
+#endif

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The BTF backend of ktypes.h: the kernel's own description of its types (the format is
+ * the kernel's Documentation/bpf/btf.rst), read with a small parser of our own.
+ *
+ * Where it comes from: the running kernel's /sys/kernel/btf/vmlinux when the target is the
+ * host's kernel; for the bundled VM the `.BTF` section of the kit's vmlinuz, taken out once
+ * (btf_image.c) and cached in the kit as vmlinux.btf; for another kernel (-r) its vmlinux
+ * or vmlinuz.
+ */
+#include "ktypes.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "btf_image.h"
+#include "session.h"
+#include "util.h"
+
+enum {
+	BTF_KIND_INT = 1, BTF_KIND_PTR, BTF_KIND_ARRAY, BTF_KIND_STRUCT, BTF_KIND_UNION,
+	BTF_KIND_ENUM, BTF_KIND_FWD, BTF_KIND_TYPEDEF, BTF_KIND_VOLATILE, BTF_KIND_CONST,
+	BTF_KIND_RESTRICT, BTF_KIND_FUNC, BTF_KIND_FUNC_PROTO, BTF_KIND_VAR, BTF_KIND_DATASEC,
+	BTF_KIND_FLOAT, BTF_KIND_DECL_TAG, BTF_KIND_TYPE_TAG, BTF_KIND_ENUM64,
+};
+
+struct btf_header {
+	uint16_t magic;
+	uint8_t version, flags;
+	uint32_t hdr_len, type_off, type_len, str_off, str_len;
+};
+
+struct btf_type {
+	uint32_t name_off;
+	uint32_t info;		/* vlen: bits 0-15, kind: 24-28, kind_flag: 31 */
+	uint32_t size_or_type;
+};
+
+struct btf_array { uint32_t type, index_type, nelems; };
+struct btf_member { uint32_t name_off, type, offset; };
+struct btf_param { uint32_t name_off, type; };
+struct btf_enum { uint32_t name_off; int32_t val; };
+struct btf_enum64 { uint32_t name_off, val_lo32, val_hi32; };
+
+/* A name -> type id table (open addressing). */
+struct name_table {
+	uint32_t *ids;
+	size_t cap;
+};
+
+struct ktypes {
+	char *data;
+	size_t size;
+	const char *strings;
+	uint32_t strings_len;
+	const struct btf_type **types;	/* by id; [0] is NULL (void) */
+	uint32_t ntypes;		/* ids 1 .. ntypes - 1 */
+	struct name_table functions;	/* FUNC by name */
+	struct name_table named;	/* struct, union, enum, typedef, int, float by name */
+	char *source;
+};
+
+/* ---- Parsing ---- */
+
+static unsigned btf_kind(const struct btf_type *t) { return (t->info >> 24) & 0x1f; }
+static unsigned btf_vlen(const struct btf_type *t) { return t->info & 0xffff; }
+static bool btf_kflag(const struct btf_type *t) { return t->info >> 31; }
+
+/* The bytes after a type's common part. */
+static size_t btf_extra(const struct btf_type *t)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG: return 4;
+	case BTF_KIND_ARRAY: return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: return btf_vlen(t) * sizeof(struct btf_member);
+	case BTF_KIND_ENUM: return btf_vlen(t) * sizeof(struct btf_enum);
+	case BTF_KIND_ENUM64: return btf_vlen(t) * sizeof(struct btf_enum64);
+	case BTF_KIND_FUNC_PROTO: return btf_vlen(t) * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC: return btf_vlen(t) * 12;
+	default: return 0;
+	}
+}
+
+static const char *btf_str(const struct ktypes *kt, uint32_t off)
+{
+	return off < kt->strings_len ? kt->strings + off : "";
+}
+
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void table_add(struct ktypes *kt, struct name_table *table, uint32_t id)
+{
+	size_t mask = table->cap - 1;
+	size_t i = hash_name(btf_str(kt, kt->types[id]->name_off)) & mask;
+
+	while (table->ids[i])
+		i = (i + 1) & mask;
+	table->ids[i] = id;
+}
+
+/* The first id named `name` for which `accept` holds. */
+static uint32_t table_find(const struct ktypes *kt, const struct name_table *table,
+			   const char *name, bool (*accept)(const struct btf_type *t, void *arg),
+			   void *arg)
+{
+	size_t mask = table->cap - 1;
+
+	if (!table->cap)
+		return 0;
+	for (size_t i = hash_name(name) & mask; table->ids[i]; i = (i + 1) & mask) {
+		const struct btf_type *t = kt->types[table->ids[i]];
+
+		if (!strcmp(btf_str(kt, t->name_off), name) && (!accept || accept(t, arg)))
+			return table->ids[i];
+	}
+	return 0;
+}
+
+static bool is_named_kind(unsigned kind)
+{
+	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION || kind == BTF_KIND_ENUM ||
+	       kind == BTF_KIND_ENUM64 || kind == BTF_KIND_TYPEDEF || kind == BTF_KIND_INT ||
+	       kind == BTF_KIND_FLOAT;
+}
+
+static void build_tables(struct ktypes *kt)
+{
+	kt->functions.cap = kt->named.cap = 1;
+	while (kt->functions.cap < 2 * (size_t)kt->ntypes)
+		kt->functions.cap <<= 1;
+	kt->named.cap = kt->functions.cap;
+	kt->functions.ids = xcalloc(kt->functions.cap, sizeof(uint32_t));
+	kt->named.ids = xcalloc(kt->named.cap, sizeof(uint32_t));
+	for (uint32_t id = 1; id < kt->ntypes; id++) {
+		const struct btf_type *t = kt->types[id];
+
+		if (!t->name_off)
+			continue;
+		if (btf_kind(t) == BTF_KIND_FUNC)
+			table_add(kt, &kt->functions, id);
+		else if (is_named_kind(btf_kind(t)))
+			table_add(kt, &kt->named, id);
+	}
+}
+
+/* Checks the header and indexes the types; false when it is no BTF we can read. */
+static bool parse_btf(struct ktypes *kt)
+{
+	struct btf_header h;
+	const char *types, *end;
+	size_t cap = 1024;
+
+	if (kt->size < sizeof(h))
+		return false;
+	memcpy(&h, kt->data, sizeof(h));
+	if (h.magic != 0xeb9f || h.version != 1 || h.hdr_len > kt->size ||
+	    (uint64_t)h.hdr_len + h.type_off + h.type_len > kt->size ||
+	    (uint64_t)h.hdr_len + h.str_off + h.str_len > kt->size)
+		return false;
+	types = kt->data + h.hdr_len + h.type_off;
+	end = types + h.type_len;
+	kt->strings = kt->data + h.hdr_len + h.str_off;
+	kt->strings_len = h.str_len;
+	kt->types = xcalloc(cap, sizeof(*kt->types));
+	kt->ntypes = 1;
+	while (types + sizeof(struct btf_type) <= end) {
+		const struct btf_type *t = (const struct btf_type *)types;
+
+		types += sizeof(*t) + btf_extra(t);
+		if (types > end)
+			return false;
+		if (kt->ntypes == cap) {
+			cap *= 2;
+			kt->types = xrealloc(kt->types, cap * sizeof(*kt->types));
+		}
+		kt->types[kt->ntypes++] = t;
+	}
+	build_tables(kt);
+	return true;
+}
+
+/* ---- Where the BTF comes from ---- */
+
+static bool is_host_kernel(const struct session *s)
+{
+	struct utsname u;
+
+	return !s->run_in_vm && s->kernel_release && uname(&u) == 0 &&
+	       !strcmp(u.release, s->kernel_release);
+}
+
+/* The BTF of the kernel image at `image`, through the cache file `cache` when not NULL. */
+static char *btf_of_image(const char *image, const char *cache, size_t *size, char **error)
+{
+	char *data = cache ? read_text_file(cache, size) : NULL;
+
+	if (data)
+		return data;
+	data = btf_image_extract(image, size, error);
+	if (data && cache) {
+		char *tmp = xasprintf("%s.%d", cache, (int)getpid());
+		FILE *f = fopen(tmp, "wb");
+
+		if (f && fwrite(data, 1, *size, f) == *size && fclose(f) == 0)
+			rename(tmp, cache);
+		else if (f)
+			fclose(f);
+		unlink(tmp);
+		free(tmp);
+	}
+	return data;
+}
+
+/* The target's BTF and where it came from; NULL with *error set. */
+static char *read_target_btf(const struct session *s, size_t *size, char **source,
+			     char **error)
+{
+	if (s->run_in_vm) {
+		char *image = xasprintf("%s/vmlinuz", s->vm_kit_dir);
+		char *cache = xasprintf("%s/vmlinux.btf", s->vm_kit_dir);
+		char *data = btf_of_image(image, cache, size, error);
+
+		*source = image;
+		free(cache);
+		return data;
+	}
+	if (is_host_kernel(s) && access("/sys/kernel/btf/vmlinux", R_OK) == 0) {
+		*source = xstrdup("/sys/kernel/btf/vmlinux");
+		return read_text_file(*source, size);
+	}
+	const char *candidates[] = { "%s/vmlinux", "/boot/vmlinux-%s", "/boot/vmlinuz-%s" };
+
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		char *path = xasprintf(candidates[i], i == 0 ? s->kernel_build_dir :
+				       s->kernel_release);
+
+		if (access(path, R_OK) == 0) {
+			*source = path;
+			return btf_of_image(path, NULL, size, error);
+		}
+		free(path);
+	}
+	*source = NULL;
+	*error = xasprintf("no vmlinux or vmlinuz of kernel %s found", s->kernel_release);
+	return NULL;
+}
+
+const struct ktypes *ktypes_load(const struct session *s)
+{
+	static struct ktypes *loaded;
+	static bool tried;
+	char *error = NULL, *source = NULL;
+	struct ktypes *kt;
+
+	if (tried)
+		return loaded;
+	tried = true;
+	kt = xcalloc(1, sizeof(*kt));
+	kt->data = read_target_btf(s, &kt->size, &source, &error);
+	kt->source = source;
+	if (kt->data && !parse_btf(kt))
+		error = xasprintf("%s holds no BTF that tapster can read", source);
+	if (!kt->data || error) {
+		fprintf(stderr, "ERROR: cannot read the kernel's types (BTF): %s\n",
+			error ? error : strerror(errno));
+		free(error);
+		return NULL;
+	}
+	if (s->verbose > 1)
+		fprintf(stderr, "Kernel types from BTF: %s\n", kt->source);
+	loaded = kt;
+	return loaded;
+}
+
+const char *ktypes_backend(const struct ktypes *kt)
+{
+	(void)kt;
+	return "BTF";
+}
+
+const char *ktypes_source(const struct ktypes *kt)
+{
+	return kt->source;
+}
+
+/* ---- Questions ---- */
+
+static const struct btf_type *type_of(const struct ktypes *kt, ktype_id id)
+{
+	return id && id < kt->ntypes ? kt->types[id] : NULL;
+}
+
+enum ktype_kind ktypes_kind(const struct ktypes *kt, ktype_id id)
+{
+	const struct btf_type *t = type_of(kt, id);
+
+	if (!t)
+		return KT_VOID;
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: return KT_INT;
+	case BTF_KIND_PTR: return KT_PTR;
+	case BTF_KIND_ARRAY: return KT_ARRAY;
+	case BTF_KIND_STRUCT: return KT_STRUCT;
+	case BTF_KIND_UNION: return KT_UNION;
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64: return KT_ENUM;
+	case BTF_KIND_TYPEDEF: return KT_TYPEDEF;
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG: return KT_QUALIFIER;
+	case BTF_KIND_FUNC_PROTO: return KT_FUNC_PROTO;
+	case BTF_KIND_FWD: return KT_FWD;
+	case BTF_KIND_FLOAT: return KT_FLOAT;
+	default: return KT_OTHER;
+	}
+}
+
+ktype_id ktypes_target(const struct ktypes *kt, ktype_id id)
+{
+	const struct btf_type *t = type_of(kt, id);
+
+	if (!t)
+		return 0;
+	switch (btf_kind(t)) {
+	case BTF_KIND_ARRAY: return ((const struct btf_array *)(t + 1))->type;
+	case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG: return t->size_or_type;
+	default: return 0;
+	}
+}
+
+ktype_id ktypes_strip(const struct ktypes *kt, ktype_id id)
+{
+	for (int depth = 0; depth < 64; depth++) {
+		enum ktype_kind kind = ktypes_kind(kt, id);
+
+		if (kind != KT_TYPEDEF && kind != KT_QUALIFIER)
+			return id;
+		id = ktypes_target(kt, id);
+	}
+	return 0;
+}
+
+uint32_t ktypes_array_len(const struct ktypes *kt, ktype_id id)
+{
+	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+
+	return t && btf_kind(t) == BTF_KIND_ARRAY ? ((const struct btf_array *)(t + 1))->nelems
+						   : 0;
+}
+
+uint32_t ktypes_size(const struct ktypes *kt, ktype_id id)
+{
+	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+
+	if (!t)
+		return 0;
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR: return 8;
+	case BTF_KIND_ARRAY: return ktypes_array_len(kt, ktypes_strip(kt, id)) *
+				    ktypes_size(kt, ktypes_target(kt, ktypes_strip(kt, id)));
+	case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64: case BTF_KIND_FLOAT: return t->size_or_type;
+	default: return 0;
+	}
+}
+
+bool ktypes_is_signed(const struct ktypes *kt, ktype_id id)
+{
+	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+
+	if (!t)
+		return false;
+	if (btf_kind(t) == BTF_KIND_INT)
+		return (*(const uint32_t *)(t + 1) >> 24) & 1;
+	if (btf_kind(t) == BTF_KIND_ENUM || btf_kind(t) == BTF_KIND_ENUM64)
+		return btf_kflag(t);
+	return false;
+}
+
+static const char *kind_keyword(unsigned kind)
+{
+	switch (kind) {
+	case BTF_KIND_STRUCT: return "struct ";
+	case BTF_KIND_UNION: return "union ";
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64: return "enum ";
+	case BTF_KIND_FWD: return "struct ";
+	default: return "";
+	}
+}
+
+static void add_type_name(const struct ktypes *kt, ktype_id id, struct strbuf *sb, int depth)
+{
+	const struct btf_type *t = type_of(kt, id);
+
+	if (!t) {
+		sb_add(sb, "void");
+		return;
+	}
+	if (depth > 32) {
+		sb_add(sb, "?");
+		return;
+	}
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR:
+		add_type_name(kt, t->size_or_type, sb, depth + 1);
+		sb_addc(sb, '*');
+		return;
+	case BTF_KIND_ARRAY:
+		add_type_name(kt, ktypes_target(kt, id), sb, depth + 1);
+		sb_addf(sb, "[%u]", ((const struct btf_array *)(t + 1))->nelems);
+		return;
+	case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		sb_add(sb, btf_kind(t) == BTF_KIND_CONST ? "const " :
+			   btf_kind(t) == BTF_KIND_VOLATILE ? "volatile " : "");
+		add_type_name(kt, t->size_or_type, sb, depth + 1);
+		return;
+	case BTF_KIND_FUNC_PROTO:
+		sb_add(sb, "func");
+		return;
+	default:
+		sb_add(sb, kind_keyword(btf_kind(t)));
+		sb_add(sb, t->name_off ? btf_str(kt, t->name_off) : "{...}");
+	}
+}
+
+char *ktypes_name(const struct ktypes *kt, ktype_id id)
+{
+	struct strbuf sb = { 0 };
+
+	add_type_name(kt, id, &sb, 0);
+	return sb_steal(&sb);
+}
+
+static const struct btf_type *composite(const struct ktypes *kt, ktype_id id)
+{
+	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+
+	return t && (btf_kind(t) == BTF_KIND_STRUCT || btf_kind(t) == BTF_KIND_UNION) ? t : NULL;
+}
+
+int ktypes_nmembers(const struct ktypes *kt, ktype_id id)
+{
+	const struct btf_type *t = composite(kt, id);
+
+	return t ? (int)btf_vlen(t) : 0;
+}
+
+void ktypes_member_at(const struct ktypes *kt, ktype_id id, int index, struct kmember *m)
+{
+	const struct btf_type *t = composite(kt, id);
+	const struct btf_member *bm = (const struct btf_member *)(t + 1) + index;
+
+	m->name = btf_str(kt, bm->name_off);
+	m->type = bm->type;
+	m->bit_offset = btf_kflag(t) ? bm->offset & 0xffffff : bm->offset;
+	m->bit_size = btf_kflag(t) ? bm->offset >> 24 : 0;
+}
+
+static bool find_member(const struct ktypes *kt, ktype_id id, const char *name,
+			struct kmember *m, int depth)
+{
+	int n = ktypes_nmembers(kt, id);
+
+	if (depth > 16)
+		return false;
+	for (int i = 0; i < n; i++) {
+		ktypes_member_at(kt, id, i, m);
+		if (!strcmp(m->name, name))
+			return true;
+	}
+	for (int i = 0; i < n; i++) {
+		struct kmember outer;
+
+		ktypes_member_at(kt, id, i, &outer);
+		if (*outer.name || !find_member(kt, outer.type, name, m, depth + 1))
+			continue;
+		m->bit_offset += outer.bit_offset;
+		return true;
+	}
+	return false;
+}
+
+bool ktypes_member(const struct ktypes *kt, ktype_id id, const char *name, struct kmember *m)
+{
+	return *name && find_member(kt, id, name, m, 0);
+}
+
+const char *ktypes_enum_name(const struct ktypes *kt, ktype_id id, int64_t value)
+{
+	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+
+	if (t && btf_kind(t) == BTF_KIND_ENUM) {
+		const struct btf_enum *e = (const struct btf_enum *)(t + 1);
+
+		for (unsigned i = 0; i < btf_vlen(t); i++)
+			if (e[i].val == value || (uint32_t)e[i].val == value)
+				return btf_str(kt, e[i].name_off);
+	}
+	if (t && btf_kind(t) == BTF_KIND_ENUM64) {
+		const struct btf_enum64 *e = (const struct btf_enum64 *)(t + 1);
+
+		for (unsigned i = 0; i < btf_vlen(t); i++)
+			if ((int64_t)((uint64_t)e[i].val_hi32 << 32 | e[i].val_lo32) == value)
+				return btf_str(kt, e[i].name_off);
+	}
+	return NULL;
+}
+
+ktype_id ktypes_function(const struct ktypes *kt, const char *name)
+{
+	uint32_t id = table_find(kt, &kt->functions, name, NULL, NULL);
+
+	return id ? kt->types[id]->size_or_type : 0;
+}
+
+static const struct btf_param *proto_params(const struct ktypes *kt, ktype_id proto, int *n)
+{
+	const struct btf_type *t = type_of(kt, proto);
+
+	if (!t || btf_kind(t) != BTF_KIND_FUNC_PROTO) {
+		*n = 0;
+		return NULL;
+	}
+	*n = (int)btf_vlen(t);
+	/* A variadic function ends with a nameless void parameter. */
+	if (*n > 0 && !((const struct btf_param *)(t + 1))[*n - 1].type)
+		(*n)--;
+	return (const struct btf_param *)(t + 1);
+}
+
+ktype_id ktypes_return_type(const struct ktypes *kt, ktype_id proto)
+{
+	const struct btf_type *t = type_of(kt, proto);
+
+	return t ? t->size_or_type : 0;
+}
+
+int ktypes_nparams(const struct ktypes *kt, ktype_id proto)
+{
+	int n;
+
+	proto_params(kt, proto, &n);
+	return n;
+}
+
+const char *ktypes_param_name(const struct ktypes *kt, ktype_id proto, int index)
+{
+	int n;
+	const struct btf_param *p = proto_params(kt, proto, &n);
+
+	return index < n ? btf_str(kt, p[index].name_off) : "";
+}
+
+ktype_id ktypes_param_type(const struct ktypes *kt, ktype_id proto, int index)
+{
+	int n;
+	const struct btf_param *p = proto_params(kt, proto, &n);
+
+	return index < n ? p[index].type : 0;
+}
+
+static bool kind_is(const struct btf_type *t, void *kind)
+{
+	unsigned want = *(unsigned *)kind;
+
+	return btf_kind(t) == want || (want == BTF_KIND_ENUM && btf_kind(t) == BTF_KIND_ENUM64);
+}
+
+/* A pointer type to `id` among the types, or 0. */
+static ktype_id pointer_to(const struct ktypes *kt, ktype_id id)
+{
+	for (uint32_t i = 1; i < kt->ntypes; i++)
+		if (btf_kind(kt->types[i]) == BTF_KIND_PTR && kt->types[i]->size_or_type == id)
+			return i;
+	return 0;
+}
+
+ktype_id ktypes_find(const struct ktypes *kt, const char *name)
+{
+	static const struct { const char *prefix; unsigned kind; } keywords[] = {
+		{ "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
+		{ "enum ", BTF_KIND_ENUM },
+	};
+	size_t len = strlen(name);
+	ktype_id id = 0;
+
+	while (len && name[len - 1] == ' ')
+		len--;
+	if (len && name[len - 1] == '*') {
+		char *base = xstrndup(name, len - 1);
+
+		id = ktypes_find(kt, base);
+		free(base);
+		return id ? pointer_to(kt, id) : 0;
+	}
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
+		size_t plen = strlen(keywords[i].prefix);
+		unsigned kind = keywords[i].kind;
+
+		if (!strncmp(name, keywords[i].prefix, plen)) {
+			char *bare = xstrndup(name + plen, len - plen);
+
+			id = table_find(kt, &kt->named, bare, kind_is, &kind);
+			free(bare);
+			return id;
+		}
+	}
+	char *bare = xstrndup(name, len);
+	unsigned kinds[] = { BTF_KIND_TYPEDEF, BTF_KIND_INT, BTF_KIND_FLOAT, BTF_KIND_STRUCT,
+			     BTF_KIND_UNION, BTF_KIND_ENUM };
+
+	for (size_t i = 0; !id && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		id = table_find(kt, &kt->named, bare, kind_is, &kinds[i]);
+	free(bare);
+	return id;
+}

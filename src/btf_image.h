@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The `.BTF` section of a kernel image: an ELF vmlinux, or a bzImage (vmlinuz) whose
+ * compressed payload (lz4, zstd, gzip, xz, bzip2 or lzma, decompressed with the matching
+ * command) is that ELF.
+ */
+#ifndef TAPSTER_BTF_IMAGE_H
+#define TAPSTER_BTF_IMAGE_H
+
+#include <stddef.h>
+
+/* The section's bytes (malloc'd, *size set), or NULL with *error set (malloc'd). */
+char *btf_image_extract(const char *image, size_t *size, char **error);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * $target expressions and @cast: pass 2 resolves them against the kernel's types
+ * (ktypes.h) into a `struct target_access`, which the node's `sym` points to and which
+ * pass 3 (translate_target.c) turns into fault-safe reads.
+ */
+#ifndef TAPSTER_TARGET_VARS_H
+#define TAPSTER_TARGET_VARS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ktypes.h"
+#include "program.h"
+
+/* One step from an address or value to the next. */
+struct target_step {
+	enum { STEP_LOAD, STEP_OFFSET, STEP_INDEX } kind;	/* read the pointer at the
+					 * address; add `offset`; add index * `scale` */
+	int64_t offset;
+	struct node *index;		/* STEP_INDEX: the index expression */
+	uint32_t scale;
+};
+
+struct target_access {
+	enum { BASE_PARAM, BASE_RETURN, BASE_VALUE } base;
+	int param;			/* BASE_PARAM: which argument, from 0 */
+	struct node *value;		/* BASE_VALUE: @cast's address */
+	uint32_t base_size;		/* the base value's size and sign, for a narrow param */
+	bool base_signed;
+	struct target_step *steps;
+	int nsteps;
+	/* The result: read from the address (lvalue) or the value itself; its type. */
+	bool lvalue;
+	ktype_id type;
+	uint32_t size;
+	bool is_signed;
+	uint32_t bit_offset, bit_size;	/* a bitfield: within the byte at the address */
+	bool address_of;		/* an array or struct: its address is the value */
+	const char *location;		/* what an error is reported at, as a C literal */
+};
+
+/*
+ * Resolves the N_TARGET `n` in the probe `p` (or NULL in a function): n->sym becomes its
+ * access and n->type long. false after printing stap's error, or, when `quiet`, without
+ * printing anything (@defined).
+ */
+bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
+		    bool quiet);
+/* The same for @cast(expr, "type"[, "module"])->..., its address already resolved. */
+bool target_resolve_cast(const struct provider_env *env, struct node *n, bool quiet);
+/* $$parms / $$return ($$vars, $$locals): `n` rewritten into the sprintf that makes the
+ * string; false after an error. */
+bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
+			struct node *n);
+
+/* Pass 3: the C expression of a resolved access (translate_target.c). */
+struct body;
+char *gen_target(struct body *b, struct node *n);
+
+/* -L: the parameters of `function` as stap lists them (" $file:struct file*" ...), or
+ * NULL when the types don't know it. */
+char *target_list_params(const struct ktypes *kt, const char *function, bool is_return);
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 3 of $target expressions and @cast: the access pass 2 worked out (target_vars.h)
+ * as fault-safe reads (runtime/kread.h). The address is computed in a temporary, step by
+ * step; a fault ends the statement at its error check, as stap's does.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "target_vars.h"
+#include "translate.h"
+
+static char *base_value(struct body *b, const struct target_access *a)
+{
+	const char *cast = a->base_size == 1 ? (a->base_signed ? "s8" : "u8") :
+			   a->base_size == 2 ? (a->base_signed ? "s16" : "u16") :
+			   a->base_size == 4 ? (a->base_signed ? "s32" : "u32") : "u64";
+
+	switch (a->base) {
+	case BASE_PARAM:
+		return xasprintf("(int64_t)(%s)tap_arg(c, %d, %s)", cast, a->param, a->location);
+	case BASE_RETURN:
+		return xasprintf("(int64_t)(%s)regs_return_value(c->regs)", cast);
+	case BASE_VALUE:
+		return gen_expr(b, a->value);
+	}
+	return xstrdup("0");
+}
+
+static void gen_step(struct body *b, const char *addr, const struct target_step *s,
+		     const char *location)
+{
+	char *index;
+
+	switch (s->kind) {
+	case STEP_LOAD:
+		emit(b, "%s = (int64_t)tap_kread(c, (unsigned long)%s, 8, %s);", addr, addr,
+		     location);
+		body_check_error(b);
+		return;
+	case STEP_OFFSET:
+		emit(b, "%s = (int64_t)((uint64_t)%s + %" PRId64 "LL);", addr, addr, s->offset);
+		return;
+	case STEP_INDEX:
+		index = gen_expr(b, s->index);
+		emit(b, "%s = (int64_t)((uint64_t)%s + (uint64_t)%s * %u);", addr, addr, index,
+		     s->scale);
+		free(index);
+		return;
+	}
+}
+
+char *gen_target(struct body *b, struct node *n)
+{
+	const struct target_access *a = n->sym;
+	char *addr = body_temp(b, TYPE_LONG);
+	char *base = base_value(b, a);
+	char *value;
+
+	emit(b, "%s = %s;", addr, base);
+	free(base);
+	for (int i = 0; i < a->nsteps; i++)
+		gen_step(b, addr, &a->steps[i], a->location);
+	if (!a->lvalue || a->address_of)
+		return addr;
+	value = body_temp(b, TYPE_LONG);
+	if (a->bit_size)
+		emit(b, "%s = tap_kread_bits(c, (unsigned long)%s, %u, %u, %s, %s);", value, addr,
+		     a->bit_offset, a->bit_size, a->is_signed ? "true" : "false", a->location);
+	else if (a->is_signed)
+		emit(b, "%s = tap_kread_signed(c, (unsigned long)%s, %u, %s);", value, addr,
+		     a->size, a->location);
+	else
+		emit(b, "%s = (int64_t)tap_kread(c, (unsigned long)%s, %u, %s);", value, addr,
+		     a->size, a->location);
+	body_check_error(b);
+	free(addr);
+	return value;
+}
