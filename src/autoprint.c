@@ -67,6 +67,24 @@ static void walk_target(struct usage *u, const struct node *target)
 	}
 }
 
+/* An assignment, ++ or <<< whose value nothing uses: an expression statement, or a for
+ * loop's first or third part. */
+static void walk_effect(struct usage *u, const struct node *n)
+{
+	if (n && (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC)) {
+		walk_target(u, n->lhs);
+		walk(u, n->rhs);
+	} else {
+		walk(u, n);
+	}
+}
+
+/* The variable of a target: x, or the array of a[k]. */
+static const struct node *target_var(const struct node *target)
+{
+	return target->kind == N_INDEX ? target->lhs : target;
+}
+
 static void walk(struct usage *u, const struct node *n)
 {
 	if (!n)
@@ -78,8 +96,19 @@ static void walk(struct usage *u, const struct node *n)
 	case N_ASSIGN:
 	case N_PREINC:
 	case N_POSTINC:
-		walk_target(u, n->lhs);
-		walk(u, n->rhs);
+		/* Its value used, x++ and x += y read x (`if (!x++)`), as in stap; x = y does not. */
+		walk_effect(u, n);
+		if (n->kind != N_ASSIGN || (n->op != '=' && n->op != OP_STATS_ADD))
+			note(u, target_var(n->lhs), false);
+		return;
+	case N_EXPR_STMT:
+		walk_effect(u, n->lhs);
+		return;
+	case N_FOR:
+		walk_effect(u, n->init);
+		walk(u, n->cond);
+		walk_effect(u, n->inc);
+		walk(u, n->then);
 		return;
 	case N_FOREACH:
 		note(u, n->foreach->array, false);
