@@ -8,10 +8,11 @@
  * It inserts the module, starts the session through /proc/tapster_NAME/ctl, streams the
  * script's output from /proc/tapster_NAME/out (stdout records to stdout or FILE, stderr
  * records to stderr), stops the session when the -c command exits or a signal arrives, and
- * removes the module. The exit status is 1 when the session had errors or the -c command
- * failed (exited with a status other than 0 or by a signal, before the session ended: a
- * warning says so, as staprun's), else 0. Who may run it: permissions.c; where the
- * output goes (-o, -S rotation, bulk mode's file per CPU): output.c.
+ * removes the module. The exit status is 1 when the session failed (errors, or more than
+ * MAXSKIPPED skipped probe hits) or the -c command failed (exited with a status other than
+ * 0 or by a signal, before the session ended: a warning says so, as staprun's), else 0.
+ * Who may run it: permissions.c; where the output goes (-o, -S rotation, bulk mode's file
+ * per CPU): output.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -267,7 +268,7 @@ static int send_command(struct session *s, const char *cmd)
 	return n < 0 ? -errno : 0;
 }
 
-/* One counter of the ctl file ("errors", "skipped", "dropped"), or the state's name. */
+/* One counter of the ctl file ("errors", "failed", "dropped"...), or the state's name. */
 static long read_counter(const struct session *s, const char *name, char *state, size_t size)
 {
 	char text[256], *line;
@@ -440,6 +441,7 @@ static int detach_session(struct session *s)
 static int finish_session(struct session *s, const struct options *opt)
 {
 	long errors = read_counter(s, "errors", NULL, 0);
+	long failed = read_counter(s, "failed", NULL, 0);	/* errors, too many skips */
 	long dropped = read_counter(s, "dropped", NULL, 0);
 
 	if (dropped)
@@ -453,7 +455,7 @@ static int finish_session(struct session *s, const struct options *opt)
 	end_command(s);
 	if (opt->verbose)
 		fprintf(stderr, "tapster-run: session ended, errors %ld\n", errors);
-	return errors || s->child_failed ? 1 : 0;
+	return failed || s->child_failed ? 1 : 0;
 }
 
 /* -A NAME: reads the output of a session that -L left running, and ends it as usual. */

@@ -80,8 +80,8 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	c = tap_contexts[smp_processor_id()];
 	if (unlikely(local_inc_return(&c->busy) != 1)) {
 		local_dec(&c->busy);
-		atomic_inc(&tap_skipped_count);
 		atomic_inc(&tap_skipped_reentrant);
+		tap_count_skipped();
 		return NULL;
 	}
 	c->pp = pp;

@@ -70,7 +70,7 @@ static __always_inline bool tap_lock_all(const struct tap_lock_use *uses, int n)
 			if (try + 1 >= MAXTRYLOCK) {
 				tap_unlock_all(uses, i);
 				atomic_inc(&uses[i].lock->timeouts);
-				atomic_inc(&tap_skipped_count);
+				tap_count_skipped();
 				return false;
 			}
 			udelay(TRYLOCKDELAY);

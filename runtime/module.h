@@ -122,17 +122,37 @@ static void tap_report_counters(void)
 	tap_context_exit_process(c);
 }
 
+/* The error that ends a session with more than MAXSKIPPED skipped probe hits. */
+static void tap_report_skipped_too_many(void)
+{
+	struct tap_context *c = tap_context_enter_process(NULL, TAP_STOPPING);
+
+	if (!c)
+		return;
+	tap_channel_stderr(c, "ERROR: Skipped too many probes, check MAXSKIPPED or try again "
+			   "with stap -t for more details.\n");
+	tap_context_exit_process(c);
+}
+
+/* Whether the session failed: errors, or too many skipped probe hits. */
+static bool tap_session_failed(void)
+{
+	return atomic_read(&tap_error_count) || atomic_read(&tap_skipped_too_many);
+}
+
 static void tap_stop_work_fn(struct work_struct *work)
 {
 	if (atomic_cmpxchg(&tap_state, TAP_STOP_REQUESTED, TAP_STOPPING) != TAP_STOP_REQUESTED)
 		return;
 	if (tap_started) {
 		tap_unregister_all();
+		if (atomic_read(&tap_skipped_too_many))
+			tap_report_skipped_too_many();
 		/* As stap: after errors the error probes run, and the end probes do not. */
-		if (!atomic_read(&tap_error_count))
+		if (!tap_session_failed())
 			tap_run_been(tap_end_probes, TAP_NUM_END, TAP_STOPPING);
 		/* An end probe's error too leads to the error probes. */
-		if (atomic_read(&tap_error_count))
+		if (tap_session_failed())
 			tap_run_been(tap_error_probes, TAP_NUM_ERROR, TAP_STOPPING);
 		tap_report_counters();
 	}
@@ -192,9 +212,11 @@ static ssize_t tap_ctl_read(struct file *file, char __user *buf, size_t count, l
 {
 	char text[200];
 	int len = scnprintf(text, sizeof(text),
-			    "state %s\nerrors %d\nskipped %d\ndropped %llu\nbulk %d\nbufsize %u\n",
+			    "state %s\nerrors %d\nskipped %d\nfailed %d\ndropped %llu\nbulk %d\n"
+			    "bufsize %u\n",
 			    tap_state_names[tap_session_state()],
 			    atomic_read(&tap_error_count), atomic_read(&tap_skipped_count),
+			    tap_session_failed(),
 			    (unsigned long long)tap_rings_dropped(), TAP_BULK_MODE,
 			    tap_rings ? tap_rings[0].mask + 1 : 0);
 

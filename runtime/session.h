@@ -55,4 +55,16 @@ static inline void tap_request_stop(void)
 	atomic_cmpxchg(&tap_state, TAP_STARTING, TAP_STOP_REQUESTED);
 }
 
+/* Set once more than MAXSKIPPED probe hits were skipped: the session ends in error, as
+ * stap's does (its end probes do not run; module.h says so on stderr). */
+static atomic_t tap_skipped_too_many = ATOMIC_INIT(0);
+
+/* A probe hit skipped (its CPU's context busy, or a lock not had): counted. */
+static inline void tap_count_skipped(void)
+{
+	if (atomic_inc_return(&tap_skipped_count) > MAXSKIPPED &&
+	    !atomic_xchg(&tap_skipped_too_many, 1))
+		tap_request_stop();
+}
+
 #endif
