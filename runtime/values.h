@@ -42,11 +42,11 @@ static inline int64_t tap_mod(struct tap_context *c, int64_t a, int64_t b, const
 	return a - div64_s64(a, b) * b;
 }
 
-/* Shifts as stap's generated C does them on x86: the count clamped to 0..64, and the
- * machine using it mod 64 (so 1 << 64 is 1, x >> -1 is x). */
+/* Shifts at run time as stap's generated C does them: the count mod 64 (so 1 << 64 is 1,
+ * 1 << -1 is 1 << 63). Counts known at translate time are the optimizer's (optimize.c). */
 static inline int tap_shift_count(int64_t b)
 {
-	return (int)(b < 0 ? 0 : b > 64 ? 64 : b) & 63;
+	return (int)(b & 63);
 }
 
 static inline int64_t tap_shl(int64_t a, int64_t b)
@@ -59,8 +59,8 @@ static inline int64_t tap_shr(int64_t a, int64_t b)
 	return a >> tap_shift_count(b);
 }
 
-/* >>> (a tapster extension: stap 4.8 refuses it at pass 2): the bits shifted as an
- * unsigned number, zeros coming in. */
+/* >>>: the bits shifted as an unsigned number, zeros coming in (stap 4.8 refuses it only
+ * between two numbers, which its optimizer cannot fold). */
 static inline int64_t tap_ushr(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a >> tap_shift_count(b));

@@ -319,13 +319,11 @@ static bool fold_numbers(int op, int64_t a, int64_t b, int64_t *out)
 	case '|': *out = a | b; return true;
 	case '^': *out = a ^ b; return true;
 	case OP_SHL:
-	case OP_SHR:
-	case OP_USHR: {
+	case OP_SHR: {
 		/* stap's: the count clamped to 0..64, then taken as x86 takes it (mod 64). */
 		int count = (int)(b < 0 ? 0 : b > 64 ? 64 : b) & 63;
 
-		*out = op == OP_SHL ? (int64_t)(ua << count) : op == OP_SHR ? a >> count :
-		       (int64_t)(ua >> count);
+		*out = op == OP_SHL ? (int64_t)(ua << count) : a >> count;
 		return true;
 	}
 	case '<': *out = a < b; return true;
@@ -385,6 +383,11 @@ static struct node *fold_binary(struct optimizer *o, struct node *n)
 				  (n->op == OP_OROR && n->lhs->num)))
 		return number_like(n, n->op == OP_OROR);
 
+	/* stap's folding knows no >>> (which it translates between other operands). */
+	if (is_number(n->lhs) && is_number(n->rhs) && n->op == OP_USHR) {
+		diag_error("semantic error", "unsupported binary operator >>>\n");
+		return number_like(n, 0);
+	}
 	if (is_number(n->lhs) && is_number(n->rhs) &&
 	    fold_numbers(n->op, n->lhs->num, n->rhs->num, &value))
 		return number_like(n, value);
