@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Statistics globals kept per CPU. `s <<< v` and `a[k] <<< v` add to the aggregate of the
- * CPU the probe hit runs on (a scalar's per-CPU copy, or that CPU's own map of the array),
- * under the global's lock taken for reading: any number of CPUs add at once, and none
- * touches another's data. Reading one (@count and the others, a histogram, foreach, `in`)
+ * CPU the probe hit runs on (a scalar's per-CPU part, without any lock; that CPU's own map of
+ * an array, under the global's lock taken for reading): any number of CPUs add at once, and
+ * none touches another's data. Reading one (@count and the others, a histogram, foreach, `in`)
  * takes the lock for writing and gathers the CPUs' parts into one aggregate: counts, sums
  * and buckets added, the least minimum and the greatest maximum.
  *
@@ -121,37 +121,138 @@ static struct tap_stat *tap_gather_finish(struct tap_gather *g)
 	return g->agg;
 }
 
-/* ---- A statistics scalar: one aggregate per CPU ---- */
+/* ---- A statistics scalar: one part per CPU, fed without a lock ---- */
 
-static struct tap_stat __percpu *tap_pstat_alloc(const struct tap_stat_layout *l)
+/*
+ * Only its own CPU writes a part, from probe context (which holds that CPU's context, so
+ * no other add runs there): `seq` is odd while an add is under way, and a reader on another
+ * CPU copies the part until it sees the same even `seq` before and after. `delete` (under the
+ * global's write lock, like every read) moves the scalar to a new generation instead of
+ * touching the parts: a part of an older one counts as empty, and is reset by its CPU's
+ * next add.
+ */
+struct tap_pstat_part {
+	u32 seq, gen;
+	int64_t stat[];		/* the aggregate: a tap_stat and its extras */
+};
+
+struct tap_pstat {
+	struct tap_pstat_part __percpu *parts;
+	const struct tap_stat_layout *layout;
+	u32 gen;
+};
+
+static int tap_pstat_init(struct tap_pstat *ps)
 {
-	return (struct tap_stat __percpu *)__alloc_percpu(tap_stat_layout_size(l),
-							   __alignof__(int64_t));
+	ps->parts = (struct tap_pstat_part __percpu *)
+		__alloc_percpu(sizeof(struct tap_pstat_part) + tap_stat_layout_size(ps->layout),
+			       __alignof__(int64_t));
+	return ps->parts ? 0 : -ENOMEM;
 }
 
-static struct tap_stat *tap_pstat_gather(struct tap_stat *agg, struct tap_stat __percpu *parts,
-					 const struct tap_stat_layout *l)
+static void tap_pstat_free(struct tap_pstat *ps)
 {
+	free_percpu(ps->parts);
+}
+
+/* s <<< v, on this CPU: the aggregate to add to, until tap_pstat_end_add(). */
+static __always_inline struct tap_stat *tap_pstat_begin_add(struct tap_pstat *ps)
+{
+	struct tap_pstat_part *part = this_cpu_ptr(ps->parts);
+	u32 gen = READ_ONCE(ps->gen);
+
+	WRITE_ONCE(part->seq, part->seq + 1);
+	smp_wmb();
+	if (unlikely(part->gen != gen)) {
+		memset(part->stat, 0, tap_stat_layout_size(ps->layout));
+		part->gen = gen;
+	}
+	return (struct tap_stat *)part->stat;
+}
+
+static __always_inline void tap_pstat_end_add(struct tap_pstat *ps)
+{
+	struct tap_pstat_part *part = this_cpu_ptr(ps->parts);
+
+	smp_wmb();
+	WRITE_ONCE(part->seq, part->seq + 1);
+}
+
+/* A consistent copy of `cpu`'s part into `copy`, empty when it is of an older generation;
+ * returns the `seq` it was copied at. */
+static u32 tap_pstat_read_part(const struct tap_pstat *ps, int cpu, struct tap_stat *copy)
+{
+	struct tap_pstat_part *part = per_cpu_ptr(ps->parts, cpu);
+	size_t size = tap_stat_layout_size(ps->layout);
+	u32 seq, gen;
+
+	for (;;) {
+		seq = READ_ONCE(part->seq);
+		if (seq & 1) {
+			cpu_relax();
+			continue;
+		}
+		smp_rmb();
+		memcpy(copy, part->stat, size);
+		gen = READ_ONCE(part->gen);
+		smp_rmb();
+		if (READ_ONCE(part->seq) == seq)
+			break;
+	}
+	if (gen != ps->gen)
+		memset(copy, 0, size);
+	return seq;
+}
+
+/* One gathering of the parts into `agg`; false when a part changed between its two rounds. */
+static bool tap_pstat_gather_once(struct tap_context *c, struct tap_stat *agg,
+				  const struct tap_pstat *ps)
+{
+	struct tap_stat *copy = (struct tap_stat *)c->stat_scratch;
 	struct tap_gather g;
-	int cpu;
+	u32 seqs = 0;
+	int cpu, only = -1;
 
-	tap_gather_start(&g, agg, l);
-	for_each_possible_cpu(cpu)
-		tap_gather_add(&g, per_cpu_ptr(parts, cpu));
-	if (tap_gather_spreads(&g))
-		for_each_possible_cpu(cpu)
-			tap_gather_spread(&g, per_cpu_ptr(parts, cpu));
-	return tap_gather_finish(&g);
+	tap_gather_start(&g, agg, ps->layout);
+	for_each_possible_cpu(cpu) {
+		seqs += tap_pstat_read_part(ps, cpu, copy);
+		tap_gather_add(&g, copy);
+		if (copy->count)
+			only = cpu;
+	}
+	if (g.parts == 1) {
+		/* The one part as it is (tap_gather_finish() copies it), read again whole. */
+		tap_pstat_read_part(ps, only, copy);
+		g.only = copy;
+	} else if (tap_gather_spreads(&g)) {
+		for_each_possible_cpu(cpu) {
+			seqs -= tap_pstat_read_part(ps, cpu, copy);
+			tap_gather_spread(&g, copy);
+		}
+		if (seqs)
+			return false;
+	}
+	tap_gather_finish(&g);
+	return true;
 }
 
-static void tap_pstat_clear(struct tap_stat *agg, struct tap_stat __percpu *parts,
-			    const struct tap_stat_layout *l)
+/* @count(s) and the others: the parts gathered into `agg` (under the global's write lock). A
+ * gathering that raced with adds on other CPUs is done again, a few times at most. */
+static struct tap_stat *tap_pstat_gather(struct tap_context *c, struct tap_stat *agg,
+					 const struct tap_pstat *ps)
 {
-	int cpu;
+	int tries = 0;
 
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(parts, cpu), 0, tap_stat_layout_size(l));
-	memset(agg, 0, tap_stat_layout_size(l));
+	while (!tap_pstat_gather_once(c, agg, ps) && ++tries < 4)
+		;
+	return agg;
+}
+
+/* delete s */
+static void tap_pstat_clear(struct tap_stat *agg, struct tap_pstat *ps)
+{
+	WRITE_ONCE(ps->gen, ps->gen + 1);
+	memset(agg, 0, tap_stat_layout_size(ps->layout));
 }
 
 /* ---- An array of statistics: one map per CPU ---- */

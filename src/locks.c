@@ -12,6 +12,7 @@ struct collect {
 	const struct program *program;
 	unsigned char *mode;		/* per global, in program->globals order */
 	bool *added;			/* per global: the body feeds it with <<< */
+	const struct node *unlocked_add;	/* the s of the `s <<< v` being walked */
 	const struct used_function **seen;	/* functions already walked into */
 	int nseen;
 };
@@ -73,7 +74,9 @@ static bool visit(const struct node *n, void *ctx)
 
 	switch (n->kind) {
 	case N_IDENT:
-		note(c, n->sym, LOCK_READ);
+		/* s <<< v needs no lock: s is a scalar of statistics, kept per CPU. */
+		if (n != c->unlocked_add)
+			note(c, n->sym, LOCK_READ);
 		break;
 	case N_ASSIGN:
 	case N_PREINC:
@@ -85,6 +88,8 @@ static bool visit(const struct node *n, void *ctx)
 
 			if (i >= 0)
 				c->added[i] = true;
+			if (i >= 0 && n->lhs->kind == N_IDENT)
+				c->unlocked_add = n->lhs;
 		} else if (node_changed_var(n)) {
 			note(c, node_changed_var(n)->sym, LOCK_WRITE);
 		}
@@ -124,8 +129,9 @@ struct lock_plan lock_plan_for(const struct program *program, const struct node 
 		node_any(entries->items[k], visit, &c);
 	plan.uses = xcalloc((size_t)nglobals + 1, sizeof(*plan.uses));
 	for (const struct var *g = program->globals; g; g = g->next, i++)
-		if (c.mode[i] != LOCK_NONE)
-			plan.uses[plan.len++] = (struct lock_use){ g, c.mode[i] == LOCK_WRITE,
+		if (c.mode[i] != LOCK_NONE || c.added[i])
+			plan.uses[plan.len++] = (struct lock_use){ g, c.mode[i] != LOCK_NONE,
+								   c.mode[i] == LOCK_WRITE,
 								   c.mode[i] == LOCK_WRITE ||
 								   c.added[i] };
 	free(c.mode);

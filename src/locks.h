@@ -4,8 +4,9 @@
  * reader/writer lock; a probe takes, in the order the globals are declared, a read lock on
  * each global it (or a function it calls, at any depth) only reads and a write lock on each
  * it may change, for the whole body (runtime/globals.h). A foreach counts as a change.
- * Statistics are kept per CPU (runtime/pstat.h): <<< needs only a read lock, as each CPU
- * adds to its own part, and reading them a write lock, as that gathers the parts.
+ * Statistics are kept per CPU (runtime/pstat.h): <<< into a scalar needs no lock and into an
+ * array a read lock, as each CPU adds to its own part; reading them takes a write lock, as
+ * that gathers the parts.
  */
 #ifndef TAPSTER_LOCKS_H
 #define TAPSTER_LOCKS_H
@@ -17,6 +18,7 @@
 
 struct lock_use {
 	const struct var *global;
+	bool locked;	/* false: only fed with <<< (a scalar kept per CPU needs no lock) */
 	bool write;
 	bool changes;	/* the body may change the global's value: a write, or <<< */
 };

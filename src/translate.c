@@ -159,13 +159,17 @@ static void plan_locks(struct body *b, struct strbuf *code, const char *name,
 {
 	free(b->locks);
 	b->locks = NULL;
-	b->nlocks = plan.len;
-	if (plan.len) {
+	b->nlocks = 0;
+	for (int i = 0; i < plan.len; i++)
+		b->nlocks += plan.uses[i].locked;
+	if (b->nlocks) {
 		b->locks = xstrdup(name);
 		sb_addf(code, "static const struct tap_lock_use %s[] = {\n", name);
 		for (int i = 0; i < plan.len; i++)
-			sb_addf(code, "\t{ &tap_lock_%s, %s },\n", plan.uses[i].global->c_name,
-				plan.uses[i].write ? "true" : "false");
+			if (plan.uses[i].locked)
+				sb_addf(code, "\t{ &tap_lock_%s, %s },\n",
+					plan.uses[i].global->c_name,
+					plan.uses[i].write ? "true" : "false");
 		sb_add(code, "};\n\n");
 	}
 	/* A probe that may change a global some kprobe condition reads (the plan says which)
@@ -572,10 +576,10 @@ static void write_stat_parts(struct module *m, const struct var *v, struct strbu
 	fprintf(m->out, "static const struct tap_stat_layout tap_sl_%s = { %s, %d, %d };\n",
 		v->c_name, v->variance ? "true" : "false", v->variance ? (int)v->variance_shift : 0,
 		v->hist != HIST_NONE ? hist_buckets(v) : 0);
-	fprintf(m->out, "static struct tap_stat __percpu *tap_gpc_%s;\n", v->c_name);
-	sb_addf(init, "\ttap_gpc_%s = tap_pstat_alloc(&tap_sl_%s);\n\tif (!tap_gpc_%s)\n"
-		"\t\treturn -ENOMEM;\n", v->c_name, v->c_name, v->c_name);
-	sb_addf(release, "\tfree_percpu(tap_gpc_%s);\n", v->c_name);
+	fprintf(m->out, "static struct tap_pstat tap_ps_%s = { .layout = &tap_sl_%s };\n",
+		v->c_name, v->c_name);
+	sb_addf(init, "\tif (tap_pstat_init(&tap_ps_%s))\n\t\treturn -ENOMEM;\n", v->c_name);
+	sb_addf(release, "\ttap_pstat_free(&tap_ps_%s);\n", v->c_name);
 }
 
 /* A linear histogram stap cannot make: the session fails at its start, as stap's does

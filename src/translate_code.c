@@ -488,8 +488,7 @@ static char *stat_pointer(struct body *b, struct node *operand)
 	} else if (per_cpu_stats(operand->sym)) {
 		const char *name = ((struct var *)operand->sym)->c_name;
 
-		emit(b, "tap_pstat_gather(&tap_g_%s.stat, tap_gpc_%s, &tap_sl_%s);", name, name,
-		     name);
+		emit(b, "tap_pstat_gather(c, &tap_g_%s.stat, &tap_ps_%s);", name, name);
 		return xasprintf("(&tap_g_%s.stat)", name);
 	} else {
 		char *ref = var_ref(operand->sym);
@@ -624,19 +623,7 @@ static char *gen_lvalue(struct body *b, struct node *lhs, struct node *value, ch
 	char *keys, *slot;
 
 	if (lhs->kind != N_INDEX) {
-		/* Only <<< writes a statistics global: into this CPU's part. */
-		const struct var *v = lhs->sym;
-		char *ref;
-
-		if (per_cpu_stats(v)) {
-			char *part = new_pointer_temp(b);
-
-			emit(b, "%s = this_cpu_ptr(tap_gpc_%s);", part, v->c_name);
-			ref = xasprintf("(*(struct tap_stat *)%s)", part);
-			free(part);
-		} else {
-			ref = var_ref(v);
-		}
+		char *ref = var_ref(lhs->sym);
 
 		if (value_expr)
 			*value_expr = value ? gen_expr(b, value) : NULL;
@@ -699,10 +686,33 @@ static void gen_stat_add(struct body *b, const struct var *v, const char *ref,
 	free(buckets);
 }
 
+/* s <<< value into this CPU's part of a statistics global (runtime/pstat.h): the value
+ * computed first, then added between tap_pstat_begin_add() and tap_pstat_end_add(), with
+ * nothing that may leave the probe in between. */
+static char *gen_stat_add_part(struct body *b, struct node *n)
+{
+	const struct var *v = n->lhs->sym;
+	char *value = gen_expr(b, n->rhs);
+	char *saved = new_temp(b, TYPE_LONG), *part = new_pointer_temp(b);
+	char *ref = xasprintf("(*(struct tap_stat *)%s)", part);
+
+	emit(b, "%s = %s;", saved, value);
+	emit(b, "%s = tap_pstat_begin_add(&tap_ps_%s);", part, v->c_name);
+	gen_stat_add(b, v, ref, saved);
+	emit(b, "tap_pstat_end_add(&tap_ps_%s);", v->c_name);
+	free(value);
+	free(part);
+	free(ref);
+	return saved;
+}
+
 static char *gen_assign(struct body *b, struct node *n)
 {
-	char *value;
-	char *ref = gen_lvalue(b, n->lhs, n->rhs, &value);
+	char *value, *ref;
+
+	if (n->op == OP_STATS_ADD && n->lhs->kind == N_IDENT && per_cpu_stats(n->lhs->sym))
+		return gen_stat_add_part(b, n);
+	ref = gen_lvalue(b, n->lhs, n->rhs, &value);
 
 	if (n->op == OP_STATS_ADD) {
 		gen_stat_add(b, stat_var(n->lhs), ref, value);
@@ -1146,8 +1156,7 @@ static void gen_delete_stats(struct body *b, struct node *what, const struct var
 	} else if (v->arity) {
 		emit(b, "tap_pmap_delete(&tap_m_%s, tap_pm_%s, NULL, 0);", name, name);
 	} else {
-		emit(b, "tap_pstat_clear(&tap_g_%s.stat, tap_gpc_%s, &tap_sl_%s);", name, name,
-		     name);
+		emit(b, "tap_pstat_clear(&tap_g_%s.stat, &tap_ps_%s);", name, name);
 	}
 }
 
