@@ -128,6 +128,40 @@ static bool declare(const struct node *n, void *ctx)
 	return false;
 }
 
+/* A use of the foreach value `ctx` names: reported as stap reports a variable of no type
+ * (three times over; all but the first are counted as suppressed). */
+static bool report_untyped_use(const struct node *n, void *ctx)
+{
+	const struct node *value = ctx;
+
+	if (n != value && n->kind == N_IDENT && n->sym == value->sym) {
+		struct token_desc tok = { "identifier", n->text };
+
+		for (int i = 0; i < 3; i++)
+			diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	}
+	return false;
+}
+
+/* foreach (v = [k] in a) over statistics: stap gives v no type (its value would be an
+ * aggregate): that error, then v's uses and v itself as untyped; v is then no stat local. */
+static bool refuse_stat_foreach_value(const struct node *n, void *ctx)
+{
+	const struct node *value = n->kind == N_FOREACH ? n->foreach->value : NULL;
+	const struct node *body = ctx;
+	struct var *v = value ? value->sym : NULL;
+
+	if (v && v->type == TYPE_STATS && !v->global) {
+		struct token_desc tok = { "identifier", v->name };
+
+		diag_error_at("semantic error", &tok, value->loc, "invalid type stats");
+		node_any(body, report_untyped_use, (void *)value);
+		diag_error_at("semantic error", &tok, v->loc, "unresolved type ");
+		v->type = TYPE_UNKNOWN;
+	}
+	return false;
+}
+
 /* stap keeps no statistics in locals. */
 static void refuse_stat_locals(const struct scope *scope)
 {
@@ -145,10 +179,12 @@ void check_stat_uses(struct elab *e)
 	struct declared d = { 0 };
 
 	for (struct used_function *f = e->program->functions; f; f = f->next) {
+		node_any(f->function->body, refuse_stat_foreach_value, f->function->body);
 		refuse_stat_locals(&f->scope);
 		node_any(f->function->body, declare, &d);
 	}
 	for (struct derived_probe *p = e->program->probes; p; p = p->next) {
+		node_any(p->body, refuse_stat_foreach_value, p->body);
 		refuse_stat_locals(&p->scope);
 		node_any(p->body, declare, &d);
 	}
