@@ -480,6 +480,10 @@ static enum type infer(struct elab *e, struct node *n)
 		expect(e, n->lhs, TYPE_STATS);
 		n->type = TYPE_LONG;
 		break;
+	case N_EMBEDDED_EXPR:
+		/* A long, unless the code says it is a string, as in stap. */
+		n->type = strstr(n->text, "/* string */") ? TYPE_STRING : TYPE_LONG;
+		break;
 	case N_HIST:
 		expect(e, n->lhs, TYPE_STATS);
 		for (int i = 0; i < n->args.len; i++)

@@ -976,6 +976,33 @@ static char *gen_entry(struct body *b, struct node *n)
 	return xasprintf("e->entry%d", n->entry_slot);
 }
 
+static char *gen_embedded_expr(struct body *b, const struct node *n);
+
+/* %{ code %} as a statement (guru mode): as in stap, an expression whose value is dropped. */
+static void gen_embedded_stmt(struct body *b, const struct node *n)
+{
+	char *value = gen_embedded_expr(b, n);
+
+	emit(b, "(void)%s;", value);
+	free(value);
+}
+
+/* %{ expr %} as a value (guru mode): a long, or a string copied into a temporary; the
+ * code sees the probe's context as CONTEXT. */
+static char *gen_embedded_expr(struct body *b, const struct node *n)
+{
+	char *result;
+
+	if (n->type != TYPE_STRING)
+		return xasprintf("({\n#define CONTEXT c\n(int64_t)(%s);\n#undef CONTEXT\n})",
+				 n->text);
+	result = new_temp(b, TYPE_STRING);
+	emit(b, "tap_strcpy(%s, ({", result);
+	sb_addf(b->sink, "#define CONTEXT c\n(%s);\n#undef CONTEXT\n", n->text);
+	emit(b, "}));");
+	return result;
+}
+
 char *gen_expr(struct body *b, struct node *n)
 {
 	switch (n->kind) {
@@ -1003,6 +1030,7 @@ char *gen_expr(struct body *b, struct node *n)
 	case N_INDEX: return n->lhs->kind == N_HIST ? gen_hist_index(b, n) : gen_index(b, n);
 	case N_IN: return gen_in(b, n);
 	case N_STATOP: return gen_statop(b, n);
+	case N_EMBEDDED_EXPR: return gen_embedded_expr(b, n);
 	default: return xstrdup("0");	/* pass 3 refused every other kind */
 	}
 }
@@ -1438,6 +1466,10 @@ void gen_stmt(struct body *b, struct node *n)
 			gen_foreach_hist(b, n);
 		else
 			gen_foreach(b, n);
+		return;
+	case N_EMBEDDED_STMT:
+		gen_embedded_stmt(b, n);
+		record_actions(b, 1, n, false);
 		return;
 	case N_EXPR_STMT: {
 		char *value = gen_expr(b, n->lhs);
