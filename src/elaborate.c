@@ -625,9 +625,16 @@ static void resolve_node(struct elab *e, struct node *n)
 		unsupported(n, "this target-variable operator");
 		return;
 	case N_REGISTER:
-	case N_DEREF:
+	case N_DEREF: {
+		/* stap 4.8 has neither for the probes it can resolve here. */
+		struct token_desc tok = { "operator", n->text };
+
+		diag_error_at("semantic error", &tok, n->loc, "invalid operator");
+		resolve_node(e, n->lhs);
+		return;
+	}
 	case N_PERF:
-		unsupported(n, "this register, memory or perf operator");
+		unsupported(n, "@perf");
 		return;
 	case N_EMBEDDED_EXPR:
 	case N_EMBEDDED_STMT:
