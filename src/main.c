@@ -122,6 +122,8 @@ static void usage(FILE *out)
 	      "   -s NUM         use NUM megabyte buffers for the output, per CPU\n"
 	      "   -S size[,N]    switch the -o file after size MB, keep at most N files\n"
 	      "   -b             bulk mode: one output file per CPU (with -o FILE: FILE_CPU)\n"
+	      "   -F             flight recorder: leave the probes running and detach (tapster-run\n"
+	      "                  -A NAME attaches later); with -o, the loader runs in background\n"
 	      "   -D NAME=VALUE  emit a macro definition into the generated C code\n"
 	      "   -I DIR         look in DIR for additional .stp script files\n"
 	      "   -r KVER|DIR    build for the kernel release KVER or the kernel build tree DIR\n"
@@ -208,7 +210,7 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:T:s:S:bD:I:r:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:T:s:S:bFD:I:r:l:L:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -278,6 +280,9 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 		case 'b':
 			s->bulk = true;
 			add_define(s, "TAP_BULK_MODE=1");
+			break;
+		case 'F':
+			s->flight_recorder = true;
 			break;
 		case 'D': add_define(s, optarg); break;
 		case 'I':

@@ -50,6 +50,9 @@ static char **loader_args(const struct session *s, const char *ko, bool with_out
 			argv[n++] = xstrdup(s->size_limit);
 		}
 	}
+	/* -F: as stap's, the loader detaches (-L), or with -o runs in background (-D). */
+	if (s->flight_recorder)
+		argv[n++] = xstrdup(s->output_file ? "-D" : "-L");
 	argv[n++] = xstrdup(ko);
 	return argv;
 }
@@ -139,6 +142,11 @@ static int run_in_vm(const struct session *s, const char *ko)
 	for (char **p = args; *p; p++)
 		add_quoted(&script, *p);
 	sb_addc(&script, '\n');
+	if (s->flight_recorder) {
+		/* The session would end with the VM, when tapster returns. */
+		fprintf(stderr, "ERROR: -F is not supported in the bundled VM\n");
+		return 1;
+	}
 	if (s->output_file && (s->size_limit || s->bulk)) {
 		/* The loader would write those files in the guest, where they would be lost. */
 		fprintf(stderr, "ERROR: -o with %s is not supported in the bundled VM\n",

@@ -37,6 +37,7 @@ struct session {
 	const char *size_limit;	/* -S size[,N]: the loader's output file rotation, as given */
 	int buffer_mb;		/* -s NUM: output buffer per CPU, in MB; 0 for the default */
 	bool bulk;		/* -b: bulk mode, one output file per CPU */
+	bool flight_recorder;	/* -F: leave the session running (-o: the loader in background) */
 	const char *kernel;	/* -r KVER|DIR */
 	struct define *defines;	/* -D */
 	int ndefines;
