@@ -143,27 +143,29 @@ static void scan_header(struct header_events *he, const char *text)
 	free(system);
 }
 
+/* The headers of `dir` in the order of their names. */
 static void scan_header_dir(struct header_events *he, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct dirent **entries;
+	int count = scandir(dir, &entries, NULL, alphasort);
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
+	for (int i = 0; i < count; i++) {
+		const char *name = entries[i]->d_name;
+		size_t len = strlen(name);
 
-		if (len < 3 || strcmp(e->d_name + len - 2, ".h"))
-			continue;
-		char *path = xasprintf("%s/%s", dir, e->d_name);
-		char *text = read_text_file(path, NULL);
+		if (len >= 3 && !strcmp(name + len - 2, ".h")) {
+			char *path = xasprintf("%s/%s", dir, name);
+			char *text = read_text_file(path, NULL);
 
-		if (text)
-			scan_header(he, text);
-		free(text);
-		free(path);
+			if (text)
+				scan_header(he, text);
+			free(text);
+			free(path);
+		}
+		free(entries[i]);
 	}
-	closedir(d);
+	if (count >= 0)
+		free(entries);
 }
 
 static bool is_dir(const char *path)

@@ -3,7 +3,8 @@
  * kernel.trace("name"): a tracepoint of the kernel, attached with
  * tracepoint_probe_register() (runtime/tracepoints.h). The name may be a wildcard, and may
  * name the subsystem first, as stap has it: kernel.trace("sched:sched_process_*"). The
- * points derived show the subsystem: kernel.trace("sched:sched_process_fork").
+ * points derived show the subsystem: kernel.trace("sched:sched_process_fork"); a
+ * wildcard's, in the order of the tracepoints' names (stap's order is its own).
  */
 #include "providers.h"
 
