@@ -47,12 +47,16 @@ static bool no_such_arg(const struct tracepoint *tp, struct node *n, bool quiet)
 
 	if (quiet)
 		return false;
-	for (int i = 0; i < tp->nargs; i++)
+	/* stap lists them last first. */
+	for (int i = tp->nargs - 1; i >= 0; i--)
 		sb_addf(&names, "$%s, ", tp->arg_names[i]);
 	sb_add(&names, "$$name, $$vars, $$parms");
 	diag_error_at("semantic error", &tok, n->loc,
 		      "unable to find tracepoint variable '%s' (alternatives: %s)", n->text,
 		      names.buf);
+	/* stap goes on to type the expression and reports it twice more as untyped. */
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
 	free(names.buf);
 	return false;
 }
@@ -150,6 +154,16 @@ static void expand_parms(struct node *n, const struct tracepoint *tp)
 	free(format.buf);
 }
 
+static bool same_arg_names(const struct tracepoint *a, const struct tracepoint *b)
+{
+	if (a->nargs != b->nargs)
+		return false;
+	for (int i = 0; i < a->nargs; i++)
+		if (strcmp(a->arg_names[i], b->arg_names[i]))
+			return false;
+	return true;
+}
+
 bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n)
 {
 	const struct tracepoint *tp = point_tracepoint(env, p->points);
@@ -162,13 +176,17 @@ bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, 
 			      "tapster cannot pretty-print %s%s yet", n->text, n->suffix);
 		return false;
 	}
-	for (const struct derived_point *d = p->points->next; d; d = d->next)
-		if (strcmp(d->function, tp->name)) {
+	for (const struct derived_point *d = p->points->next; d; d = d->next) {
+		const struct tracepoint *other = point_tracepoint(env, d);
+
+		if (!other || (strcmp(n->text, "$$name") ? !same_arg_names(tp, other) :
+							   strcmp(d->function, tp->name))) {
 			diag_error_at("semantic error", &tok, n->loc,
-				      "tapster cannot expand %s over several tracepoints (%s and"
-				      " %s) yet", n->text, tp->name, d->function);
+				      "tapster cannot expand %s over tracepoints where it differs"
+				      " (%s and %s) yet", n->text, tp->name, d->function);
 			return false;
 		}
+	}
 	if (!strcmp(n->text, "$$name"))
 		make_string(n, tp->name);
 	else if (!strcmp(n->text, "$$parms") || !strcmp(n->text, "$$vars"))
