@@ -312,12 +312,15 @@ static void name_args(const struct ktypes *kt, struct tracepoint *tp, const char
 
 /* ---- The catalogue ---- */
 
+/* Whether an argument of `type` needs more than one register or stack slot (a struct of
+ * up to 8 bytes, pte_t say, takes one, as an integer does). */
 static bool passed_by_value(const struct ktypes *kt, ktype_id type)
 {
 	ktype_id s = ktypes_strip(kt, type);
 	enum ktype_kind kind = ktypes_kind(kt, s);
 
-	return !(kind == KT_INT || kind == KT_PTR || kind == KT_ENUM) || ktypes_size(kt, s) > 8;
+	return !(kind == KT_INT || kind == KT_PTR || kind == KT_ENUM || kind == KT_STRUCT ||
+		 kind == KT_UNION) || ktypes_size(kt, s) > 8 || !ktypes_size(kt, s);
 }
 
 static bool read_tracepoint(const struct ktypes *kt, const char *typedef_name,
