@@ -39,6 +39,7 @@ struct tap_context {
 	const struct tap_probe_point *pp;
 	struct pt_regs *regs;		/* registers at the probe hit, or NULL (begin/end) */
 	struct kretprobe_instance *ri;	/* return probes */
+	u64 *trace_args;		/* a tracepoint's arguments (tracepoints.h), or NULL */
 	const char *last_error;		/* set by a failing statement; ends the probe hit */
 	const char *error_location;	/* "operator '/' at FILE:LINE:COL" of that statement */
 	int actions_remaining;

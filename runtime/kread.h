@@ -87,11 +87,14 @@ static long tap_read_string(char *dst, unsigned long addr, long size, bool user)
 	return len;
 }
 
-/* The function's argument N (from 0) at its entry, by the x86_64 calling convention. */
+/* The function's argument N (from 0) at its entry, by the x86_64 calling convention; in a
+ * tracepoint probe, the tracepoint's argument N. */
 static inline u64 tap_arg(struct tap_context *c, int n, const char *location)
 {
 	struct pt_regs *regs = c->regs;
 
+	if (c->trace_args)
+		return c->trace_args[n];
 	if (!regs)
 		return 0;
 	switch (n) {

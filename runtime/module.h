@@ -69,6 +69,9 @@ static void tap_unregister_all(void)
 #if TAP_NUM_KPROBES > 0 || TAP_NUM_KRETPROBES > 0
 	tap_unregister_kernel_probes();
 #endif
+#if TAP_NUM_TRACEPOINTS > 0
+	tap_unregister_tracepoints(tap_tracepoints, TAP_NUM_TRACEPOINTS);
+#endif
 }
 
 static int tap_register_all(void)
@@ -78,6 +81,10 @@ static int tap_register_all(void)
 #if TAP_NUM_KPROBES > 0 || TAP_NUM_KRETPROBES > 0
 	rc = tap_register_kernel_probes(tap_kprobes, TAP_NUM_KPROBES, tap_kretprobes,
 					TAP_NUM_KRETPROBES);
+#endif
+#if TAP_NUM_TRACEPOINTS > 0
+	if (!rc)
+		rc = tap_register_tracepoints(tap_tracepoints, TAP_NUM_TRACEPOINTS);
 #endif
 #if TAP_NUM_TIMERS > 0
 	if (!rc)

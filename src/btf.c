@@ -625,3 +625,43 @@ ktype_id ktypes_find(const struct ktypes *kt, const char *name)
 	free(bare);
 	return id;
 }
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The distinct names of the types of `kind` that begin with `prefix`, sorted. */
+static const char **names_with_prefix(const struct ktypes *kt, unsigned kind,
+				      const char *prefix, size_t *count)
+{
+	size_t len = strlen(prefix), n = 0, kept = 0;
+	const char **names = NULL;
+
+	for (uint32_t id = 1; id < kt->ntypes; id++) {
+		const struct btf_type *t = kt->types[id];
+		const char *name = btf_str(kt, t->name_off);
+
+		if (btf_kind(t) != kind || strncmp(name, prefix, len))
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = name;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
+	for (size_t i = 0; i < n; i++)
+		if (!kept || strcmp(names[kept - 1], names[i]))
+			names[kept++] = names[i];
+	*count = kept;
+	return names;
+}
+
+const char **ktypes_typedef_names(const struct ktypes *kt, const char *prefix, size_t *count)
+{
+	return names_with_prefix(kt, BTF_KIND_TYPEDEF, prefix, count);
+}
+
+const char **ktypes_function_names(const struct ktypes *kt, const char *prefix, size_t *count)
+{
+	return names_with_prefix(kt, BTF_KIND_FUNC, prefix, count);
+}

@@ -14,6 +14,7 @@
 #define TAPSTER_KTYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct session;
@@ -81,6 +82,11 @@ ktype_id ktypes_return_type(const struct ktypes *kt, ktype_id proto);
 int ktypes_nparams(const struct ktypes *kt, ktype_id proto);
 const char *ktypes_param_name(const struct ktypes *kt, ktype_id proto, int index);
 ktype_id ktypes_param_type(const struct ktypes *kt, ktype_id proto, int index);
+
+/* The names of the typedefs / functions that begin with `prefix`, sorted, each once; the
+ * array is malloc'd, the names are the types' own. */
+const char **ktypes_typedef_names(const struct ktypes *kt, const char *prefix, size_t *count);
+const char **ktypes_function_names(const struct ktypes *kt, const char *prefix, size_t *count);
 
 /* A type named as @cast names it: "struct task_struct", "union x", "enum y", a typedef's
  * or a base type's name (`struct` may be left out when no typedef has the name); 0 when

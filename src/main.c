@@ -30,6 +30,7 @@
 #include "ksyms.h"
 #include "ktypes.h"
 #include "target_vars.h"
+#include "tracepoints.h"
 #include "library.h"
 #include "parse.h"
 #include "program.h"
@@ -483,6 +484,18 @@ static const struct ktypes *target_types(void *ctx)
 	return ktypes_load(ctx);
 }
 
+/* The target's tracepoints, for kernel.trace: from its BTF and its trace headers. */
+static const struct tracepoints *target_tracepoints(void *ctx)
+{
+	static struct tracepoints *tracepoints;
+	const struct session *s = ctx;
+	const struct ktypes *kt;
+
+	if (!tracepoints && (kt = ktypes_load(s)))
+		tracepoints = tracepoints_load(kt, s->kernel_build_dir);
+	return tracepoints;
+}
+
 /* ---- The passes ---- */
 
 /* The loader, as pass 5's failure names it. */
@@ -547,6 +560,8 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
 	    !*d->module && (kt = env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
+	else if (d->kind == PROVIDER_TRACEPOINT)
+		vars = trace_list_args(env, d->function);
 	text = xasprintf("%s%s", d->pp, vars ? vars : "");
 	free(vars);
 	return text;
@@ -650,8 +665,8 @@ static int run_passes(struct session *s)
 	if (!ensure_target(s))
 		return 1;
 	start = stamp_now();
-	struct provider_env env = { .symbols = target_symbols, .types = target_types, .ctx = s,
-				    .guru = s->guru };
+	struct provider_env env = { .symbols = target_symbols, .types = target_types,
+				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru };
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

@@ -58,6 +58,7 @@ enum provider_kind {
 	PROVIDER_KRETPROBE,	/* kernel.function("f").return, module("m").function("f").return */
 	PROVIDER_TIMER,		/* timer.ms(N) and the other intervals */
 	PROVIDER_PROFILE,	/* timer.profile: every CPU, every tick */
+	PROVIDER_TRACEPOINT,	/* kernel.trace("name"): `function` is the tracepoint */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
@@ -74,6 +75,7 @@ struct derived_point {
 	int maxactive;		/* .maxactive(N), or -1 for the default */
 	int64_t interval_ns;	/* timer: the period */
 	int64_t randomize_ns;	/* timer: .randomize(M), added as -M..+M to each period */
+	int nargs;		/* kernel.trace: the tracepoint's number of arguments */
 	struct derived_point *next;
 };
 
@@ -137,6 +139,9 @@ struct provider_env {
 	/* The target's types (ktypes.h), for $target expressions; NULL after printing why
 	 * there are none. */
 	const struct ktypes *(*types)(void *ctx);
+	/* The target's tracepoints (tracepoints.h), for kernel.trace; NULL after printing
+	 * why there are none. */
+	const struct tracepoints *(*tracepoints)(void *ctx);
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "tracepoints.h"
 #include "translate.h"
 #include "util.h"
 
@@ -181,6 +182,14 @@ static bool walk_comps(struct walk *w, const struct target_comp *comps)
 	return finish(w);
 }
 
+bool target_walk(const struct ktypes *kt, struct node *n, bool quiet, struct target_access *a,
+		 ktype_id type)
+{
+	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, type };
+
+	return walk_comps(&w, n->comps);
+}
+
 static bool same_access(const struct target_access *x, const struct target_access *y)
 {
 	if (x->base != y->base || x->param != y->param || x->nsteps != y->nsteps ||
@@ -281,6 +290,8 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	const struct ktypes *kt;
 	struct target_access *first = NULL;
 
+	if (on_tracepoints(p))
+		return trace_target_resolve(env, p, n, quiet);
 	if (!on_kernel_functions(p) || !env || !env->types ||
 	    (!strcmp(n->text, "$return") && !p->is_return))
 		return unresolved(n, quiet);
@@ -379,6 +390,8 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	bool want_return = !strcmp(n->text, "$$return");
 	bool want_params = !strcmp(n->text, "$$parms") || !strcmp(n->text, "$$vars");
 
+	if (on_tracepoints(p))
+		return trace_expand_vars(env, p, n);
 	if (!on_kernel_functions(p) || !env || !env->types)
 		return unresolved(n, false);
 	kt = env->types(env->ctx);

@@ -49,6 +49,10 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		    bool quiet);
 /* The same for @cast(expr, "type"[, "module"])->..., its address already resolved. */
 bool target_resolve_cast(const struct provider_env *env, struct node *n, bool quiet);
+/* The components of `n` (->field, [i]) followed from a base of `type` already in `a`
+ * (a->base, a->param, a->base_size...); false after an error (none printed when `quiet`). */
+bool target_walk(const struct ktypes *kt, struct node *n, bool quiet, struct target_access *a,
+		 ktype_id type);
 /* $$parms / $$return ($$vars, $$locals): `n` rewritten into the sprintf that makes the
  * string; false after an error. */
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,

@@ -63,6 +63,10 @@ static bool derive_family(const struct probe_point *point, const struct provider
 static bool derive_kernel(const struct probe_point *point, const struct provider_env *env,
 			  struct derived_point ***tail)
 {
+	const struct component *next = point->components->next;
+
+	if (!point->components->arg && is_string_component(next, "trace"))
+		return derive_kernel_trace(point, next, env, tail);
 	return derive_family(point, env, tail, kernel_follow, kernel_names, false);
 }
 

@@ -34,6 +34,8 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 			    const struct provider_env *env, struct derived_point ***tail);
 bool derive_statement(const struct probe_point *point, const struct component *stmt,
 		      const struct provider_env *env, struct derived_point ***tail);
+bool derive_kernel_trace(const struct probe_point *point, const struct component *trace,
+			 const struct provider_env *env, struct derived_point ***tail);
 bool derive_module_function(const struct probe_point *point, const struct component *module,
 			    const struct provider_env *env, struct derived_point ***tail);
 

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * $target expressions in kernel.trace probes: `$child->pid` names the tracepoint's argument
+ * `child` (the handler keeps the arguments in the context: tap_arg() reads them there);
+ * $$parms and $$vars list them all, $$name is the tracepoint's name.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "target_vars.h"
+#include "tracepoints.h"
+#include "translate.h"
+#include "util.h"
+
+bool on_tracepoints(const struct derived_probe *p)
+{
+	if (!p || !p->points)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (d->kind != PROVIDER_TRACEPOINT)
+			return false;
+	return true;
+}
+
+static const struct tracepoint *point_tracepoint(const struct provider_env *env,
+						 const struct derived_point *d)
+{
+	const struct tracepoints *t = env && env->tracepoints ? env->tracepoints(env->ctx) : NULL;
+
+	return t ? tracepoints_find(t, d->function) : NULL;
+}
+
+static int arg_index(const struct tracepoint *tp, const char *name)
+{
+	for (int i = 0; i < tp->nargs; i++)
+		if (!strcmp(tp->arg_names[i], name))
+			return i;
+	return -1;
+}
+
+/* stap's error for a name the tracepoint does not have, with the names it has. */
+static bool no_such_arg(const struct tracepoint *tp, struct node *n, bool quiet)
+{
+	struct token_desc tok = { "identifier", n->text };
+	struct strbuf names = { 0 };
+
+	if (quiet)
+		return false;
+	/* stap lists them last first. */
+	for (int i = tp->nargs - 1; i >= 0; i--)
+		sb_addf(&names, "$%s, ", tp->arg_names[i]);
+	sb_add(&names, "$$name, $$vars, $$parms");
+	diag_error_at("semantic error", &tok, n->loc,
+		      "unable to find tracepoint variable '%s' (alternatives: %s)", n->text,
+		      names.buf);
+	/* stap goes on to type the expression and reports it twice more as untyped. */
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	free(names.buf);
+	return false;
+}
+
+/* The argument `name` of every tracepoint of `p`: the same place and type in each. */
+static bool common_arg(const struct provider_env *env, struct derived_probe *p, struct node *n,
+		       bool quiet, int *index, ktype_id *type)
+{
+	const char *name = n->text + 1;
+
+	*index = -1;
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		const struct tracepoint *tp = point_tracepoint(env, d);
+		int i = tp ? arg_index(tp, name) : -1;
+
+		if (!tp)
+			return false;
+		if (i < 0)
+			return no_such_arg(tp, n, quiet);
+		if (*index >= 0 && (i != *index || tp->arg_types[i] != *type)) {
+			struct token_desc tok = { "identifier", n->text };
+
+			if (!quiet)
+				diag_error_at("semantic error", &tok, n->loc,
+					      "tapster cannot read '%s' in tracepoints where it"
+					      " differs (%s and %s) yet", n->text,
+					      p->points->function, d->function);
+			return false;
+		}
+		*index = i;
+		*type = tp->arg_types[i];
+	}
+	return true;
+}
+
+bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, bool quiet)
+{
+	const struct ktypes *kt = env && env->types ? env->types(env->ctx) : NULL;
+	struct target_access *a;
+	ktype_id type = 0;
+	int index;
+
+	if (!kt || !common_arg(env, p, n, quiet, &index, &type))
+		return false;
+	a = xcalloc(1, sizeof(*a));
+	a->base = BASE_PARAM;
+	a->param = index;
+	a->base_size = ktypes_size(kt, ktypes_strip(kt, type));
+	a->base_signed = ktypes_is_signed(kt, ktypes_strip(kt, type));
+	if (!target_walk(kt, n, quiet, a, type)) {
+		free(a->steps);
+		free(a);
+		return false;
+	}
+	a->location = location_literal(n);
+	n->sym = a;
+	n->type = TYPE_LONG;
+	return true;
+}
+
+static struct node *arg_node(const char *name, struct loc loc)
+{
+	struct node *t = node_new(N_TARGET, loc);
+
+	t->text = xasprintf("$%s", name);
+	return t;
+}
+
+static void make_string(struct node *n, const char *text)
+{
+	n->kind = N_STRING;
+	free(n->text);
+	n->text = xstrdup(text);
+	n->raw = xstrdup(text);
+}
+
+/* $$parms: sprintf("parent=%#x child=%#x", $parent, $child). */
+static void expand_parms(struct node *n, const struct tracepoint *tp)
+{
+	struct strbuf format = { 0 };
+
+	if (!tp->nargs) {
+		make_string(n, "");
+		return;
+	}
+	n->kind = N_PRINT;
+	free(n->text);
+	n->text = xstrdup("sprintf");
+	for (int i = 0; i < tp->nargs; i++)
+		sb_addf(&format, "%s%s=%%#x", i ? " " : "", tp->arg_names[i]);
+	node_list_push(&n->args, node_string(format.buf, n->loc));
+	for (int i = 0; i < tp->nargs; i++)
+		node_list_push(&n->args, arg_node(tp->arg_names[i], n->loc));
+	free(format.buf);
+}
+
+static bool same_arg_names(const struct tracepoint *a, const struct tracepoint *b)
+{
+	if (a->nargs != b->nargs)
+		return false;
+	for (int i = 0; i < a->nargs; i++)
+		if (strcmp(a->arg_names[i], b->arg_names[i]))
+			return false;
+	return true;
+}
+
+bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n)
+{
+	const struct tracepoint *tp = point_tracepoint(env, p->points);
+	struct token_desc tok = { "identifier", n->text };
+
+	if (!tp)
+		return false;
+	if (n->suffix) {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "tapster cannot pretty-print %s%s yet", n->text, n->suffix);
+		return false;
+	}
+	for (const struct derived_point *d = p->points->next; d; d = d->next) {
+		const struct tracepoint *other = point_tracepoint(env, d);
+
+		if (!other || (strcmp(n->text, "$$name") ? !same_arg_names(tp, other) :
+							   strcmp(d->function, tp->name))) {
+			diag_error_at("semantic error", &tok, n->loc,
+				      "tapster cannot expand %s over tracepoints where it differs"
+				      " (%s and %s) yet", n->text, tp->name, d->function);
+			return false;
+		}
+	}
+	if (!strcmp(n->text, "$$name"))
+		make_string(n, tp->name);
+	else if (!strcmp(n->text, "$$parms") || !strcmp(n->text, "$$vars"))
+		expand_parms(n, tp);
+	else if (!strcmp(n->text, "$$locals") || !strcmp(n->text, "$$return"))
+		make_string(n, "");
+	else
+		return no_such_arg(tp, n, false);
+	return true;
+}
+
+char *trace_list_args(const struct provider_env *env, const char *name)
+{
+	const struct tracepoints *t = env->tracepoints ? env->tracepoints(env->ctx) : NULL;
+	const struct ktypes *kt = env->types ? env->types(env->ctx) : NULL;
+	const struct tracepoint *tp = t ? tracepoints_find(t, name) : NULL;
+	struct strbuf sb = { 0 };
+
+	sb_add(&sb, "");
+	for (int i = 0; tp && kt && i < tp->nargs; i++) {
+		char *type = ktypes_name(kt, tp->arg_types[i]);
+
+		sb_addf(&sb, " $%s:%s", tp->arg_names[i], type);
+		free(type);
+	}
+	return sb_steal(&sb);
+}
