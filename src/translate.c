@@ -130,12 +130,13 @@ static void translate_function(struct module *m, struct used_function *f)
 	sb_addf(&code, "\tstruct frame_function_%s *l = &c->frames[c->nesting].function_%s;\n\n",
 		name, name);
 	sb_add(&code, "\t(void)l;\n");
+	/* A function's value is "" or 0 unless it sets one, embedded C included. */
+	if (f->ret == TYPE_STRING)
+		sb_add(&code, "\tl->retvalue[0] = '\\0';\n");
+	else if (f->ret == TYPE_LONG)
+		sb_add(&code, "\tl->retvalue = 0;\n");
 	if (f->function->body) {
 		init_locals(&code, &f->scope);
-		if (f->ret == TYPE_STRING)
-			sb_add(&code, "\tl->retvalue[0] = '\\0';\n");
-		else if (f->ret == TYPE_LONG)
-			sb_add(&code, "\tl->retvalue = 0;\n");
 		gen_stmt(&b, f->function->body);
 		sb_add(&code, b.code.buf ? b.code.buf : "");
 		sb_add(&code, "out: __attribute__((unused));\n\t;\n");
