@@ -132,12 +132,13 @@ static void translate_function(struct module *m, struct used_function *f)
 	sb_addf(&code, "\tstruct frame_function_%s *l = &c->frames[c->nesting].function_%s;\n\n",
 		name, name);
 	sb_add(&code, "\t(void)l;\n");
+	/* A function's value is "" or 0 unless it sets one, embedded C included. */
+	if (f->ret == TYPE_STRING)
+		sb_add(&code, "\tl->retvalue[0] = '\\0';\n");
+	else if (f->ret == TYPE_LONG)
+		sb_add(&code, "\tl->retvalue = 0;\n");
 	if (f->function->body) {
 		init_locals(&code, &f->scope);
-		if (f->ret == TYPE_STRING)
-			sb_add(&code, "\tl->retvalue[0] = '\\0';\n");
-		else if (f->ret == TYPE_LONG)
-			sb_add(&code, "\tl->retvalue = 0;\n");
 		gen_stmt(&b, f->function->body);
 		sb_add(&code, b.code.buf ? b.code.buf : "");
 		sb_add(&code, "out: __attribute__((unused));\n\t;\n");
@@ -795,6 +796,27 @@ static int default_maxnesting(const struct program *program)
 	return nt.max_depth + 1 + (nt.recursive ? 10 : 0);
 }
 
+/* Whether the program uses a function that `file` defines. */
+static bool file_has_used_function(const struct module *m, const struct file *file)
+{
+	for (const struct used_function *f = m->program->functions; f; f = f->next)
+		if (f->function->loc.source == file->source)
+			return true;
+	return false;
+}
+
+/* The top-level %{ %} of each tapset file whose functions the program uses: the helpers
+ * those functions' embedded C calls. */
+static void write_tapset_embeds(struct module *m)
+{
+	for (const struct file *file = m->program->tapsets; file; file = file->next) {
+		if (!file->embeds || !file_has_used_function(m, file))
+			continue;
+		for (const struct embed *e = file->embeds; e; e = e->next)
+			fprintf(m->out, "%s\n\n", e->code);
+	}
+}
+
 static void write_module(struct module *m)
 {
 	const char *script = m->session->script_file ? m->session->script_file : "<input>";
@@ -826,6 +848,7 @@ static void write_module(struct module *m)
 	write_locks(m);
 	for (struct embed *e = m->program->embeds; e; e = e->next)
 		fprintf(m->out, "%s\n\n", e->code);
+	write_tapset_embeds(m);
 	for (struct unit *u = m->units; u; u = u->next)
 		if (!strncmp(u->name, "function_", 9))
 			fprintf(m->out, "static void %s(struct tap_context *c);\n", u->name);
