@@ -87,6 +87,7 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	}
 	c->pp = pp;
 	c->regs = regs;
+	c->ri = NULL;		/* a return probe's handler sets it */
 	c->last_error = NULL;
 	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
 	c->nesting = 0;
