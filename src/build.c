@@ -148,15 +148,23 @@ static char *replace_all(const char *text, const char *from, const char *to)
 	return sb_steal(&out);
 }
 
-/* Which step a line of kbuild's V=1 log is, for the probe module in DIR; -1 for none. */
-static int step_of_line(const char *line, const char *dir)
+/* A module built with kbuild's V=1 output, from which the recipe is read: its directory,
+ * name and flags, which the recipe has as @DIR@, @NAME@ and @FLAGS@. */
+struct learnt_build {
+	const char *dir;
+	const char *name;
+	const char *flags;
+};
+
+/* Which step a line of kbuild's V=1 log of B is; -1 for none. */
+static int step_of_line(const char *line, const struct learnt_build *b)
 {
-	char *object = xasprintf("-c -o %s/" PROBE_NAME ".o ", dir);
-	char *mod_object = xasprintf("-c -o %s/" PROBE_NAME ".mod.o ", dir);
-	char *module = xasprintf("-o %s/" PROBE_NAME ".ko ", dir);
+	char *object = xasprintf("-c -o %s/%s.o ", b->dir, b->name);
+	char *mod_object = xasprintf("-c -o %s/%s.mod.o ", b->dir, b->name);
+	char *module = xasprintf("-o %s/%s.ko ", b->dir, b->name);
 	int step = -1;
 
-	if (strstr(line, object) && strstr(line, PROBE_FLAG))
+	if (strstr(line, object) && strstr(line, b->flags))
 		step = STEP_COMPILE;
 	else if (strstr(line, mod_object))
 		step = STEP_MOD_COMPILE;
@@ -170,11 +178,24 @@ static int step_of_line(const char *line, const char *dir)
 	return step;
 }
 
-/* The recipe's text from kbuild's V=1 log of the probe module in DIR, or NULL. */
-static char *recipe_from_log(const char *log_text, const char *dir)
+/* A command of B's log with B's flags, directory and name made marks. */
+static char *command_to_step(const char *command, const struct learnt_build *b)
+{
+	char *dir_mark = xasprintf("%s/", b->dir);
+	char *no_flags = replace_all(command, b->flags, "@FLAGS@");
+	char *no_dir = replace_all(no_flags, dir_mark, "@DIR@/");
+	char *step = replace_all(no_dir, b->name, "@NAME@");
+
+	free(dir_mark);
+	free(no_flags);
+	free(no_dir);
+	return step;
+}
+
+/* The recipe's text from kbuild's V=1 log of B, or NULL. */
+static char *recipe_from_log(const char *log_text, const struct learnt_build *b)
 {
 	char *steps[NSTEPS] = { 0 };
-	char *dir_mark = xasprintf("%s/", dir);
 	struct strbuf out = { 0 };
 	bool complete = true;
 
@@ -182,16 +203,10 @@ static char *recipe_from_log(const char *log_text, const char *dir)
 		const char *end = strchrnul(line, '\n');
 		char *text = xstrndup(line, (size_t)(end - line));
 		const char *start = text + strspn(text, " \t");
-		int step = step_of_line(start, dir);
+		int step = step_of_line(start, b);
 
-		if (step >= 0 && !steps[step]) {
-			char *a = replace_all(start, dir_mark, "@DIR@/");
-			char *b = replace_all(a, PROBE_NAME, "@NAME@");
-
-			steps[step] = replace_all(b, PROBE_FLAG, "@FLAGS@");
-			free(a);
-			free(b);
-		}
+		if (step >= 0 && !steps[step])
+			steps[step] = command_to_step(start, b);
 		free(text);
 		line = *end ? end + 1 : end;
 	}
@@ -202,12 +217,25 @@ static char *recipe_from_log(const char *log_text, const char *dir)
 			sb_addf(&out, "%s\n", steps[i]);
 		free(steps[i]);
 	}
-	free(dir_mark);
 	if (!complete) {
 		free(sb_steal(&out));
 		return NULL;
 	}
 	return sb_steal(&out);
+}
+
+/* The recipe's text from kbuild's V=1 LOG of B (NULL when there is none to be had). */
+static char *recipe_from_build(const struct session *s, const char *log,
+			       const struct learnt_build *b)
+{
+	char *text = read_text_file(log, NULL);
+	char *recipe = text ? recipe_from_log(text, b) : NULL;
+
+	if (s->verbose >= 3)
+		fprintf(stderr, "Pass 4: %s kbuild's commands for %s\n",
+			recipe ? "learnt" : "could not learn", s->kernel_build_dir);
+	free(text);
+	return recipe;
 }
 
 /* Builds the probe module with kbuild in <tmpdir>/recipe and returns the recipe's text. */
@@ -221,17 +249,12 @@ static char *capture_recipe(const struct session *s)
 	char *dir = xasprintf("%s/recipe", s->tmpdir);
 	char *source = xasprintf("%s/" PROBE_NAME ".c", dir);
 	char *log = xasprintf("%s/build.log", dir);
-	char *text = NULL, *recipe = NULL;
+	struct learnt_build probe = { dir, PROBE_NAME, PROBE_FLAG };
+	char *recipe = NULL;
 
 	if (mkdir(dir, 0755) == 0 && write_file(source, probe_source) &&
 	    write_kbuild(dir, PROBE_NAME, PROBE_FLAG) && run_kbuild(s, dir, true, log))
-		text = read_text_file(log, NULL);
-	if (text)
-		recipe = recipe_from_log(text, dir);
-	if (s->verbose >= 3)
-		fprintf(stderr, "Pass 4: %s kbuild's commands for %s\n",
-			recipe ? "learnt" : "could not learn", s->kernel_build_dir);
-	free(text);
+		recipe = recipe_from_build(s, log, &probe);
 	free(dir);
 	free(source);
 	free(log);
@@ -257,36 +280,52 @@ static bool parse_recipe(char *text, struct recipe *r)
 	return true;
 }
 
-/* The recipe for the target's tree, from the cache or learnt now; its text (malloc'd, the
- * steps point into it) or NULL. */
-static char *load_recipe(const struct session *s, struct recipe *r)
+/* Where the recipe for the target's tree is kept (malloc'd); its directory in *DIR. */
+static char *recipe_path(const struct session *s, char **dir)
 {
 	char *key = kernel_tree_key(s->kernel_build_dir);
 	char *root = tapster_dir();
-	char *dir = s->disable_cache ? xstrdup(s->tmpdir) : xasprintf("%s/kfeatures", root);
-	char *path = xasprintf("%s/%s.recipe", dir, key);
-	char *text = s->poison_cache ? NULL : read_text_file(path, NULL);
+	char *path;
 
-	if (!text || !parse_recipe(text, r)) {
-		free(text);
-		text = capture_recipe(s);
-		if (text && !s->disable_cache && make_dirs(dir) == 0) {
-			char *tmp = xasprintf("%s.%d", path, (int)getpid());
-
-			if (write_file(tmp, text) && rename(tmp, path) != 0)
-				unlink(tmp);
-			free(tmp);
-		}
-		if (text && !parse_recipe(text, r)) {
-			free(text);
-			text = NULL;
-		}
-	}
+	*dir = s->disable_cache ? xstrdup(s->tmpdir) : xasprintf("%s/kfeatures", root);
+	path = xasprintf("%s/%s.recipe", *dir, key);
 	free(key);
 	free(root);
+	return path;
+}
+
+/* The kept recipe for the target's tree: its text (malloc'd; the steps point into it),
+ * or NULL when there is none (or --poison-cache). */
+static char *load_recipe(const struct session *s, struct recipe *r)
+{
+	char *dir;
+	char *path = recipe_path(s, &dir);
+	char *text = s->poison_cache ? NULL : read_text_file(path, NULL);
+
+	if (text && !parse_recipe(text, r)) {
+		free(text);
+		text = NULL;
+	}
 	free(dir);
 	free(path);
 	return text;
+}
+
+/* Keeps the recipe TEXT for the target's tree (renamed into place: runs may race). */
+static void save_recipe(const struct session *s, const char *text)
+{
+	char *dir;
+	char *path = recipe_path(s, &dir);
+
+	if (make_dirs(dir) == 0) {
+		char *tmp = xasprintf("%s.%d", path, (int)getpid());
+
+		if (write_file(tmp, text) && rename(tmp, path) != 0)
+			unlink(tmp);
+		free(tmp);
+	}
+	free(dir);
+	free(path);
 }
 
 /* Runs the recipe's steps for <tmpdir>/<name>.c in the tree's directory, as make would. */
@@ -322,6 +361,41 @@ static bool follow_recipe(const struct session *s, const struct recipe *r, const
 	return ok;
 }
 
+/* A name that occurs nowhere else in kbuild's commands, so that the recipe can be read
+ * from the module's own build: one of the cache's (stap_ and 32 hex digits). */
+static bool is_distinctive_name(const char *name)
+{
+	return !strncmp(name, "stap_", 5) && strlen(name) >= 5 + 16;
+}
+
+/* With kbuild: the first build for a tree learns the recipe from it (V=1), or from the
+ * probe module when the module's name could be mistaken in kbuild's commands. */
+static bool build_with_kbuild(const struct session *s, const char *name, const char *flags,
+			      const char *log, bool learn)
+{
+	struct learnt_build module = { s->tmpdir, name, flags };
+	bool from_module = learn && is_distinctive_name(name);
+	bool built;
+
+	if (learn && !from_module) {
+		char *recipe = capture_recipe(s);
+
+		if (recipe)
+			save_recipe(s, recipe);
+		free(recipe);
+	}
+	built = write_kbuild(s->tmpdir, name, flags) &&
+		run_kbuild(s, s->tmpdir, from_module, log);
+	if (built && from_module) {
+		char *recipe = recipe_from_build(s, log, &module);
+
+		if (recipe)
+			save_recipe(s, recipe);
+		free(recipe);
+	}
+	return built;
+}
+
 char *build_module(const struct session *s, const char *name)
 {
 	char *flags = module_flags(s);
@@ -333,7 +407,7 @@ char *build_module(const struct session *s, const char *name)
 		     access(ko, R_OK) == 0;
 
 	if (flags && !built)
-		built = write_kbuild(s->tmpdir, name, flags) && run_kbuild(s, s->tmpdir, false, log);
+		built = build_with_kbuild(s, name, flags, log, !recipe_text);
 	if (flags && (!built || s->verbose >= 3))
 		show_log(log);
 	if (built && access(ko, R_OK) != 0) {
