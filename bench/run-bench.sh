@@ -190,6 +190,7 @@ limit_row_runs "tapster -p4 --vm one-liner, warm" - "$p4_runs" sh -c \
 	'cd "$0" && "$1" -p4 --vm -m bench_warm -e "$2" >/dev/null' "$p4_dir" "$tapster" "$oneliner"
 limit_row_runs "tapster -p4 --vm one-liner, cached" 30 "$quick_runs" \
 	"$tapster" -p4 --vm -e "$oneliner"
+(cd "$p4_dir" && "$tapster" -p4 --vm "$seed" >/dev/null) || failed=1
 limit_row_runs "tapster -p4 --vm seed.stp, cached" 30 "$quick_runs" sh -c \
 	'"$0" -p4 --vm "$1" >/dev/null' "$tapster" "$seed"
 unset TAPSTER_DIR
