@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Pass 4. kbuild spends most of a small module's build reading its own makefiles (about
- * half the CPU time), so kbuild runs once per kernel tree, on a probe module, and the
+ * half the CPU time), so kbuild runs once per kernel tree, with V=1, on the first module
+ * built for it (or a probe module when that one's name is not distinctive), and the
  * commands it ran are kept as a recipe (in TAPSTER_DIR/kfeatures/TREE.recipe): compile
  * (with objtool), modpost, compile the .mod.c, link. A module is then built by running
  * those four commands with its name, directory and flags put in. Steps kbuild takes that
