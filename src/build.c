@@ -1,4 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 4. kbuild spends most of a small module's build reading its own makefiles (about
+ * half the CPU time), so kbuild runs once per kernel tree, with V=1, on the first module
+ * built for it (or a probe module when that one's name is not distinctive), and the
+ * commands it ran are kept as a recipe (in TAPSTER_DIR/kfeatures/TREE.recipe): compile
+ * (with objtool), modpost, compile the .mod.c, link. A module is then built by running
+ * those four commands with its name, directory and flags put in. Steps kbuild takes that
+ * our modules don't need are left out: the export checks (they export nothing), the
+ * duplicate name check (one module), and BTF (no vmlinux in a headers package). When the
+ * recipe can't be made or a step fails, the module is built with kbuild itself, whose log
+ * is then what is shown.
+ */
+#define _GNU_SOURCE
 #include "build.h"
 
 #include <errno.h>
@@ -6,81 +19,406 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "kfeatures.h"
 #include "util.h"
 
-static bool write_kbuild(const struct session *s, const char *name)
-{
-	char *features = kernel_features_header(s->kernel_build_dir);
-	char *path = xasprintf("%s/Kbuild", s->tmpdir);
-	FILE *f = features ? fopen(path, "w") : NULL;
+/* The probe module's name and the marks its commands get in the recipe. */
+#define PROBE_NAME "tapster_recipe_probe"
+#define PROBE_FLAG "-DTAPSTER_RECIPE_FLAGS"
+#define RECIPE_HEADER "tapster kbuild recipe 1\n"
 
-	if (!f) {
-		if (features)
-			fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
-		free(path);
-		free(features);
-		return false;
-	}
-	fprintf(f, "obj-m := %s.o\n", name);
+enum { STEP_COMPILE, STEP_MODPOST, STEP_MOD_COMPILE, STEP_LINK, NSTEPS };
+
+struct recipe {
+	char *steps[NSTEPS];	/* with @DIR@, @NAME@ and @FLAGS@ to put in */
+};
+
+/* The compiler flags of the module: the kernel API header, the runtime, the -D options. */
+static char *module_flags(const struct session *s)
+{
+	char *features = kernel_features_header(s->kernel_build_dir,
+						s->disable_cache ? s->tmpdir : NULL,
+						s->poison_cache);
+	struct strbuf flags = { 0 };
+
+	if (!features)
+		return NULL;
 	/* The kernel's API, as its headers have it (kfeatures.c), before anything else. */
-	fprintf(f, "ccflags-y := -include %s -I%s", features, s->runtime_dir);
+	sb_addf(&flags, "-include %s -I%s", features, s->runtime_dir);
 	free(features);
 	for (int i = 0; i < s->ndefines; i++)
-		fprintf(f, " '-D%s%s%s'", s->defines[i].name, s->defines[i].value ? "=" : "",
+		sb_addf(&flags, " '-D%s%s%s'", s->defines[i].name, s->defines[i].value ? "=" : "",
 			s->defines[i].value ? s->defines[i].value : "");
-	fputc('\n', f);
-	fclose(f);
-	free(path);
-	return true;
+	return sb_steal(&flags);
 }
 
-/* Runs make with its output in build.log; shows the log when it fails or with -vvv. */
-static bool run_make(const struct session *s)
+static bool write_file(const char *path, const char *text)
 {
-	char *log = xasprintf("%s/build.log", s->tmpdir);
-	char *mdir = xasprintf("M=%s", s->tmpdir);
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0;
+
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
+	return ok;
+}
+
+static bool write_kbuild(const char *dir, const char *name, const char *flags)
+{
+	char *path = xasprintf("%s/Kbuild", dir);
+	char *text = xasprintf("obj-m := %s.o\nccflags-y := %s\n", name, flags);
+	bool ok = write_file(path, text);
+
+	free(path);
+	free(text);
+	return ok;
+}
+
+/* Runs ARGV (or with ARGV NULL, sh -c COMMAND) in DIR with its output appended to LOG;
+ * true when it exits with 0. */
+static bool run_logged(const char *dir, char *const argv[], const char *command,
+		       const char *log)
+{
 	pid_t pid = fork();
 	int status = 0;
 
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
-		execlp("make", "make", "-s", "-C", s->kernel_build_dir, mdir, "modules",
-		       (char *)NULL);
+		if (dir && chdir(dir) != 0)
+			_exit(127);
+		if (argv)
+			execvp(argv[0], argv);
+		else
+			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0 || s->verbose >= 3) {
-		FILE *f = fopen(log, "r");
-		char line[4096];
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
 
-		while (f && fgets(line, sizeof(line), f))
-			fputs(line, stderr);
-		if (f)
-			fclose(f);
-	}
-	free(log);
+static void show_log(const char *log)
+{
+	FILE *f = fopen(log, "r");
+	char line[4096];
+
+	while (f && fgets(line, sizeof(line), f))
+		fputs(line, stderr);
+	if (f)
+		fclose(f);
+}
+
+/* make modules for the module in DIR, its output in LOG (truncated first). */
+static bool run_kbuild(const struct session *s, const char *dir, bool verbose_make,
+		       const char *log)
+{
+	char *mdir = xasprintf("M=%s", dir);
+	char *argv[] = { (char *)"make", (char *)(verbose_make ? "V=1" : "-s"), (char *)"-C",
+			 (char *)s->kernel_build_dir, mdir, (char *)"modules", NULL };
+	bool ok;
+
+	unlink(log);
+	ok = run_logged(NULL, argv, NULL, log);
 	free(mdir);
-	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	return ok;
+}
+
+/* TEXT with every FROM replaced by TO (malloc'd). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+	struct strbuf out = { 0 };
+	size_t len = strlen(from);
+	const char *p;
+
+	while ((p = strstr(text, from))) {
+		sb_addn(&out, text, (size_t)(p - text));
+		sb_add(&out, to);
+		text = p + len;
+	}
+	sb_add(&out, text);
+	return sb_steal(&out);
+}
+
+/* A module built with kbuild's V=1 output, from which the recipe is read: its directory,
+ * name and flags, which the recipe has as @DIR@, @NAME@ and @FLAGS@. */
+struct learnt_build {
+	const char *dir;
+	const char *name;
+	const char *flags;
+};
+
+/* Which step a line of kbuild's V=1 log of B is; -1 for none. */
+static int step_of_line(const char *line, const struct learnt_build *b)
+{
+	char *object = xasprintf("-c -o %s/%s.o ", b->dir, b->name);
+	char *mod_object = xasprintf("-c -o %s/%s.mod.o ", b->dir, b->name);
+	char *module = xasprintf("-o %s/%s.ko ", b->dir, b->name);
+	int step = -1;
+
+	if (strstr(line, object) && strstr(line, b->flags))
+		step = STEP_COMPILE;
+	else if (strstr(line, mod_object))
+		step = STEP_MOD_COMPILE;
+	else if (strstr(line, "scripts/mod/modpost "))
+		step = STEP_MODPOST;
+	else if (!strncmp(line, "ld ", 3) && strstr(line, module))
+		step = STEP_LINK;
+	free(object);
+	free(mod_object);
+	free(module);
+	return step;
+}
+
+/* A command of B's log with B's flags, directory and name made marks. */
+static char *command_to_step(const char *command, const struct learnt_build *b)
+{
+	char *dir_mark = xasprintf("%s/", b->dir);
+	char *no_flags = replace_all(command, b->flags, "@FLAGS@");
+	char *no_dir = replace_all(no_flags, dir_mark, "@DIR@/");
+	char *step = replace_all(no_dir, b->name, "@NAME@");
+
+	free(dir_mark);
+	free(no_flags);
+	free(no_dir);
+	return step;
+}
+
+/* The recipe's text from kbuild's V=1 log of B, or NULL. */
+static char *recipe_from_log(const char *log_text, const struct learnt_build *b)
+{
+	char *steps[NSTEPS] = { 0 };
+	struct strbuf out = { 0 };
+	bool complete = true;
+
+	for (const char *line = log_text; *line;) {
+		const char *end = strchrnul(line, '\n');
+		char *text = xstrndup(line, (size_t)(end - line));
+		const char *start = text + strspn(text, " \t");
+		int step = step_of_line(start, b);
+
+		if (step >= 0 && !steps[step])
+			steps[step] = command_to_step(start, b);
+		free(text);
+		line = *end ? end + 1 : end;
+	}
+	sb_add(&out, RECIPE_HEADER);
+	for (int i = 0; i < NSTEPS; i++) {
+		complete = complete && steps[i];
+		if (steps[i])
+			sb_addf(&out, "%s\n", steps[i]);
+		free(steps[i]);
+	}
+	if (!complete) {
+		free(sb_steal(&out));
+		return NULL;
+	}
+	return sb_steal(&out);
+}
+
+/* The recipe's text from kbuild's V=1 LOG of B (NULL when there is none to be had). */
+static char *recipe_from_build(const struct session *s, const char *log,
+			       const struct learnt_build *b)
+{
+	char *text = read_text_file(log, NULL);
+	char *recipe = text ? recipe_from_log(text, b) : NULL;
+
+	if (s->verbose >= 3)
+		fprintf(stderr, "Pass 4: %s kbuild's commands for %s\n",
+			recipe ? "learnt" : "could not learn", s->kernel_build_dir);
+	free(text);
+	return recipe;
+}
+
+/* Builds the probe module with kbuild in <tmpdir>/recipe and returns the recipe's text. */
+static char *capture_recipe(const struct session *s)
+{
+	static const char probe_source[] =
+		"#include <linux/module.h>\n"
+		"static int __init tapster_recipe_probe_init(void) { return 0; }\n"
+		"module_init(tapster_recipe_probe_init);\n"
+		"MODULE_LICENSE(\"GPL\");\n";
+	char *dir = xasprintf("%s/recipe", s->tmpdir);
+	char *source = xasprintf("%s/" PROBE_NAME ".c", dir);
+	char *log = xasprintf("%s/build.log", dir);
+	struct learnt_build probe = { dir, PROBE_NAME, PROBE_FLAG };
+	char *recipe = NULL;
+
+	if (mkdir(dir, 0755) == 0 && write_file(source, probe_source) &&
+	    write_kbuild(dir, PROBE_NAME, PROBE_FLAG) && run_kbuild(s, dir, true, log))
+		recipe = recipe_from_build(s, log, &probe);
+	free(dir);
+	free(source);
+	free(log);
+	return recipe;
+}
+
+static bool parse_recipe(char *text, struct recipe *r)
+{
+	char *line = text;
+
+	if (strncmp(text, RECIPE_HEADER, strlen(RECIPE_HEADER)))
+		return false;
+	line += strlen(RECIPE_HEADER);
+	for (int i = 0; i < NSTEPS; i++) {
+		char *end = strchr(line, '\n');
+
+		if (!end)
+			return false;
+		*end = '\0';
+		r->steps[i] = line;
+		line = end + 1;
+	}
+	return true;
+}
+
+/* Where the recipe for the target's tree is kept (malloc'd); its directory in *DIR. */
+static char *recipe_path(const struct session *s, char **dir)
+{
+	char *key = kernel_tree_key(s->kernel_build_dir);
+	char *root = tapster_dir();
+	char *path;
+
+	*dir = s->disable_cache ? xstrdup(s->tmpdir) : xasprintf("%s/kfeatures", root);
+	path = xasprintf("%s/%s.recipe", *dir, key);
+	free(key);
+	free(root);
+	return path;
+}
+
+/* The kept recipe for the target's tree: its text (malloc'd; the steps point into it),
+ * or NULL when there is none (or --poison-cache). */
+static char *load_recipe(const struct session *s, struct recipe *r)
+{
+	char *dir;
+	char *path = recipe_path(s, &dir);
+	char *text = s->poison_cache ? NULL : read_text_file(path, NULL);
+
+	if (text && !parse_recipe(text, r)) {
+		free(text);
+		text = NULL;
+	}
+	free(dir);
+	free(path);
+	return text;
+}
+
+/* Keeps the recipe TEXT for the target's tree (renamed into place: runs may race). */
+static void save_recipe(const struct session *s, const char *text)
+{
+	char *dir;
+	char *path = recipe_path(s, &dir);
+
+	if (make_dirs(dir) == 0) {
+		char *tmp = xasprintf("%s.%d", path, (int)getpid());
+
+		if (write_file(tmp, text) && rename(tmp, path) != 0)
+			unlink(tmp);
+		free(tmp);
+	}
+	free(dir);
+	free(path);
+}
+
+/* Runs the recipe's steps for <tmpdir>/<name>.c in the tree's directory, as make would. */
+static bool follow_recipe(const struct session *s, const struct recipe *r, const char *name,
+			  const char *flags, const char *log)
+{
+	char *order = xasprintf("%s/modules.order", s->tmpdir);
+	char *order_text = xasprintf("%s/%s.ko\n", s->tmpdir, name);
+	char *mod = xasprintf("%s/%s.mod", s->tmpdir, name);
+	char *mod_text = xasprintf("%s/%s.o\n", s->tmpdir, name);
+	/* modpost reads the symbol versions of what the object exports from its .cmd file
+	 * (kbuild's record of how it was made): there are none. */
+	char *cmd = xasprintf("%s/.%s.o.cmd", s->tmpdir, name);
+	bool ok = write_file(order, order_text) && write_file(mod, mod_text) &&
+		  write_file(cmd, "");
+
+	unlink(log);
+	for (int i = 0; ok && i < NSTEPS; i++) {
+		char *a = replace_all(r->steps[i], "@DIR@", s->tmpdir);
+		char *b = replace_all(a, "@NAME@", name);
+		char *command = replace_all(b, "@FLAGS@", flags);
+
+		ok = run_logged(s->kernel_build_dir, NULL, command, log);
+		free(a);
+		free(b);
+		free(command);
+	}
+	free(order);
+	free(order_text);
+	free(mod);
+	free(mod_text);
+	free(cmd);
+	return ok;
+}
+
+/* A name that occurs nowhere else in kbuild's commands, so that the recipe can be read
+ * from the module's own build: one of the cache's (stap_ and 32 hex digits). */
+static bool is_distinctive_name(const char *name)
+{
+	return !strncmp(name, "stap_", 5) && strlen(name) >= 5 + 16;
+}
+
+/* With kbuild: the first build for a tree learns the recipe from it (V=1), or from the
+ * probe module when the module's name could be mistaken in kbuild's commands. */
+static bool build_with_kbuild(const struct session *s, const char *name, const char *flags,
+			      const char *log, bool learn)
+{
+	struct learnt_build module = { s->tmpdir, name, flags };
+	bool from_module = learn && is_distinctive_name(name);
+	bool built;
+
+	if (learn && !from_module) {
+		char *recipe = capture_recipe(s);
+
+		if (recipe)
+			save_recipe(s, recipe);
+		free(recipe);
+	}
+	built = write_kbuild(s->tmpdir, name, flags) &&
+		run_kbuild(s, s->tmpdir, from_module, log);
+	if (built && from_module) {
+		char *recipe = recipe_from_build(s, log, &module);
+
+		if (recipe)
+			save_recipe(s, recipe);
+		free(recipe);
+	}
+	return built;
 }
 
 char *build_module(const struct session *s, const char *name)
 {
-	char *ko;
+	char *flags = module_flags(s);
+	char *log = xasprintf("%s/build.log", s->tmpdir);
+	char *ko = xasprintf("%s/%s.ko", s->tmpdir, name);
+	struct recipe recipe;
+	char *recipe_text = flags ? load_recipe(s, &recipe) : NULL;
+	bool built = recipe_text && follow_recipe(s, &recipe, name, flags, log) &&
+		     access(ko, R_OK) == 0;
 
-	if (!write_kbuild(s, name) || !run_make(s))
-		return NULL;
-	ko = xasprintf("%s/%s.ko", s->tmpdir, name);
-	if (access(ko, R_OK) != 0) {
+	if (flags && !built)
+		built = build_with_kbuild(s, name, flags, log, !recipe_text);
+	if (flags && (!built || s->verbose >= 3))
+		show_log(log);
+	if (built && access(ko, R_OK) != 0) {
 		fprintf(stderr, "ERROR: kbuild made no %s\n", ko);
+		built = false;
+	}
+	free(recipe_text);
+	free(flags);
+	free(log);
+	if (!built) {
 		free(ko);
 		return NULL;
 	}

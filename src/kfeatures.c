@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "util.h"
 
 /* One feature: TAP_HAVE_<name> is defined when `word` appears, as a whole word, in the
@@ -88,21 +89,9 @@ static char *scan_features(const char *source)
 	return sb_steal(&out);
 }
 
-static char *cache_root(void)
-{
-	const char *cache = getenv("TAPSTER_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (cache && *cache)
-		return xstrdup(cache);
-	if (xdg && *xdg)
-		return xasprintf("%s/tapster", xdg);
-	return xasprintf("%s/.cache/tapster", home ? home : "");
-}
-
 /* The cache's name for a tree: a hash of its real path and of its .config's time and size,
  * which a new build of the kernel changes. */
-static char *tree_key(const char *build_dir)
+char *kernel_tree_key(const char *build_dir)
 {
 	char real[PATH_MAX];
 	struct stat st = { 0 };
@@ -122,28 +111,6 @@ static char *tree_key(const char *build_dir)
 	return xasprintf("%016llx", (unsigned long long)hash);
 }
 
-/* mkdir -p DIR. */
-static int make_dirs(const char *dir)
-{
-	char *path = xstrdup(dir);
-	int ret = 0;
-
-	for (char *p = path + 1; ret == 0; p++) {
-		bool end = !*p;
-
-		if (*p != '/' && !end)
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			ret = -1;
-		if (end)
-			break;
-		*p = '/';
-	}
-	free(path);
-	return ret;
-}
-
 static bool write_atomically(const char *path, const char *text)
 {
 	char *tmp = xasprintf("%s.%d", path, (int)getpid());
@@ -160,16 +127,16 @@ static bool write_atomically(const char *path, const char *text)
 	return ok;
 }
 
-char *kernel_features_header(const char *build_dir)
+char *kernel_features_header(const char *build_dir, const char *in_dir, bool refresh)
 {
-	char *root = cache_root();
-	char *dir = xasprintf("%s/kfeatures", root);
-	char *key = tree_key(build_dir);
+	char *root = in_dir ? NULL : tapster_dir();
+	char *dir = in_dir ? xstrdup(in_dir) : xasprintf("%s/kfeatures", root);
+	char *key = kernel_tree_key(build_dir);
 	char *path = xasprintf("%s/%s.h", dir, key);
 
 	free(root);
 	free(key);
-	if (access(path, R_OK) != 0) {
+	if (refresh || access(path, R_OK) != 0) {
 		char *source = source_tree(build_dir);
 		char *text = scan_features(source);
 

@@ -10,10 +10,18 @@
 #ifndef TAPSTER_KFEATURES_H
 #define TAPSTER_KFEATURES_H
 
+#include <stdbool.h>
+
 /*
  * The path of the features header for the kbuild tree BUILD_DIR (malloc'd), made on first
- * use, or NULL with a message on stderr.
+ * use, or NULL with a message on stderr. It is kept in IN_DIR, or when that is NULL in
+ * tapster's directory of caches (cache.h: TAPSTER_DIR/kfeatures); REFRESH makes it anew
+ * (--poison-cache).
  */
-char *kernel_features_header(const char *build_dir);
+char *kernel_features_header(const char *build_dir, const char *in_dir, bool refresh);
+
+/* The cache's name for a kbuild tree (malloc'd): a hash of its path and its .config's time
+ * and size. */
+char *kernel_tree_key(const char *build_dir);
 
 #endif

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "cache.h"
 #include "diag.h"
 #include "ksyms.h"
 #include "ktypes.h"
@@ -130,7 +131,10 @@ static void usage(FILE *out)
 	      "   -r KVER|DIR    build for the kernel release KVER or the kernel build tree DIR\n"
 	      "   --vm           run pass 5 in the bundled VM\n"
 	      "   --no-vm        never run pass 5 in the bundled VM\n"
-	      "   --vm-cpus N    virtual CPUs of the bundled VM (default 2)\n",
+	      "   --vm-cpus N    virtual CPUs of the bundled VM (default 2)\n"
+	      "   --disable-cache  neither read nor write the module cache\n"
+	      "   --poison-cache   rebuild modules in the cache, not reading them\n"
+	      "   --clean-cache    trim the cache to its limit, then exit\n",
 	      out);
 }
 
@@ -197,7 +201,7 @@ static void parse_size_limit(struct session *s, const char *arg)
 	s->size_limit = arg;
 }
 
-enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS };
+enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS, OPT_DISABLE_CACHE, OPT_POISON_CACHE, OPT_CLEAN_CACHE };
 
 static void parse_command_line(struct session *s, int argc, char **argv)
 {
@@ -207,6 +211,9 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 		{ "vm", no_argument, NULL, OPT_VM },
 		{ "no-vm", no_argument, NULL, OPT_NO_VM },
 		{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
+		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+		{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
+		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -301,6 +308,11 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 				exit(1);
 			}
 			break;
+		case OPT_DISABLE_CACHE: s->disable_cache = true; break;
+		case OPT_POISON_CACHE: s->poison_cache = true; break;
+		case OPT_CLEAN_CACHE:
+			module_cache_clean_now();
+			exit(0);
 		default:
 			try_help();
 		}
@@ -700,7 +712,15 @@ static int run_passes(struct session *s)
 		return 1;
 	}
 	fclose(c_file);
-	if (s->verbose) {
+	struct module_cache cache;
+
+	if (!module_cache_open(s, &cache, &name, &c_path)) {
+		pass_failed(3);
+		return 1;
+	}
+	if (s->verbose && cache.hit) {
+		fprintf(stderr, "Pass 3: using cached %s\n", cache.c_path);
+	} else if (s->verbose) {
 		fprintf(stderr, "Pass 3: translated to C into \"%s\" ", c_path);
 		print_memory(stderr);
 		print_times(stderr, start);
@@ -718,15 +738,24 @@ static int run_passes(struct session *s)
 	}
 
 	start = stamp_now();
-	char *ko = build_module(s, name);
+	char *ko = cache.hit ? module_cache_take(s, &cache, name) : build_module(s, name);
 
 	if (!ko) {
 		pass_failed(4);
 		return 1;
 	}
-	if (s->verbose) {
+	if (cache.enabled && !cache.hit && !module_cache_store(s, &cache, ko, c_path))
+		cache.enabled = false;
+	if (s->verbose && cache.hit) {
+		fprintf(stderr, "Pass 4: using cached %s\n", cache.ko_path);
+	} else if (s->verbose) {
 		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" ", name);
 		print_times(stderr, start);
+	}
+	if (s->last_pass == 4 && cache.enabled) {
+		/* As stap: the module stays in the cache, which is where it is. */
+		puts(cache.ko_path);
+		return 0;
 	}
 	if (s->last_pass == 4) {
 		char *dest = xasprintf("%s.ko", name);

@@ -43,6 +43,8 @@ struct session {
 	int ndefines;
 	const char **include_dirs;	/* -I */
 	int ninclude_dirs;
+	bool disable_cache;	/* --disable-cache: no cache is read or written */
+	bool poison_cache;	/* --poison-cache: none is read; they are written */
 	enum vm_choice vm;
 	int vm_cpus;		/* --vm-cpus N (default 2) */
 
