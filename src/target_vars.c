@@ -284,6 +284,27 @@ static bool on_kernel_functions(const struct derived_probe *p)
 	return true;
 }
 
+/* $return of a function whose types are not known (a module's): the whole register, as a
+ * long. */
+static bool untyped_return(struct derived_probe *p, struct node *n)
+{
+	struct target_access *a;
+
+	if (strcmp(n->text, "$return") || n->comps || n->suffix || !p || !p->is_return ||
+	    !p->points)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (d->kind != PROVIDER_KRETPROBE)
+			return false;
+	a = xcalloc(1, sizeof(*a));
+	a->base = BASE_RETURN;
+	a->base_size = 8;
+	a->location = location_literal(n);
+	n->sym = a;
+	n->type = TYPE_LONG;
+	return true;
+}
+
 bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
 		    bool quiet)
 {
@@ -292,6 +313,8 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 
 	if (on_tracepoints(p))
 		return trace_target_resolve(env, p, n, quiet);
+	if (!on_kernel_functions(p) && untyped_return(p, n))
+		return true;
 	if (!on_kernel_functions(p) || !env || !env->types ||
 	    (!strcmp(n->text, "$return") && !p->is_return))
 		return unresolved(n, quiet);
