@@ -795,6 +795,27 @@ static int default_maxnesting(const struct program *program)
 	return nt.max_depth + 1 + (nt.recursive ? 10 : 0);
 }
 
+
+/* Whether the program uses a function that `file` defines. */
+static bool file_has_used_function(const struct program *program, const struct file *file)
+{
+	for (const struct used_function *f = program->functions; f; f = f->next)
+		if (f->function->loc.source == file->source)
+			return true;
+	return false;
+}
+
+/* The top-level %{ %} of each tapset file whose functions the program uses, as stap
+ * includes the embedded code of the tapsets it takes. */
+static void write_tapset_embeds(struct module *m)
+{
+	for (const struct file *file = m->program->tapsets; file; file = file->next) {
+		if (!file->embeds || !file_has_used_function(m->program, file))
+			continue;
+		for (const struct embed *e = file->embeds; e; e = e->next)
+			fprintf(m->out, "%s\n\n", e->code);
+	}
+}
 static void write_module(struct module *m)
 {
 	const char *script = m->session->script_file ? m->session->script_file : "<input>";
@@ -826,6 +847,7 @@ static void write_module(struct module *m)
 	write_locks(m);
 	for (struct embed *e = m->program->embeds; e; e = e->next)
 		fprintf(m->out, "%s\n\n", e->code);
+	write_tapset_embeds(m);
 	for (struct unit *u = m->units; u; u = u->next)
 		if (!strncmp(u->name, "function_", 9))
 			fprintf(m->out, "static void %s(struct tap_context *c);\n", u->name);
