@@ -765,6 +765,47 @@ static bool names_alias(const struct probe_point *point, const struct probe_poin
 	return true;
 }
 
+static bool same_component(const struct component *a, const struct component *b)
+{
+	if (strcmp(a->name, b->name) || !a->arg != !b->arg)
+		return false;
+	if (!a->arg)
+		return true;
+	return a->arg->kind == b->arg->kind &&
+	       (a->arg->kind == N_NUMBER ? a->arg->num == b->arg->num :
+					   !strcmp(a->arg->text, b->arg->text));
+}
+
+/* Whether `longer` extends `alias` (the same components, then more). */
+static bool extends_alias(const struct probe_point *longer, const struct probe_point *alias)
+{
+	const struct component *l = longer->components, *a = alias->components;
+
+	for (; a; a = a->next, l = l->next)
+		if (!l || !same_component(l, a))
+			return false;
+	return l != NULL;
+}
+
+/*
+ * Whether `point`, which names `alias` with a suffix, also names a longer alias that
+ * extends it (syscall.*.return names syscall.open.return as well as syscall.open): stap
+ * then takes the longer one only, and the suffix is not tried on the shorter.
+ */
+static bool longer_alias_named(const struct elab *e, const struct probe_point *point,
+			       const struct probe_point *alias)
+{
+	for (int a = 0; a < e->naliases; a++)
+		for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
+			const struct probe_point *other = e->aliases[a]->aliases.items[i];
+			const struct component *suffix;
+
+			if (extends_alias(other, alias) && names_alias(point, other, &suffix))
+				return true;
+		}
+	return false;
+}
+
 static struct component *copy_component(const struct component *c)
 {
 	struct component *copy = xmalloc(sizeof(*copy));
@@ -900,6 +941,8 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			char *targets, *here, *user;
 
 			if (!names_alias(point, alias->aliases.items[i], &suffix))
+				continue;
+			if (suffix && longer_alias_named(x->e, point, alias->aliases.items[i]))
 				continue;
 			matched = true;
 			targets = points_text(&alias->points, ", ");

@@ -581,6 +581,13 @@ static void reduce_statement(struct optimizer *o, struct node **slot)
 
 /* ---- Elisions ---- */
 
+/* Whether `loc` is in a tapset: stap warns of elisions in the user's script only (an alias's
+ * variables that the probe does not read are elided quietly). */
+static bool in_tapset(struct loc loc)
+{
+	return loc.source && loc.source->is_tapset;
+}
+
 static void elide_assignment(struct optimizer *o, struct node **slot)
 {
 	struct node *n = *slot;
@@ -591,7 +598,7 @@ static void elide_assignment(struct optimizer *o, struct node **slot)
 	v = n->lhs->sym;
 	if (v->nreads)
 		return;
-	if (o->round == 0) {
+	if (o->round == 0 && !in_tapset(n->loc)) {
 		struct token_desc tok = { "operator", "=" };
 
 		diag_warning_at(&tok, n->loc, "Eliding assignment to '%s'", v->name);
@@ -652,7 +659,7 @@ static void elide_pure_statement(struct optimizer *o, struct node **slot)
 		return;
 	if (o->round == 0)
 		note_pointless_call(o, n->lhs);
-	if (o->round == 0) {
+	if (o->round == 0 && !in_tapset(n->loc)) {
 		struct token_desc tok = { n->raw, n->text };
 
 		diag_warning_at(&tok, n->loc, "Eliding side-effect-free expression ");
