@@ -421,6 +421,12 @@ static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 		return false;
 	}
 	if (e->probe && e->probe->is_return && strcmp(n->text, "$return") && !e->in_entry) {
+		struct token_desc tok = { "identifier", n->text };
+
+		if (!quiet)
+			diag_warning_at(&tok, n->loc, "confusing usage, value is captured as"
+					" @entry(%s) in .return probe [man stapprobes] RETURN PROBES",
+					n->text);
 		resolve_as_entry(e, n);
 		return true;
 	}

@@ -24,6 +24,8 @@ struct walk {
 	bool quiet;
 	struct target_access *a;
 	ktype_id type;		/* of the value so far */
+	const struct target_comp *comp;	/* the component being followed, NULL at the base */
+	bool allow_composite;	/* a struct's address is the value (pretty printing) */
 };
 
 static bool fail(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -37,9 +39,89 @@ static bool fail(struct walk *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vaddf(&message, fmt, ap);
 	va_end(ap);
-	diag_error_at("semantic error", &w->tok, w->n->loc, "%s", message.buf);
+	if (w->comp) {
+		/* stap reports a component's error at its operator. */
+		struct token_desc op = { "operator", w->comp->kind == COMP_FIELD ? "->" : "[" };
+
+		diag_error_at("semantic error", &op, w->comp->loc, "%s", message.buf);
+	} else {
+		diag_error_at("semantic error", &w->tok, w->n->loc, "%s", message.buf);
+	}
 	free(message.buf);
 	return false;
+}
+
+/* What stap reports after a $target or @cast fails: the expression and the call holding it
+ * have no type (the second is suppressed as similar). */
+static void report_untyped(const struct token_desc *tok, struct loc loc)
+{
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", tok, loc, "unresolved type ");
+}
+
+/* Levenshtein distance, for ordering alternatives nearest first. */
+static size_t edit_distance(const char *x, const char *y)
+{
+	size_t ny = strlen(y);
+	size_t *row = xcalloc(ny + 1, sizeof(*row));
+	size_t result;
+
+	for (size_t j = 0; j <= ny; j++)
+		row[j] = j;
+	for (size_t i = 1; x[i - 1]; i++) {
+		size_t diagonal = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= ny; j++) {
+			size_t above = row[j];
+			size_t best = diagonal + (x[i - 1] != y[j - 1]);
+
+			if (above + 1 < best)
+				best = above + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diagonal = above;
+		}
+	}
+	result = row[ny];
+	free(row);
+	return result;
+}
+
+struct alternative {
+	const char *name;
+	size_t distance;
+};
+
+static int by_distance(const void *pa, const void *pb)
+{
+	const struct alternative *a = pa, *b = pb;
+	size_t la = strlen(a->name), lb = strlen(b->name);
+
+	if (a->distance != b->distance)
+		return a->distance < b->distance ? -1 : 1;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* "a, b, c": `names` nearest to `wanted` first, at most `limit` (0: all), each after
+ * `prefix`. */
+static char *alternatives(const char *wanted, const char **names, int count, int limit,
+			  const char *prefix)
+{
+	struct alternative *alts = xcalloc((size_t)count + 1, sizeof(*alts));
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; i < count; i++)
+		alts[i] = (struct alternative){ names[i], edit_distance(wanted, names[i]) };
+	qsort(alts, (size_t)count, sizeof(*alts), by_distance);
+	sb_add(&sb, "");
+	for (int i = 0; i < count && (!limit || i < limit); i++)
+		sb_addf(&sb, "%s%s%s", i ? ", " : "", prefix, alts[i].name);
+	free(alts);
+	return sb_steal(&sb);
 }
 
 static void add_step(struct target_access *a, int kind, int64_t offset, struct node *index,
@@ -53,21 +135,33 @@ static void add_step(struct target_access *a, int kind, int64_t offset, struct n
 	a->steps[a->nsteps++] = (struct target_step){ kind, offset, index, scale };
 }
 
-/* The names of a struct's members, " a b c", anonymous members' flattened. */
-static void add_member_names(const struct ktypes *kt, ktype_id id, struct strbuf *sb,
-			     int depth)
+/* The names of a struct's members, anonymous members' flattened, added to `names`. */
+static void add_member_names(const struct ktypes *kt, ktype_id id, const char ***names,
+			     int *count, int depth)
 {
-	int count = ktypes_nmembers(kt, id);
+	int nmembers = ktypes_nmembers(kt, id);
 
-	for (int i = 0; i < count && depth < 8; i++) {
+	for (int i = 0; i < nmembers && depth < 8; i++) {
 		struct kmember m;
 
 		ktypes_member_at(kt, id, i, &m);
-		if (*m.name)
-			sb_addf(sb, " %s", m.name);
-		else
-			add_member_names(kt, m.type, sb, depth + 1);
+		if (*m.name) {
+			*names = xrealloc(*names, sizeof(**names) * (size_t)(*count + 1));
+			(*names)[(*count)++] = m.name;
+		} else {
+			add_member_names(kt, m.type, names, count, depth + 1);
+		}
 	}
+}
+
+/* The type stap names in "vs. TYPE": without typedefs and qualifiers. */
+static bool fail_vs(struct walk *w, const char *access, ktype_id type)
+{
+	char *name = ktypes_name(w->kt, ktypes_strip(w->kt, type));
+	bool ok = fail(w, "invalid access '%s' vs. %s", access, name);
+
+	free(name);
+	return ok;
 }
 
 static bool is_composite(const struct ktypes *kt, ktype_id id)
@@ -90,21 +184,28 @@ static bool field_step(struct walk *w, const struct target_comp *comp)
 	} else if (w->a->lvalue && is_composite(w->kt, s)) {
 		outer = s;
 	} else {
-		char *name = ktypes_name(w->kt, w->type);
-		bool ok = fail(w, "invalid access '->%s' vs '%s'", comp->field, name);
+		char *access = xasprintf("->%s", comp->field);
+		bool ok = ktypes_kind(w->kt, s) == KT_ARRAY ?
+			fail(w, "invalid access '%s' for array type", access) :
+			fail_vs(w, access, ktypes_kind(w->kt, s) == KT_PTR ?
+				ktypes_target(w->kt, s) : s);
 
-		free(name);
+		free(access);
 		return ok;
 	}
 	if (!ktypes_member(w->kt, outer, comp->field, &m)) {
-		struct strbuf names = { 0 };
+		const char **names = NULL;
+		int count = 0;
 		char *type = ktypes_name(w->kt, outer);
+		char *alts;
 
-		add_member_names(w->kt, outer, &names, 0);
-		fail(w, "unable to find member '%s' for %s (alternatives:%s)", comp->field, type,
-		     names.buf ? names.buf : "");
+		add_member_names(w->kt, outer, &names, &count, 0);
+		alts = alternatives(comp->field, names, count, 0, "");
+		fail(w, "unable to find member '%s' for %s (alternatives: %s)", comp->field, type,
+		     alts);
+		free(alts);
 		free(type);
-		free(names.buf);
+		free(names);
 		return false;
 	}
 	add_step(w->a, STEP_OFFSET, m.bit_offset / 8, NULL, 0);
@@ -123,12 +224,11 @@ static bool index_step(struct walk *w, const struct target_comp *comp)
 	uint32_t scale = ktypes_size(w->kt, elem);
 
 	if (!(kind == KT_ARRAY && w->a->lvalue) && kind != KT_PTR) {
-		char *name = ktypes_name(w->kt, w->type);
-		bool ok = comp->kind == COMP_INDEX_NUM ?
-			fail(w, "invalid access '[%" PRId64 "]' vs '%s'", comp->index, name) :
-			fail(w, "invalid access '[...]' vs '%s'", name);
+		char *access = comp->kind == COMP_INDEX_NUM ?
+			xasprintf("[%" PRId64 "]", comp->index) : xstrdup("[...]");
+		bool ok = fail_vs(w, access, s);
 
-		free(name);
+		free(access);
 		return ok;
 	}
 	if (!scale)
@@ -160,24 +260,39 @@ static bool finish(struct walk *w)
 			return fail(w, "tapster cannot read a %u-byte integer yet", a->size);
 		return true;
 	}
-	if ((kind == KT_ARRAY || kind == KT_STRUCT || kind == KT_UNION) && a->lvalue) {
+	if (kind == KT_ARRAY && a->lvalue) {
 		a->address_of = true;
 		return true;
 	}
-	char *name = ktypes_name(w->kt, w->type);
-	bool ok = kind == KT_STRUCT || kind == KT_UNION ?
-		fail(w, "'%s' is being accessed instead of a member", name) :
-		fail(w, "cannot use a value of type '%s' as a number", name);
+	if ((kind == KT_STRUCT || kind == KT_UNION) && a->lvalue && w->allow_composite) {
+		a->address_of = true;
+		return true;
+	}
+	char *name = ktypes_name(w->kt, s);
+	bool ok;
 
+	if (kind == KT_STRUCT || kind == KT_UNION) {
+		const char **names = NULL;
+		int count = 0;
+
+		add_member_names(w->kt, s, &names, &count, 0);
+		ok = fail(w, "'%s' is being accessed instead of a member such as '->%s'", name,
+			  count ? names[0] : "");
+		free(names);
+	} else {
+		ok = fail(w, "cannot use a value of type '%s' as a number", name);
+	}
 	free(name);
 	return ok;
 }
 
 static bool walk_comps(struct walk *w, const struct target_comp *comps)
 {
-	for (const struct target_comp *c = comps; c; c = c->next)
+	for (const struct target_comp *c = comps; c; c = c->next) {
+		w->comp = c;
 		if (!(c->kind == COMP_FIELD ? field_step(w, c) : index_step(w, c)))
 			return false;
+	}
 	return finish(w);
 }
 
@@ -194,6 +309,27 @@ static bool same_access(const struct target_access *x, const struct target_acces
 		    x->steps[i].scale != y->steps[i].scale)
 			return false;
 	return true;
+}
+
+/*
+ * stap's error for a name that is no parameter (nor local) of the function, its DWARF facts
+ * (the DIE's offset, the pc, the source file) left out: BTF has none of them.
+ */
+static bool no_such_local(struct walk *w, ktype_id proto, const char *function,
+			  const char *name)
+{
+	int count = ktypes_nparams(w->kt, proto);
+	const char **names = xcalloc((size_t)count + 1, sizeof(*names));
+	char *alts;
+
+	for (int i = 0; i < count; i++)
+		names[i] = ktypes_param_name(w->kt, proto, i);
+	alts = alternatives(name, names, count, 5, "$");
+	fail(w, "unable to find local '%s', [man error::dwarf] in kernel, in %s"
+	     " (alternatives: %s))", name, function, alts);
+	free(alts);
+	free(names);
+	return false;
 }
 
 /* The base of `$name` in the function `function`: an argument or the return value. */
@@ -217,17 +353,8 @@ static bool find_base(struct walk *w, const char *function, bool is_return)
 		for (int i = 0; i < count; i++)
 			if (!strcmp(ktypes_param_name(w->kt, proto, i), name))
 				w->a->param = i;
-		if (w->a->param < 0) {
-			struct strbuf names = { 0 };
-
-			for (int i = 0; i < count; i++)
-				sb_addf(&names, "%s$%s", i ? " " : "",
-					ktypes_param_name(w->kt, proto, i));
-			fail(w, "unable to find local '%s' in %s (alternatives: %s)", name,
-			     function, names.buf ? names.buf : "");
-			free(names.buf);
-			return false;
-		}
+		if (w->a->param < 0)
+			return no_such_local(w, proto, function, name);
 		w->type = ktypes_param_type(w->kt, proto, w->a->param);
 	}
 	w->a->base_size = ktypes_size(w->kt, w->type);
@@ -241,7 +368,7 @@ static struct target_access *resolve_at(const struct ktypes *kt, struct node *n,
 					const struct derived_point *d)
 {
 	struct target_access *a = xcalloc(1, sizeof(*a));
-	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, 0 };
+	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, 0, NULL, false };
 
 	if (find_base(&w, d->function, d->kind == PROVIDER_KRETPROBE) && walk_comps(&w, n->comps))
 		return a;
@@ -281,8 +408,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	const struct ktypes *kt;
 	struct target_access *first = NULL;
 
-	if (!on_kernel_functions(p) || !env || !env->types ||
-	    (!strcmp(n->text, "$return") && !p->is_return))
+	if (!on_kernel_functions(p) || !env || !env->types)
 		return unresolved(n, quiet);
 	kt = env->types(env->ctx);
 	if (!kt)
@@ -290,8 +416,13 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		struct target_access *a = resolve_at(kt, n, quiet, d);
 
-		if (!a)
+		if (!a) {
+			struct token_desc tok = { "identifier", n->text };
+
+			if (!quiet)
+				report_untyped(&tok, n->loc);
 			return false;
+		}
 		if (!first) {
 			first = a;
 			continue;
@@ -324,7 +455,7 @@ bool target_resolve_cast(const struct provider_env *env, struct node *n, bool qu
 {
 	const struct ktypes *kt = env && env->types ? env->types(env->ctx) : NULL;
 	struct target_access *a;
-	struct walk w = { kt, n, { "operator", "@cast" }, quiet, NULL, 0 };
+	struct walk w = { kt, n, { "operator", "@cast" }, quiet, NULL, 0, NULL, false };
 
 	if (!kt)
 		return false;
@@ -337,10 +468,14 @@ bool target_resolve_cast(const struct provider_env *env, struct node *n, bool qu
 	}
 	w.type = ktypes_find(kt, n->text);
 	if (!w.type) {
-		if (!quiet)
+		/* stap reports it twice (the second suppressed as similar), and names the
+		 * module as given: '' when there is none. */
+		for (int i = 0; !quiet && i < 2; i++)
 			diag_error_at("semantic error", &w.tok, n->loc,
 				      "type definition '%s' not found in '%s'", n->text,
-				      n->module ? n->module : "kernel");
+				      n->module ? n->module : "");
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
 		return false;
 	}
 	a = xcalloc(1, sizeof(*a));
@@ -349,6 +484,8 @@ bool target_resolve_cast(const struct provider_env *env, struct node *n, bool qu
 	a->lvalue = true;
 	w.a = a;
 	if (!walk_comps(&w, n->comps)) {
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
 		free(a->steps);
 		free(a);
 		return false;
