@@ -54,6 +54,10 @@ bool target_resolve_cast(const struct provider_env *env, struct node *n, bool qu
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 			struct node *n);
 
+/* $x$, $x->y$$: `n` rewritten into the sprintf that pretty-prints it; false after an
+ * error. */
+bool target_expand_pretty(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n);
 /* Pass 3: the C expression of a resolved access (translate_target.c). */
 struct body;
 char *gen_target(struct body *b, struct node *n);
