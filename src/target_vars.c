@@ -378,16 +378,28 @@ static struct target_access *resolve_at(const struct ktypes *kt, struct node *n,
 	return NULL;
 }
 
+/* The identifier stap names in errors: "$x$" when the suffix is on the name itself. */
+static const char *token_text(struct node *n, char **owned)
+{
+	*owned = NULL;
+	if (n->kind == N_TARGET && n->suffix && !n->comps)
+		return *owned = xasprintf("%s%s", n->text, n->suffix);
+	return n->text;
+}
+
 static bool unresolved(struct node *n, bool quiet)
 {
-	struct token_desc tok = { "identifier", n->text };
+	char *owned;
+	struct token_desc tok = { "identifier", token_text(n, &owned) };
 
-	if (quiet)
-		return false;
-	diag_error_at("semantic error", &tok, n->loc, "unresolved target-symbol expression");
-	/* stap goes on to type the expression and reports it twice more as untyped. */
-	for (int i = 0; i < 2; i++)
-		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	if (!quiet) {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "unresolved target-symbol expression");
+		/* stap goes on to type the expression and reports it twice more as untyped. */
+		for (int i = 0; i < 2; i++)
+			diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	}
+	free(owned);
 	return false;
 }
 
@@ -662,7 +674,9 @@ static void pretty_value(struct pretty *pp, struct node *value, ktype_id type, i
 static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, struct node *n)
 {
 	struct target_access *a = xcalloc(1, sizeof(*a));
-	struct walk w = { kt, n, { "identifier", n->text }, false, a, 0, NULL, true };
+	char *owned;
+	struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, a, 0, NULL,
+			  true };
 	ktype_id type = 0;
 
 	if (find_base(&w, p->points->function, p->points->kind == PROVIDER_KRETPROBE) &&
@@ -670,6 +684,7 @@ static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, st
 		type = w.type;
 	else
 		report_untyped(&w.tok, n->loc);
+	free(owned);
 	free(a->steps);
 	free(a);
 	return type;
@@ -762,6 +777,17 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		return false;
 	ktype_id proto = ktypes_function(kt, p->points->function);
 
+	if (want_return && !p->is_return) {
+		/* stap looks "$return" up as a local, and fails. */
+		char *owned;
+		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
+				  NULL, false };
+
+		no_such_local(&w, proto, p->points->function, "$return");
+		report_untyped(&w.tok, n->loc);
+		free(owned);
+		return false;
+	}
 	pp.kt = kt;
 	pp.loc = n->loc;
 	sb_add(&pp.format, "");
