@@ -492,6 +492,8 @@ static void resolve_defined(struct elab *e, struct node *n)
 		defined = resolve_target(e, expr, true);
 	else if (expr->kind == N_CAST)
 		defined = resolve_cast(e, expr, true);
+	else if (expr->kind == N_ATVAR)
+		defined = target_resolve_atvar(e->env, e->probe, expr, true);
 	else
 		resolve_node(e, expr);
 	n->kind = N_NUMBER;
@@ -663,8 +665,10 @@ static void resolve_node(struct elab *e, struct node *n)
 		}
 		resolve_node(e, n->els);
 		return;
-	case N_PROBEWRITE:
 	case N_ATVAR:
+		target_resolve_atvar(e->env, e->probe, n, false);
+		return;
+	case N_PROBEWRITE:
 		unsupported(n, "this target-variable operator");
 		return;
 	case N_REGISTER:

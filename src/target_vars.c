@@ -836,3 +836,33 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
 	}
 	return sb_steal(&sb);
 }
+
+/*
+ * @var("name"[, "module"]): stap needs the kernel's DWARF for it. Without a module and
+ * outside a kernel function (a begin probe, "name@file"), stap 4.8 itself can't place it
+ * ("unresolved @var() expression", checked with the debuginfo installed); tapster says so
+ * too. In the kernel, a global's type would come from BTF, but a 6.1 kernel's BTF
+ * describes only per-CPU variables, and the VM kit's symbol table has no data symbols.
+ */
+bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, bool quiet)
+{
+	struct token_desc tok = { "operator", "@var" };
+	bool in_kernel = (n->module && !strcmp(n->module, "kernel")) ||
+			 (!n->module && on_kernel_functions(p));
+
+	(void)env;
+	if (quiet)
+		return false;
+	if (!in_kernel || strchr(n->text, '@')) {
+		/* Reported twice, the second suppressed as similar. */
+		for (int i = 0; i < 2; i++)
+			diag_error_at("semantic error", &tok, n->loc, "unresolved @var() expression");
+	} else {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "tapster cannot read kernel global '%s': the kernel's BTF has no"
+			      " type for it", n->text);
+	}
+	report_untyped(&tok, n->loc);
+	return false;
+}
