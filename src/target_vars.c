@@ -637,7 +637,9 @@ static void pretty_value(struct pretty *pp, struct node *value, ktype_id type, i
 	} else if (kind == KT_PTR && top && (target_kind == KT_STRUCT || target_kind == KT_UNION)) {
 		pretty_members(pp, value, target, depth);
 		node_free(value);
-	} else if ((kind == KT_PTR || kind == KT_ARRAY) && is_char(pp->kt, target)) {
+	} else if ((kind == KT_PTR || (kind == KT_ARRAY && depth > 0)) &&
+		   is_char(pp->kt, target)) {
+		/* A char array past the depth is "[...]" like any array; a pointer isn't. */
 		pretty_string_at(pp, value);
 	} else if (kind == KT_ARRAY && depth > 0) {
 		/* stap shows the first element only: "[33, ...]". */
