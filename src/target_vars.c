@@ -415,12 +415,33 @@ static bool on_kernel_functions(const struct derived_probe *p)
 	return true;
 }
 
+/* Whether every point of the probe is the return of a module's function (no types). */
+static bool on_module_returns(const struct derived_probe *p)
+{
+	if (!p || !p->points || !p->is_return)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (d->kind != PROVIDER_KRETPROBE || !*d->module)
+			return false;
+	return true;
+}
+
 bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
 		    bool quiet)
 {
 	const struct ktypes *kt;
 	struct target_access *first = NULL;
 
+	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p)) {
+		/* Module types are not known: the whole return register. */
+		first = xcalloc(1, sizeof(*first));
+		first->base = BASE_RETURN;
+		first->base_size = 8;
+		first->location = location_literal(n);
+		n->sym = first;
+		n->type = TYPE_LONG;
+		return true;
+	}
 	if (!on_kernel_functions(p) || !env || !env->types)
 		return unresolved(n, quiet);
 	kt = env->types(env->ctx);
