@@ -421,9 +421,10 @@ static void add_type_name(const struct ktypes *kt, ktype_id id, struct strbuf *s
 		return;
 	case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:
-		sb_add(sb, btf_kind(t) == BTF_KIND_CONST ? "const " :
-			   btf_kind(t) == BTF_KIND_VOLATILE ? "volatile " : "");
+		/* stap's (DWARF's) order: the qualifier after the type, "char const*". */
 		add_type_name(kt, t->size_or_type, sb, depth + 1);
+		sb_add(sb, btf_kind(t) == BTF_KIND_CONST ? " const" :
+			   btf_kind(t) == BTF_KIND_VOLATILE ? " volatile" : "");
 		return;
 	case BTF_KIND_FUNC_PROTO:
 		sb_add(sb, "func");

@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,24 +404,60 @@ static void resolve_comps(struct elab *e, struct target_comp *comps)
 		resolve_node(e, c->index_expr);
 }
 
-/* $var, $var->field..., $$parms (target_vars.c); `quiet` for @defined. */
+/* $file->f_path$ as stap shows it in its @entry warning: "$file->f_path->$". */
+static char *entry_text(const struct node *n)
+{
+	struct strbuf sb = { 0 };
+
+	sb_add(&sb, n->text);
+	for (const struct target_comp *c = n->comps; c; c = c->next) {
+		if (c->kind == COMP_FIELD)
+			sb_addf(&sb, "->%s", c->field);
+		else if (c->kind == COMP_INDEX_NUM)
+			sb_addf(&sb, "[%" PRId64 "]", c->index);
+		else
+			sb_add(&sb, "[...]");
+	}
+	if (n->suffix)
+		sb_addf(&sb, "->%s", n->suffix);
+	return sb_steal(&sb);
+}
+
+/* stap's warning for a $var in a return probe, outside @entry, which captures it there. */
+static void warn_entry(const struct node *n)
+{
+	char *shown = entry_text(n);
+	char *token = xasprintf("%s%s", n->text, n->suffix && !n->comps ? n->suffix : "");
+	struct token_desc tok = { "identifier", token };
+
+	diag_warning_at(&tok, n->loc, "confusing usage, value is captured as @entry(%s) in"
+			" .return probe [man stapprobes] RETURN PROBES", shown);
+	free(token);
+	free(shown);
+}
+
+/* $var, $var->field..., $$parms, $var$ (target_vars.c); `quiet` for @defined. */
 static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 {
-	if (n->text[1] == '$') {
-		if (!target_expand_vars(e->env, e->probe, n))
+	bool as_entry = e->probe && e->probe->is_return && !e->in_entry &&
+			strcmp(n->text, "$return") && strcmp(n->text, "$$return");
+
+	if (n->suffix && quiet)
+		return false;
+	if (as_entry && !quiet)
+		warn_entry(n);
+	if (n->text[1] == '$' || n->suffix) {
+		resolve_comps(e, n->comps);
+		if (!(n->text[1] == '$' ? target_expand_vars(e->env, e->probe, n) :
+		      target_expand_pretty(e->env, e->probe, n)))
 			return false;
-		resolve_node(e, n);
+		if (as_entry)
+			resolve_as_entry(e, n);
+		else
+			resolve_node(e, n);
 		return true;
 	}
-	if (n->suffix) {
-		struct token_desc tok = { "identifier", n->text };
-
-		if (!quiet)
-			diag_error_at("semantic error", &tok, n->loc,
-				      "tapster cannot pretty-print %s%s yet", n->text, n->suffix);
-		return false;
-	}
-	if (e->probe && e->probe->is_return && strcmp(n->text, "$return") && !e->in_entry) {
+	if (as_entry) {
 		resolve_as_entry(e, n);
 		return true;
 	}
@@ -433,6 +470,12 @@ static bool resolve_cast(struct elab *e, struct node *n, bool quiet)
 	if (!n->text) {
 		unsupported(n, "-> on a value that is not a $target (an autocast)");
 		return false;
+	}
+	if (n->suffix) {
+		if (quiet || !target_expand_pretty(e->env, e->probe, n))
+			return false;
+		resolve_node(e, n);
+		return true;
 	}
 	resolve_node(e, n->lhs);
 	resolve_comps(e, n->comps);
@@ -449,6 +492,8 @@ static void resolve_defined(struct elab *e, struct node *n)
 		defined = resolve_target(e, expr, true);
 	else if (expr->kind == N_CAST)
 		defined = resolve_cast(e, expr, true);
+	else if (expr->kind == N_ATVAR)
+		defined = target_resolve_atvar(e->env, e->probe, expr, true);
 	else
 		resolve_node(e, expr);
 	n->kind = N_NUMBER;
@@ -620,8 +665,10 @@ static void resolve_node(struct elab *e, struct node *n)
 		}
 		resolve_node(e, n->els);
 		return;
-	case N_PROBEWRITE:
 	case N_ATVAR:
+		target_resolve_atvar(e->env, e->probe, n, false);
+		return;
+	case N_PROBEWRITE:
 		unsupported(n, "this target-variable operator");
 		return;
 	case N_REGISTER:

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ast_copy.h"
 #include "diag.h"
 #include "tracepoints.h"
 #include "translate.h"
@@ -25,6 +26,8 @@ struct walk {
 	bool quiet;
 	struct target_access *a;
 	ktype_id type;		/* of the value so far */
+	const struct target_comp *comp;	/* the component being followed, NULL at the base */
+	bool allow_composite;	/* a struct's address is the value (pretty printing) */
 };
 
 static bool fail(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -38,9 +41,89 @@ static bool fail(struct walk *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vaddf(&message, fmt, ap);
 	va_end(ap);
-	diag_error_at("semantic error", &w->tok, w->n->loc, "%s", message.buf);
+	if (w->comp) {
+		/* stap reports a component's error at its operator. */
+		struct token_desc op = { "operator", w->comp->kind == COMP_FIELD ? "->" : "[" };
+
+		diag_error_at("semantic error", &op, w->comp->loc, "%s", message.buf);
+	} else {
+		diag_error_at("semantic error", &w->tok, w->n->loc, "%s", message.buf);
+	}
 	free(message.buf);
 	return false;
+}
+
+/* What stap reports after a $target or @cast fails: the expression and the call holding it
+ * have no type (the second is suppressed as similar). */
+static void report_untyped(const struct token_desc *tok, struct loc loc)
+{
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", tok, loc, "unresolved type ");
+}
+
+/* Levenshtein distance, for ordering alternatives nearest first. */
+static size_t edit_distance(const char *x, const char *y)
+{
+	size_t ny = strlen(y);
+	size_t *row = xcalloc(ny + 1, sizeof(*row));
+	size_t result;
+
+	for (size_t j = 0; j <= ny; j++)
+		row[j] = j;
+	for (size_t i = 1; x[i - 1]; i++) {
+		size_t diagonal = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= ny; j++) {
+			size_t above = row[j];
+			size_t best = diagonal + (x[i - 1] != y[j - 1]);
+
+			if (above + 1 < best)
+				best = above + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diagonal = above;
+		}
+	}
+	result = row[ny];
+	free(row);
+	return result;
+}
+
+struct alternative {
+	const char *name;
+	size_t distance;
+};
+
+static int by_distance(const void *pa, const void *pb)
+{
+	const struct alternative *a = pa, *b = pb;
+	size_t la = strlen(a->name), lb = strlen(b->name);
+
+	if (a->distance != b->distance)
+		return a->distance < b->distance ? -1 : 1;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* "a, b, c": `names` nearest to `wanted` first, at most `limit` (0: all), each after
+ * `prefix`. */
+static char *alternatives(const char *wanted, const char **names, int count, int limit,
+			  const char *prefix)
+{
+	struct alternative *alts = xcalloc((size_t)count + 1, sizeof(*alts));
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; i < count; i++)
+		alts[i] = (struct alternative){ names[i], edit_distance(wanted, names[i]) };
+	qsort(alts, (size_t)count, sizeof(*alts), by_distance);
+	sb_add(&sb, "");
+	for (int i = 0; i < count && (!limit || i < limit); i++)
+		sb_addf(&sb, "%s%s%s", i ? ", " : "", prefix, alts[i].name);
+	free(alts);
+	return sb_steal(&sb);
 }
 
 static void add_step(struct target_access *a, int kind, int64_t offset, struct node *index,
@@ -54,21 +137,33 @@ static void add_step(struct target_access *a, int kind, int64_t offset, struct n
 	a->steps[a->nsteps++] = (struct target_step){ kind, offset, index, scale };
 }
 
-/* The names of a struct's members, " a b c", anonymous members' flattened. */
-static void add_member_names(const struct ktypes *kt, ktype_id id, struct strbuf *sb,
-			     int depth)
+/* The names of a struct's members, anonymous members' flattened, added to `names`. */
+static void add_member_names(const struct ktypes *kt, ktype_id id, const char ***names,
+			     int *count, int depth)
 {
-	int count = ktypes_nmembers(kt, id);
+	int nmembers = ktypes_nmembers(kt, id);
 
-	for (int i = 0; i < count && depth < 8; i++) {
+	for (int i = 0; i < nmembers && depth < 8; i++) {
 		struct kmember m;
 
 		ktypes_member_at(kt, id, i, &m);
-		if (*m.name)
-			sb_addf(sb, " %s", m.name);
-		else
-			add_member_names(kt, m.type, sb, depth + 1);
+		if (*m.name) {
+			*names = xrealloc(*names, sizeof(**names) * (size_t)(*count + 1));
+			(*names)[(*count)++] = m.name;
+		} else {
+			add_member_names(kt, m.type, names, count, depth + 1);
+		}
 	}
+}
+
+/* The type stap names in "vs. TYPE": without typedefs and qualifiers. */
+static bool fail_vs(struct walk *w, const char *access, ktype_id type)
+{
+	char *name = ktypes_name(w->kt, ktypes_strip(w->kt, type));
+	bool ok = fail(w, "invalid access '%s' vs. %s", access, name);
+
+	free(name);
+	return ok;
 }
 
 static bool is_composite(const struct ktypes *kt, ktype_id id)
@@ -91,21 +186,28 @@ static bool field_step(struct walk *w, const struct target_comp *comp)
 	} else if (w->a->lvalue && is_composite(w->kt, s)) {
 		outer = s;
 	} else {
-		char *name = ktypes_name(w->kt, w->type);
-		bool ok = fail(w, "invalid access '->%s' vs '%s'", comp->field, name);
+		char *access = xasprintf("->%s", comp->field);
+		bool ok = ktypes_kind(w->kt, s) == KT_ARRAY ?
+			fail(w, "invalid access '%s' for array type", access) :
+			fail_vs(w, access, ktypes_kind(w->kt, s) == KT_PTR ?
+				ktypes_target(w->kt, s) : s);
 
-		free(name);
+		free(access);
 		return ok;
 	}
 	if (!ktypes_member(w->kt, outer, comp->field, &m)) {
-		struct strbuf names = { 0 };
+		const char **names = NULL;
+		int count = 0;
 		char *type = ktypes_name(w->kt, outer);
+		char *alts;
 
-		add_member_names(w->kt, outer, &names, 0);
-		fail(w, "unable to find member '%s' for %s (alternatives:%s)", comp->field, type,
-		     names.buf ? names.buf : "");
+		add_member_names(w->kt, outer, &names, &count, 0);
+		alts = alternatives(comp->field, names, count, 0, "");
+		fail(w, "unable to find member '%s' for %s (alternatives: %s)", comp->field, type,
+		     alts);
+		free(alts);
 		free(type);
-		free(names.buf);
+		free(names);
 		return false;
 	}
 	add_step(w->a, STEP_OFFSET, m.bit_offset / 8, NULL, 0);
@@ -124,12 +226,11 @@ static bool index_step(struct walk *w, const struct target_comp *comp)
 	uint32_t scale = ktypes_size(w->kt, elem);
 
 	if (!(kind == KT_ARRAY && w->a->lvalue) && kind != KT_PTR) {
-		char *name = ktypes_name(w->kt, w->type);
-		bool ok = comp->kind == COMP_INDEX_NUM ?
-			fail(w, "invalid access '[%" PRId64 "]' vs '%s'", comp->index, name) :
-			fail(w, "invalid access '[...]' vs '%s'", name);
+		char *access = comp->kind == COMP_INDEX_NUM ?
+			xasprintf("[%" PRId64 "]", comp->index) : xstrdup("[...]");
+		bool ok = fail_vs(w, access, s);
 
-		free(name);
+		free(access);
 		return ok;
 	}
 	if (!scale)
@@ -161,31 +262,47 @@ static bool finish(struct walk *w)
 			return fail(w, "tapster cannot read a %u-byte integer yet", a->size);
 		return true;
 	}
-	if ((kind == KT_ARRAY || kind == KT_STRUCT || kind == KT_UNION) && a->lvalue) {
+	if (kind == KT_ARRAY && a->lvalue) {
 		a->address_of = true;
 		return true;
 	}
-	char *name = ktypes_name(w->kt, w->type);
-	bool ok = kind == KT_STRUCT || kind == KT_UNION ?
-		fail(w, "'%s' is being accessed instead of a member", name) :
-		fail(w, "cannot use a value of type '%s' as a number", name);
+	if ((kind == KT_STRUCT || kind == KT_UNION) && a->lvalue && w->allow_composite) {
+		a->address_of = true;
+		return true;
+	}
+	char *name = ktypes_name(w->kt, s);
+	bool ok;
 
+	if (kind == KT_STRUCT || kind == KT_UNION) {
+		const char **names = NULL;
+		int count = 0;
+
+		add_member_names(w->kt, s, &names, &count, 0);
+		ok = fail(w, "'%s' is being accessed instead of a member such as '->%s'", name,
+			  count ? names[0] : "");
+		free(names);
+	} else {
+		ok = fail(w, "cannot use a value of type '%s' as a number", name);
+	}
 	free(name);
 	return ok;
 }
 
 static bool walk_comps(struct walk *w, const struct target_comp *comps)
 {
-	for (const struct target_comp *c = comps; c; c = c->next)
+	for (const struct target_comp *c = comps; c; c = c->next) {
+		w->comp = c;
 		if (!(c->kind == COMP_FIELD ? field_step(w, c) : index_step(w, c)))
 			return false;
+	}
 	return finish(w);
 }
 
 bool target_walk(const struct ktypes *kt, struct node *n, bool quiet, struct target_access *a,
 		 ktype_id type)
 {
-	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, type };
+	struct walk w = { .kt = kt, .n = n, .tok = { "identifier", n->text }, .quiet = quiet,
+			  .a = a, .type = type };
 
 	return walk_comps(&w, n->comps);
 }
@@ -203,6 +320,27 @@ static bool same_access(const struct target_access *x, const struct target_acces
 		    x->steps[i].scale != y->steps[i].scale)
 			return false;
 	return true;
+}
+
+/*
+ * stap's error for a name that is no parameter (nor local) of the function, its DWARF facts
+ * (the DIE's offset, the pc, the source file) left out: BTF has none of them.
+ */
+static bool no_such_local(struct walk *w, ktype_id proto, const char *function,
+			  const char *name)
+{
+	int count = ktypes_nparams(w->kt, proto);
+	const char **names = xcalloc((size_t)count + 1, sizeof(*names));
+	char *alts;
+
+	for (int i = 0; i < count; i++)
+		names[i] = ktypes_param_name(w->kt, proto, i);
+	alts = alternatives(name, names, count, 5, "$");
+	fail(w, "unable to find local '%s', [man error::dwarf] in kernel, in %s"
+	     " (alternatives: %s))", name, function, alts);
+	free(alts);
+	free(names);
+	return false;
 }
 
 /* The base of `$name` in the function `function`: an argument or the return value. */
@@ -226,17 +364,8 @@ static bool find_base(struct walk *w, const char *function, bool is_return)
 		for (int i = 0; i < count; i++)
 			if (!strcmp(ktypes_param_name(w->kt, proto, i), name))
 				w->a->param = i;
-		if (w->a->param < 0) {
-			struct strbuf names = { 0 };
-
-			for (int i = 0; i < count; i++)
-				sb_addf(&names, "%s$%s", i ? " " : "",
-					ktypes_param_name(w->kt, proto, i));
-			fail(w, "unable to find local '%s' in %s (alternatives: %s)", name,
-			     function, names.buf ? names.buf : "");
-			free(names.buf);
-			return false;
-		}
+		if (w->a->param < 0)
+			return no_such_local(w, proto, function, name);
 		w->type = ktypes_param_type(w->kt, proto, w->a->param);
 	}
 	w->a->base_size = ktypes_size(w->kt, w->type);
@@ -250,7 +379,7 @@ static struct target_access *resolve_at(const struct ktypes *kt, struct node *n,
 					const struct derived_point *d)
 {
 	struct target_access *a = xcalloc(1, sizeof(*a));
-	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, 0 };
+	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, 0, NULL, false };
 
 	if (find_base(&w, d->function, d->kind == PROVIDER_KRETPROBE) && walk_comps(&w, n->comps))
 		return a;
@@ -259,16 +388,28 @@ static struct target_access *resolve_at(const struct ktypes *kt, struct node *n,
 	return NULL;
 }
 
+/* The identifier stap names in errors: "$x$" when the suffix is on the name itself. */
+static const char *token_text(struct node *n, char **owned)
+{
+	*owned = NULL;
+	if (n->kind == N_TARGET && n->suffix && !n->comps)
+		return *owned = xasprintf("%s%s", n->text, n->suffix);
+	return n->text;
+}
+
 static bool unresolved(struct node *n, bool quiet)
 {
-	struct token_desc tok = { "identifier", n->text };
+	char *owned;
+	struct token_desc tok = { "identifier", token_text(n, &owned) };
 
-	if (quiet)
-		return false;
-	diag_error_at("semantic error", &tok, n->loc, "unresolved target-symbol expression");
-	/* stap goes on to type the expression and reports it twice more as untyped. */
-	for (int i = 0; i < 2; i++)
-		diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	if (!quiet) {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "unresolved target-symbol expression");
+		/* stap goes on to type the expression and reports it twice more as untyped. */
+		for (int i = 0; i < 2; i++)
+			diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
+	}
+	free(owned);
 	return false;
 }
 
@@ -284,24 +425,14 @@ static bool on_kernel_functions(const struct derived_probe *p)
 	return true;
 }
 
-/* $return of a function whose types are not known (a module's): the whole register, as a
- * long. */
-static bool untyped_return(struct derived_probe *p, struct node *n)
+/* Whether every point of the probe is the return of a module's function (no types). */
+static bool on_module_returns(const struct derived_probe *p)
 {
-	struct target_access *a;
-
-	if (strcmp(n->text, "$return") || n->comps || n->suffix || !p || !p->is_return ||
-	    !p->points)
+	if (!p || !p->points || !p->is_return)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
-		if (d->kind != PROVIDER_KRETPROBE)
+		if (d->kind != PROVIDER_KRETPROBE || !*d->module)
 			return false;
-	a = xcalloc(1, sizeof(*a));
-	a->base = BASE_RETURN;
-	a->base_size = 8;
-	a->location = location_literal(n);
-	n->sym = a;
-	n->type = TYPE_LONG;
 	return true;
 }
 
@@ -313,10 +444,17 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 
 	if (on_tracepoints(p))
 		return trace_target_resolve(env, p, n, quiet);
-	if (!on_kernel_functions(p) && untyped_return(p, n))
+	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p)) {
+		/* Module types are not known: the whole return register. */
+		first = xcalloc(1, sizeof(*first));
+		first->base = BASE_RETURN;
+		first->base_size = 8;
+		first->location = location_literal(n);
+		n->sym = first;
+		n->type = TYPE_LONG;
 		return true;
-	if (!on_kernel_functions(p) || !env || !env->types ||
-	    (!strcmp(n->text, "$return") && !p->is_return))
+	}
+	if (!on_kernel_functions(p) || !env || !env->types)
 		return unresolved(n, quiet);
 	kt = env->types(env->ctx);
 	if (!kt)
@@ -324,8 +462,13 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		struct target_access *a = resolve_at(kt, n, quiet, d);
 
-		if (!a)
+		if (!a) {
+			struct token_desc tok = { "identifier", n->text };
+
+			if (!quiet)
+				report_untyped(&tok, n->loc);
 			return false;
+		}
 		if (!first) {
 			first = a;
 			continue;
@@ -358,7 +501,7 @@ bool target_resolve_cast(const struct provider_env *env, struct node *n, bool qu
 {
 	const struct ktypes *kt = env && env->types ? env->types(env->ctx) : NULL;
 	struct target_access *a;
-	struct walk w = { kt, n, { "operator", "@cast" }, quiet, NULL, 0 };
+	struct walk w = { kt, n, { "operator", "@cast" }, quiet, NULL, 0, NULL, false };
 
 	if (!kt)
 		return false;
@@ -371,10 +514,14 @@ bool target_resolve_cast(const struct provider_env *env, struct node *n, bool qu
 	}
 	w.type = ktypes_find(kt, n->text);
 	if (!w.type) {
-		if (!quiet)
+		/* stap reports it twice (the second suppressed as similar), and names the
+		 * module as given: '' when there is none. */
+		for (int i = 0; !quiet && i < 2; i++)
 			diag_error_at("semantic error", &w.tok, n->loc,
 				      "type definition '%s' not found in '%s'", n->text,
-				      n->module ? n->module : "kernel");
+				      n->module ? n->module : "");
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
 		return false;
 	}
 	a = xcalloc(1, sizeof(*a));
@@ -383,6 +530,8 @@ bool target_resolve_cast(const struct provider_env *env, struct node *n, bool qu
 	a->lvalue = true;
 	w.a = a;
 	if (!walk_comps(&w, n->comps)) {
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
 		free(a->steps);
 		free(a);
 		return false;
@@ -405,13 +554,256 @@ static struct node *target_node(const char *name, struct loc loc)
 	return t;
 }
 
+/*
+ * Pretty printing ($x$, $x$$, $$parms$ ...), as stap 4.8 prints (checked in the VM): a
+ * struct "{.a=1, .b=0xffff..., <union>={...}, .c={...}}" (one level with $, every level with
+ * $$), integers and enums in decimal, chars as '%#c', char arrays and char pointers as a
+ * quoted string, other pointers as %#x, arrays of other types "[...]". A pointer to a struct
+ * at the top is followed; a pointer to an integer at the top is its value in decimal. It all
+ * becomes one sprintf of the fields read as $target expressions; stap's string limit cuts it
+ * (MAXSTRINGLEN - 1), so fields are only added while the text is shorter than that.
+ */
+/* stap's MAXSTRINGLEN: a pretty-printed value is cut to one less. */
+#define PRETTY_STRING_MAX 512
+
+struct pretty {
+	const struct ktypes *kt;
+	struct strbuf format;
+	struct node_list args;
+	struct loc loc;
+};
+
+/* A copy of the $target `base` with `field` (NULL: none) appended to its components. */
+static struct node *field_node(const struct node *base, const char *field)
+{
+	struct node *copy = node_copy(base);
+	struct target_comp **tail = &copy->comps;
+
+	free(copy->suffix);
+	copy->suffix = NULL;
+	while (*tail)
+		tail = &(*tail)->next;
+	if (field) {
+		*tail = xcalloc(1, sizeof(**tail));
+		(*tail)->kind = COMP_FIELD;
+		(*tail)->field = xstrdup(field);
+		(*tail)->loc = base->loc;
+	}
+	return copy;
+}
+
+static bool is_char(const struct ktypes *kt, ktype_id id)
+{
+	ktype_id s = ktypes_strip(kt, id);
+	char *name;
+	bool result;
+
+	if (ktypes_kind(kt, s) != KT_INT || ktypes_size(kt, s) != 1)
+		return false;
+	name = ktypes_name(kt, s);
+	result = strstr(name, "char") != NULL;
+	free(name);
+	return result;
+}
+
+static void pretty_arg(struct pretty *pp, const char *conversion, struct node *arg)
+{
+	sb_add(&pp->format, conversion);
+	node_list_push(&pp->args, arg);
+}
+
+static void pretty_string_at(struct pretty *pp, struct node *address)
+{
+	struct node *call = node_new(N_CALL, pp->loc);
+
+	call->text = xstrdup("__tap_pretty_string");
+	node_list_push(&call->args, address);
+	pretty_arg(pp, "%s", call);
+}
+
+static void pretty_value(struct pretty *pp, struct node *value, ktype_id type, int depth,
+			 bool top);
+
+/* `value` stays the caller's. */
+static void pretty_members(struct pretty *pp, const struct node *value, ktype_id type, int depth)
+{
+	int count = ktypes_nmembers(pp->kt, type);
+
+	sb_addc(&pp->format, '{');
+	for (int i = 0; i < count && pp->format.len < PRETTY_STRING_MAX; i++) {
+		struct kmember m;
+		enum ktype_kind kind;
+
+		ktypes_member_at(pp->kt, type, i, &m);
+		if (i)
+			sb_add(&pp->format, ", ");
+		if (*m.name) {
+			sb_addf(&pp->format, ".%s=", m.name);
+			pretty_value(pp, field_node(value, m.name), m.type, depth - 1, false);
+			continue;
+		}
+		/* An anonymous member: its fields are reached by name through the outer. */
+		kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, m.type));
+		sb_add(&pp->format, kind == KT_UNION ? "<union>=" : "<class>=");
+		if (depth > 1)
+			pretty_members(pp, value, ktypes_strip(pp->kt, m.type), depth - 1);
+		else
+			sb_add(&pp->format, "{...}");
+	}
+	sb_addc(&pp->format, '}');
+}
+
+static void pretty_value(struct pretty *pp, struct node *value, ktype_id type, int depth,
+			 bool top)
+{
+	ktype_id s = ktypes_strip(pp->kt, type);
+	enum ktype_kind kind = ktypes_kind(pp->kt, s);
+	ktype_id target = ktypes_strip(pp->kt, ktypes_target(pp->kt, s));
+	enum ktype_kind target_kind = ktypes_kind(pp->kt, target);
+
+	if (kind == KT_STRUCT || kind == KT_UNION) {
+		if (depth > 0)
+			pretty_members(pp, value, s, depth);
+		else
+			sb_add(&pp->format, "{...}");
+		node_free(value);
+	} else if (kind == KT_PTR && top && (target_kind == KT_STRUCT || target_kind == KT_UNION)) {
+		pretty_members(pp, value, target, depth);
+		node_free(value);
+	} else if ((kind == KT_PTR || (kind == KT_ARRAY && depth > 0)) &&
+		   is_char(pp->kt, target)) {
+		/* A char array past the depth is "[...]" like any array; a pointer isn't. */
+		pretty_string_at(pp, value);
+	} else if (kind == KT_ARRAY && depth > 0) {
+		/* stap shows the first element only: "[33, ...]". */
+		struct node *first = field_node(value, NULL);
+		struct target_comp **tail = &first->comps;
+
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = xcalloc(1, sizeof(**tail));
+		(*tail)->kind = COMP_INDEX_NUM;
+		(*tail)->loc = value->loc;
+		sb_addc(&pp->format, '[');
+		pretty_value(pp, first, ktypes_target(pp->kt, s), depth - 1, false);
+		sb_add(&pp->format, ktypes_array_len(pp->kt, s) > 1 ? ", ...]" : "]");
+		node_free(value);
+	} else if (kind == KT_ARRAY) {
+		sb_add(&pp->format, "[...]");
+		node_free(value);
+	} else if (kind == KT_PTR) {
+		pretty_arg(pp, top && target_kind == KT_INT ? "%d" : "%#x", value);
+	} else if (is_char(pp->kt, s)) {
+		pretty_arg(pp, "'%#c'", value);
+	} else if (kind == KT_INT || kind == KT_ENUM) {
+		pretty_arg(pp, !ktypes_is_signed(pp->kt, s) && ktypes_size(pp->kt, s) == 8 ?
+			   "%u" : "%d", value);
+	} else {
+		sb_add(&pp->format, "?");
+		node_free(value);
+	}
+}
+
+/* The type `$name` plus `n`'s components has in the probe's first function; 0 (after
+ * stap's error) when it doesn't resolve. */
+static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, struct node *n)
+{
+	struct target_access *a = xcalloc(1, sizeof(*a));
+	char *owned;
+	struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, a, 0, NULL,
+			  true };
+	ktype_id type = 0;
+
+	if (find_base(&w, p->points->function, p->points->kind == PROVIDER_KRETPROBE) &&
+	    walk_comps(&w, n->comps))
+		type = w.type;
+	else
+		report_untyped(&w.tok, n->loc);
+	free(owned);
+	free(a->steps);
+	free(a);
+	return type;
+}
+
+/* `n` becomes sprintf(format, values...), or the string "" when there are no values. */
+static void become_sprintf(struct node *n, struct pretty *pp)
+{
+	n->kind = pp->args.len ? N_PRINT : N_STRING;
+	free(n->text);
+	free(n->suffix);
+	n->suffix = NULL;
+	n->comps = NULL;
+	n->lhs = NULL;
+	if (pp->args.len) {
+		n->text = xstrdup("sprintf");
+		node_list_push(&n->args, node_string(pp->format.buf, n->loc));
+		for (int i = 0; i < pp->args.len; i++)
+			node_list_push(&n->args, pp->args.items[i]);
+		free(pp->args.items);
+	} else {
+		/* No values: the text is all there is (it holds no '%'). */
+		n->text = xstrdup(pp->format.buf ? pp->format.buf : "");
+		n->raw = xstrdup(n->text);
+	}
+	free(pp->format.buf);
+}
+
+/* The type @cast(addr, "type")->comps names; 0 (after stap's error) when it doesn't. */
+static ktype_id cast_type(const struct ktypes *kt, struct node *n)
+{
+	struct target_access *a = xcalloc(1, sizeof(*a));
+	struct walk w = { kt, n, { "operator", "@cast" }, false, a, 0, NULL, true };
+	ktype_id type = 0;
+
+	a->lvalue = true;
+	w.type = ktypes_find(kt, n->text);
+	if (!w.type) {
+		for (int i = 0; i < 2; i++)
+			diag_error_at("semantic error", &w.tok, n->loc,
+				      "type definition '%s' not found in '%s'", n->text,
+				      n->module ? n->module : "");
+		report_untyped(&w.tok, n->loc);
+	} else if (walk_comps(&w, n->comps)) {
+		type = w.type;
+	} else {
+		report_untyped(&w.tok, n->loc);
+	}
+	free(a->steps);
+	free(a);
+	return type;
+}
+
+bool target_expand_pretty(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n)
+{
+	const struct ktypes *kt;
+	struct pretty pp = { 0 };
+	ktype_id type;
+
+	if (n->kind == N_TARGET && (!on_kernel_functions(p) || !env || !env->types))
+		return unresolved(n, false);
+	kt = env && env->types ? env->types(env->ctx) : NULL;
+	if (!kt)
+		return false;
+	type = n->kind == N_CAST ? cast_type(kt, n) : target_type(kt, p, n);
+	if (!type)
+		return false;
+	pp.kt = kt;
+	pp.loc = n->loc;
+	sb_add(&pp.format, "");
+	pretty_value(&pp, field_node(n, NULL), type, !strcmp(n->suffix, "$$") ? 32 : 1, true);
+	become_sprintf(n, &pp);
+	return true;
+}
+
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 			struct node *n)
 {
 	const struct ktypes *kt;
-	struct strbuf format = { 0 };
+	struct pretty pp = { 0 };
 	bool want_return = !strcmp(n->text, "$$return");
 	bool want_params = !strcmp(n->text, "$$parms") || !strcmp(n->text, "$$vars");
+	int depth = !n->suffix ? 0 : !strcmp(n->suffix, "$$") ? 32 : 1;
 
 	if (on_tracepoints(p))
 		return trace_expand_vars(env, p, n);
@@ -420,41 +812,42 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	kt = env->types(env->ctx);
 	if (!kt)
 		return false;
-	if (n->suffix) {
-		struct token_desc tok = { "identifier", n->text };
+	ktype_id proto = ktypes_function(kt, p->points->function);
 
-		diag_error_at("semantic error", &tok, n->loc,
-			      "tapster cannot pretty-print %s%s yet", n->text, n->suffix);
+	if (want_return && !p->is_return) {
+		/* stap looks "$return" up as a local, and fails. */
+		char *owned;
+		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
+				  NULL, false };
+
+		no_such_local(&w, proto, p->points->function, "$return");
+		report_untyped(&w.tok, n->loc);
+		free(owned);
 		return false;
 	}
-	ktype_id proto = ktypes_function(kt, p->points->function);
-	struct node_list args = { 0 };
+	pp.kt = kt;
+	pp.loc = n->loc;
+	sb_add(&pp.format, "");
+	/* BTF knows no locals: $$locals is "", $$vars is $$parms. */
+	for (int i = 0; want_params && i < ktypes_nparams(kt, proto); i++) {
+		const char *name = ktypes_param_name(kt, proto, i);
 
-	if (want_params) {
-		for (int i = 0; i < ktypes_nparams(kt, proto); i++) {
-			const char *name = ktypes_param_name(kt, proto, i);
-
-			sb_addf(&format, "%s%s=%%#x", i ? " " : "", name);
-			node_list_push(&args, target_node(name, n->loc));
-		}
+		sb_addf(&pp.format, "%s%s=", i ? " " : "", name);
+		if (depth)
+			pretty_value(&pp, target_node(name, n->loc), ktypes_param_type(kt, proto, i),
+				     depth, true);
+		else
+			pretty_arg(&pp, "%#x", target_node(name, n->loc));
 	}
 	if (want_return && p->is_return && ktypes_return_type(kt, proto)) {
-		sb_add(&format, "return=%#x");
-		node_list_push(&args, target_node("return", n->loc));
+		sb_add(&pp.format, "return=");
+		if (depth)
+			pretty_value(&pp, target_node("return", n->loc),
+				     ktypes_return_type(kt, proto), depth, true);
+		else
+			pretty_arg(&pp, "%#x", target_node("return", n->loc));
 	}
-	n->kind = args.len ? N_PRINT : N_STRING;
-	free(n->text);
-	if (args.len) {
-		n->text = xstrdup("sprintf");
-		node_list_push(&n->args, node_string(format.buf, n->loc));
-		for (int i = 0; i < args.len; i++)
-			node_list_push(&n->args, args.items[i]);
-		free(args.items);
-	} else {
-		n->text = xstrdup("");
-		n->raw = xstrdup("");
-	}
-	free(format.buf);
+	become_sprintf(n, &pp);
 	return true;
 }
 
@@ -479,4 +872,34 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
 		free(type);
 	}
 	return sb_steal(&sb);
+}
+
+/*
+ * @var("name"[, "module"]): stap needs the kernel's DWARF for it. Without a module and
+ * outside a kernel function (a begin probe, "name@file"), stap 4.8 itself can't place it
+ * ("unresolved @var() expression", checked with the debuginfo installed); tapster says so
+ * too. In the kernel, a global's type would come from BTF, but a 6.1 kernel's BTF
+ * describes only per-CPU variables, and the VM kit's symbol table has no data symbols.
+ */
+bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, bool quiet)
+{
+	struct token_desc tok = { "operator", "@var" };
+	bool in_kernel = (n->module && !strcmp(n->module, "kernel")) ||
+			 (!n->module && on_kernel_functions(p));
+
+	(void)env;
+	if (quiet)
+		return false;
+	if (!in_kernel || strchr(n->text, '@')) {
+		/* Reported twice, the second suppressed as similar. */
+		for (int i = 0; i < 2; i++)
+			diag_error_at("semantic error", &tok, n->loc, "unresolved @var() expression");
+	} else {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "tapster cannot read kernel global '%s': the kernel's BTF has no"
+			      " type for it", n->text);
+	}
+	report_untyped(&tok, n->loc);
+	return false;
 }

@@ -58,6 +58,14 @@ bool target_walk(const struct ktypes *kt, struct node *n, bool quiet, struct tar
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 			struct node *n);
 
+/* $x$, $x->y$$: `n` rewritten into the sprintf that pretty-prints it; false after an
+ * error. */
+bool target_expand_pretty(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n);
+/* @var("name"[, "module"]): stap's error, or tapster's when it can't be typed;
+ * always false. */
+bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, bool quiet);
 /* Pass 3: the C expression of a resolved access (translate_target.c). */
 struct body;
 char *gen_target(struct body *b, struct node *n);
