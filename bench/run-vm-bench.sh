@@ -21,7 +21,9 @@
 # module; the probe costs (minus the no-probe time) and their ratio, ours/floor, against the
 # goal (1.10 for (a), 1.25 for the others). Exits 1 when a run fails or a ratio is over its
 # goal (BENCH_VM_GOALS=0: report only).
-# --smoke: a few hundred calls, case (b) only, no goals: checks that the machinery runs.
+# --smoke: a few hundred calls, case (b) only, no goals: checks that the machinery runs
+# (testsuite/tapster.run/bench.exp). BENCH_VM_WORK: the work directory (default
+# BUILDDIR/bench/vm-work; its stdout is what the guest printed).
 # BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
 # 1000000: a third of a second of virtual time, 84 ticks). TCG with -icount runs the guest
 # at some tens of millions of instructions a second: the whole run takes a few minutes.
@@ -31,7 +33,7 @@ smoke=${3:-}
 tapster=$builddir/src/tapster
 vmrun=$builddir/testsuite/tapster-vmrun
 loader=$builddir/loader/tapster-run
-work=$builddir/bench/vm-work
+work=${BENCH_VM_WORK:-$builddir/bench/vm-work}
 calls=${BENCH_VM_CALLS:-50000}
 profile_calls=${BENCH_VM_PROFILE_CALLS:-1000000}
 check_goals=${BENCH_VM_GOALS:-1}
