@@ -79,18 +79,20 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	if (unlikely(atomic_read(&tap_state) != state))
 		return NULL;
 	c = tap_contexts[smp_processor_id()];
+	if (!c)
+		__builtin_unreachable();	/* every possible CPU's is made before any probe */
 	if (unlikely(local_inc_return(&c->busy) != 1)) {
 		local_dec(&c->busy);
 		atomic_inc(&tap_skipped_reentrant);
 		tap_count_skipped();
 		return NULL;
 	}
+	/* last_error is NULL between hits (tap_context_exit() clears it), and nesting 0 (calls
+	 * give back the level they take). */
 	c->pp = pp;
 	c->regs = regs;
 	c->ri = NULL;		/* a return probe's handler sets it */
-	c->last_error = NULL;
 	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
-	c->nesting = 0;
 	return c;
 }
 
@@ -99,8 +101,11 @@ static __always_inline void tap_context_exit(struct tap_context *c)
 {
 	if (c->print.len)
 		tap_print_flush(c);
-	if (unlikely(c->last_error))
+	if (unlikely(c->last_error)) {
 		tap_report_error(c);
+		c->last_error = NULL;
+		c->error_location = NULL;
+	}
 	local_dec(&c->busy);
 }
 

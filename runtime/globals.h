@@ -23,8 +23,23 @@
 #define TRYLOCKDELAY 10
 #endif
 
+/*
+ * Probe bodies run with preemption off, and a hit that would nest in another on the same CPU
+ * is skipped before it gets here (context.h): the architecture's reader/writer lock serves,
+ * without the preempt count and the out-of-line calls of rwlock_t. Kernels where rwlock_t is
+ * not a plain arch_rwlock_t (PREEMPT_RT, lock debugging) keep rwlock_t.
+ */
+#if defined(CONFIG_SMP) && !defined(CONFIG_PREEMPT_RT) && !defined(CONFIG_DEBUG_SPINLOCK) && \
+	!defined(CONFIG_DEBUG_LOCK_ALLOC)
+#define TAP_ARCH_RWLOCK 1
+#endif
+
 struct tap_lock {
+#ifdef TAP_ARCH_RWLOCK
+	arch_rwlock_t lock;
+#else
 	rwlock_t lock;
+#endif
 	const char *name;	/* the global, as the script names it */
 	atomic_t timeouts;	/* probe hits skipped for want of it */
 };
@@ -33,8 +48,21 @@ struct tap_lock {
  * says why, and the session ends at its start, in stap's words. */
 static const char *tap_globals_failed, *tap_globals_failure;
 
+#ifdef TAP_ARCH_RWLOCK
+#define TAP_LOCK_INIT(var, global_name) \
+	{ .lock = __ARCH_RW_LOCK_UNLOCKED, .name = global_name, .timeouts = ATOMIC_INIT(0) }
+#define tap_write_trylock(l) arch_write_trylock(l)
+#define tap_read_trylock(l) arch_read_trylock(l)
+#define tap_write_unlock(l) arch_write_unlock(l)
+#define tap_read_unlock(l) arch_read_unlock(l)
+#else
 #define TAP_LOCK_INIT(var, global_name) \
 	{ .lock = __RW_LOCK_UNLOCKED(var.lock), .name = global_name, .timeouts = ATOMIC_INIT(0) }
+#define tap_write_trylock(l) write_trylock(l)
+#define tap_read_trylock(l) read_trylock(l)
+#define tap_write_unlock(l) write_unlock(l)
+#define tap_read_unlock(l) read_unlock(l)
+#endif
 
 struct tap_lock_use {
 	struct tap_lock *lock;
@@ -43,15 +71,15 @@ struct tap_lock_use {
 
 static __always_inline bool tap_trylock(const struct tap_lock_use *use)
 {
-	return use->write ? write_trylock(&use->lock->lock) : read_trylock(&use->lock->lock);
+	return use->write ? tap_write_trylock(&use->lock->lock) : tap_read_trylock(&use->lock->lock);
 }
 
 static __always_inline void tap_unlock(const struct tap_lock_use *use)
 {
 	if (use->write)
-		write_unlock(&use->lock->lock);
+		tap_write_unlock(&use->lock->lock);
 	else
-		read_unlock(&use->lock->lock);
+		tap_read_unlock(&use->lock->lock);
 }
 
 static __always_inline void tap_unlock_all(const struct tap_lock_use *uses, int n)

@@ -170,9 +170,11 @@ static __always_inline struct tap_stat *tap_pstat_begin_add(struct tap_pstat *ps
 	return (struct tap_stat *)part->stat;
 }
 
-static __always_inline void tap_pstat_end_add(struct tap_pstat *ps)
+/* The end of the add to `stat`, which tap_pstat_begin_add() gave. */
+static __always_inline void tap_pstat_end_add(struct tap_stat *stat)
 {
-	struct tap_pstat_part *part = this_cpu_ptr(ps->parts);
+	struct tap_pstat_part *part = container_of((int64_t *)stat, struct tap_pstat_part,
+						   stat[0]);
 
 	smp_wmb();
 	WRITE_ONCE(part->seq, part->seq + 1);

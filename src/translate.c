@@ -257,7 +257,8 @@ static void probe_body(struct module *m, struct derived_probe *p, struct body *b
 {
 	int condition = condition_id(m, p);	/* its guard disarms it (gen_stmt's N_NEXT) */
 	sb_addf(code, "static void probe_%d(struct tap_context *c)\n{\n", p->index);
-	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[c->nesting].probe_%d;\n",
+	/* A probe body runs at nesting level 0. */
+	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[0].probe_%d;\n",
 		p->index, p->index);
 	if (p->entries.len)
 		sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n",
@@ -301,7 +302,7 @@ static void probe_entry_handler(struct derived_probe *p, struct body *b, struct 
 		free(value);
 	}
 	sb_addf(code, "static void probe_%d_entry(struct tap_context *c)\n{\n", p->index);
-	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[c->nesting].probe_%d;\n",
+	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[0].probe_%d;\n",
 		p->index, p->index);
 	sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n\n",
 		p->index, p->index);

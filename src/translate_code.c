@@ -648,13 +648,15 @@ static void note_condition_write(struct body *b, const struct node *target)
 	}
 }
 
-static char *gen_incdec(struct body *b, struct node *n)
+/* x++, x--, ++x, --x; `value_used` false: a statement of its own, whose x++ needs no copy
+ * of the old value. */
+static char *gen_incdec(struct body *b, struct node *n, bool value_used)
 {
 	char *ref = gen_lvalue(b, n->lhs, NULL, NULL);
 	const char *op = n->op == OP_INC ? "+" : "-";
 	char *result;
 
-	if (n->kind == N_POSTINC) {
+	if (n->kind == N_POSTINC && value_used) {
 		result = new_temp(b, TYPE_LONG);
 		emit(b, "%s = %s;", result, ref);
 		emit(b, "%s = (int64_t)((uint64_t)%s %s 1);", ref, ref, op);
@@ -693,16 +695,18 @@ static char *gen_stat_add_part(struct body *b, struct node *n)
 {
 	const struct var *v = n->lhs->sym;
 	char *value = gen_expr(b, n->rhs);
-	char *saved = new_temp(b, TYPE_LONG), *part = new_pointer_temp(b);
-	char *ref = xasprintf("(*(struct tap_stat *)%s)", part);
+	char *saved = new_temp(b, TYPE_LONG);
 
 	emit(b, "%s = %s;", saved, value);
-	emit(b, "%s = tap_pstat_begin_add(&tap_ps_%s);", part, v->c_name);
-	gen_stat_add(b, v, ref, saved);
-	emit(b, "tap_pstat_end_add(&tap_ps_%s);", v->c_name);
+	/* The part in a C local, not a frame slot: a register on the hot path. */
+	emit(b, "{");
+	b->indent++;
+	emit(b, "struct tap_stat *part = tap_pstat_begin_add(&tap_ps_%s);", v->c_name);
+	gen_stat_add(b, v, "(*part)", saved);
+	emit(b, "tap_pstat_end_add(part);");
+	b->indent--;
+	emit(b, "}");
 	free(value);
-	free(part);
-	free(ref);
 	return saved;
 }
 
@@ -737,24 +741,30 @@ static char *gen_assign(struct body *b, struct node *n)
 	return ref;
 }
 
+/* The frame of a function called from `b`: a probe body runs at nesting level 0, so its
+ * callees' frame is frames[1], a constant; a function's callee is one level below it. */
+static const char *callee_frame(const struct body *b)
+{
+	return b->function ? "c->frames[c->nesting + 1]" : "c->frames[1]";
+}
+
 /* Runs one definition of a function on the evaluated `args`; its value into `result`. */
 static void call_definition(struct body *b, const struct used_function *f, char **args,
 			    const char *result, const char *loc)
 {
-	const char *name = f->c_name;
+	const char *name = f->c_name, *frame = callee_frame(b);
 	int i = 0;
 
 	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next, i++) {
 		if (p->type == TYPE_STRING)
-			emit(b, "tap_strcpy(c->frames[c->nesting + 1].function_%s.v_%s, %s);", name,
-			     p->name, args[i]);
-		else
-			emit(b, "c->frames[c->nesting + 1].function_%s.v_%s = %s;", name, p->name,
+			emit(b, "tap_strcpy(%s.function_%s.v_%s, %s);", frame, name, p->name,
 			     args[i]);
+		else
+			emit(b, "%s.function_%s.v_%s = %s;", frame, name, p->name, args[i]);
 	}
-	emit(b, "c->nesting++;");
+	emit(b, b->function ? "c->nesting++;" : "c->nesting = 1;");
 	emit(b, "function_%s(c);", name);
-	emit(b, "c->nesting--;");
+	emit(b, b->function ? "c->nesting--;" : "c->nesting = 0;");
 	/* An error an embedded function raises (error()) is located at the call. */
 	emit(b, "if (unlikely(c->last_error)) {");
 	emit(b, "\tif (!c->error_location)");
@@ -764,10 +774,9 @@ static void call_definition(struct body *b, const struct used_function *f, char 
 	if (!result)
 		return;
 	if (f->ret == TYPE_STRING)
-		emit(b, "tap_strcpy(%s, c->frames[c->nesting + 1].function_%s.retvalue);", result,
-		     name);
+		emit(b, "tap_strcpy(%s, %s.function_%s.retvalue);", result, frame, name);
 	else
-		emit(b, "%s = c->frames[c->nesting + 1].function_%s.retvalue;", result, name);
+		emit(b, "%s = %s.function_%s.retvalue;", result, frame, name);
 }
 
 /* A call runs the function's first definition of its arity, and each next one while the
@@ -785,7 +794,8 @@ static char *gen_call(struct body *b, struct node *n)
 	struct node decl = { .kind = N_CALL, .loc = f->function->loc, .text = f->function->name };
 	char *decl_loc = location_literal(&decl);
 
-	emit(b, "if (unlikely(c->nesting >= MAXNESTING)) {");
+	emit(b, b->function ? "if (unlikely(c->nesting >= MAXNESTING)) {"
+			    : "if (unlikely(MAXNESTING < 1)) {");
 	emit(b, "\ttap_set_error(c, \"MAXNESTING exceeded\", %s);", decl_loc);
 	emit_error_goto(b, "\t");
 	emit(b, "}");
@@ -1018,7 +1028,7 @@ char *gen_expr(struct body *b, struct node *n)
 	case N_PREINC:
 	case N_POSTINC:
 	case N_ASSIGN: {
-		char *value = n->kind == N_ASSIGN ? gen_assign(b, n) : gen_incdec(b, n);
+		char *value = n->kind == N_ASSIGN ? gen_assign(b, n) : gen_incdec(b, n, true);
 
 		note_condition_write(b, n->lhs);
 		return value;
@@ -1472,7 +1482,14 @@ void gen_stmt(struct body *b, struct node *n)
 		record_actions(b, 1, n, false);
 		return;
 	case N_EXPR_STMT: {
-		char *value = gen_expr(b, n->lhs);
+		char *value;
+
+		if (n->lhs->kind == N_POSTINC) {
+			value = gen_incdec(b, n->lhs, false);
+			note_condition_write(b, n->lhs->lhs);
+		} else {
+			value = gen_expr(b, n->lhs);
+		}
 
 		free(value);
 		check_error(b);

@@ -3,8 +3,10 @@
  * tapster-vmrun: runs a shell script in the VM tapster's pass 5 uses, with files of the
  * host in its /job/, for tests that want one VM boot to serve many modules.
  *
- *   tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] -s SCRIPT -o STDOUT -e STDERR FILE...
+ *   tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] -s SCRIPT -o STDOUT -e STDERR FILE...
  *
+ * -i runs the guest under qemu's `-icount shift=0` (TCG): its clock follows the instructions
+ * it executes, one nanosecond each, so timings repeat exactly (`make bench`).
  * SCRIPT (a host file) becomes /job/run.sh; each FILE is copied into /job/ under its base
  * name. The guest's stdout and stderr go to the files STDOUT and STDERR. The exit status is
  * the script's, or 125 when the VM could not run it (a message on stderr).
@@ -23,7 +25,7 @@
 
 static void usage(void)
 {
-	fputs("usage: tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] -s SCRIPT -o STDOUT -e STDERR FILE...\n",
+	fputs("usage: tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] -s SCRIPT -o STDOUT -e STDERR FILE...\n",
 	      stderr);
 	exit(125);
 }
@@ -46,11 +48,12 @@ int main(int argc, char **argv)
 	char *script, *kit = NULL;
 	int opt, status = 125;
 
-	while ((opt = getopt(argc, argv, "k:c:t:s:o:e:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:c:t:is:o:e:")) != -1) {
 		switch (opt) {
 		case 'k': kit = xstrdup(optarg); break;
 		case 'c': job.cpus = atoi(optarg); break;
 		case 't': job.timeout_s = atoi(optarg); break;
+		case 'i': job.icount = true; break;
 		case 's': script_path = optarg; break;
 		case 'o': out_path = optarg; break;
 		case 'e': err_path = optarg; break;

@@ -1,0 +1,183 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The benchmark of the probe hot path (`make bench`), in the VM under qemu's -icount shift=0:
+# the guest's clock follows the instructions it executes (one ns each), so the figures repeat
+# to the digit on a busy host.
+#   run-vm-bench.sh SRCDIR BUILDDIR [--smoke]
+# Everything is built on the host first: the workload (bench/vm/workload.c, static), the
+# hand-written floor modules (bench/vm/floor_*.c, kbuild against the kit's headers) and
+# tapster's modules of the cases (bench/vm/*.stp, tapster -p4). One boot then runs the
+# workload (N getppid() calls timed with clock_gettime) alone, under each floor module and
+# under each tapster module, and reads the memory the seed script and a 10,000-entry map take.
+# Cases:
+#   (a) a kretprobe on the system call timing it with @entry(gettimeofday_ns()) into <<<
+#   (b) an entry probe counting into a global, n++
+#   (c) an entry probe counting into a map keyed by execname()
+#   (d) an entry probe printing a line on every hit (tapster's output goes to a file in the
+#       guest; the floor formats into a per-CPU buffer nobody reads)
+#   (e) timer.profile counting into a global (per tick: the workload's extra time over its
+#       ticks)
+# Prints a table: virtual ns per call with no probe, under the floor, under tapster's
+# module; the probe costs (minus the no-probe time) and their ratio, ours/floor, against the
+# goal (1.10 for (a), 1.25 for the others). Exits 1 when a run fails or a ratio is over its
+# goal (BENCH_VM_GOALS=0: report only).
+# --smoke: a few hundred calls, case (b) only, no goals: checks that the machinery runs
+# (testsuite/tapster.run/bench.exp). BENCH_VM_WORK: the work directory (default
+# BUILDDIR/bench/vm-work; its stdout is what the guest printed).
+# BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
+# 1000000: a third of a second of virtual time, 84 ticks). TCG with -icount runs the guest
+# at some tens of millions of instructions a second: the whole run takes a few minutes.
+set -u
+srcdir=$1 builddir=$2
+smoke=${3:-}
+tapster=$builddir/src/tapster
+vmrun=$builddir/testsuite/tapster-vmrun
+loader=$builddir/loader/tapster-run
+work=${BENCH_VM_WORK:-$builddir/bench/vm-work}
+calls=${BENCH_VM_CALLS:-50000}
+profile_calls=${BENCH_VM_PROFILE_CALLS:-1000000}
+check_goals=${BENCH_VM_GOALS:-1}
+cases="a b c d e"
+floors="a0 a b c d e"
+if [ "$smoke" = --smoke ]; then
+	calls=300
+	cases=b
+	floors=b
+	check_goals=0
+fi
+
+fail() {
+	echo "bench-vm: FAILED: $*" >&2
+	exit 1
+}
+
+rm -rf "$work"
+mkdir -p "$work/floors" || exit 1
+kit=$("$srcdir/scripts/tapster-vmkit") || fail "no VM kit"
+kver=$(cat "$kit/kver")
+hz=$(sed -n 's/^CONFIG_HZ=//p' "$kit/config")
+files=""
+
+# The workload, static for the guest's busybox system.
+${CC:-gcc} -O2 -static -o "$work/workload" "$srcdir/bench/vm/workload.c" ||
+	fail "cannot build the workload"
+files="$work/workload $loader"
+
+# The floors.
+for f in $floors; do
+	cp "$srcdir/bench/vm/floor_$f.c" "$work/floors/"
+done
+cp "$srcdir/bench/vm/floor_common.h" "$work/floors/"
+echo "obj-m := $(for f in $floors; do printf 'floor_%s.o ' "$f"; done)" >"$work/floors/Kbuild"
+make -s -C "$kit/build" M="$work/floors" modules >"$work/floors/build.log" 2>&1 ||
+	{ cat "$work/floors/build.log" >&2; fail "cannot build the floor modules"; }
+for f in $floors; do
+	objcopy --strip-debug "$work/floors/floor_$f.ko"
+	files="$files $work/floors/floor_$f.ko"
+done
+
+# tapster's modules, and the two of the memory figures.
+mems=""
+[ "$smoke" = --smoke ] || mems="seed map10000"
+for c in $cases $mems; do
+	opts=""
+	case $c in
+	seed) stp=$srcdir/testsuite/semok/seed.stp ;;
+	map10000) stp=$srcdir/bench/vm/$c.stp opts=-DMAXACTION=100000 ;;
+	*) stp=$srcdir/bench/vm/$c.stp ;;
+	esac
+	(cd "$work" && "$tapster" --vm -p4 $opts -m "bench_$c" "$stp" >/dev/null 2>"bench_$c.err") ||
+		{ cat "$work/bench_$c.err" >&2; fail "tapster -p4 $stp"; }
+	objcopy --strip-debug "$work/bench_$c.ko"
+	files="$files $work/bench_$c.ko"
+done
+
+# The guest's job: one line per measurement, "NAME TOTAL_NS NS_PER_CALL".
+{
+	echo "cd /job"
+	echo "n=$calls; ne=$profile_calls"
+	cat <<'EOF'
+calls() { case $1 in e) echo $ne ;; *) echo $n ;; esac; }
+# A first run that nobody counts: the workload's pages come in.
+./workload 1000 >/dev/null
+echo "none $(./workload $n)"
+case " CASES " in *" e "*) echo "none_e $(./workload $ne)" ;; esac
+for f in FLOORS; do
+	c=${f%0}
+	insmod floor_$f.ko || echo "floor_$f failed"
+	echo "floor_$f $(./workload $(calls $c))"
+	rmmod floor_$f
+done
+for c in CASES; do
+	./tapster-run -o /tmp/out_$c -c "./workload $(calls $c) >/tmp/w_$c" bench_$c.ko ||
+		echo "bench_$c failed"
+	echo "bench_$c $(cat /tmp/w_$c)"
+	echo "output_$c $(wc -l </tmp/out_$c) $(head -c 60 /tmp/out_$c | head -1)"
+done
+meminfo() {
+	awk '/^(VmallocUsed|Percpu|SUnreclaim):/ { kb += $2 } END { print kb }' /proc/meminfo
+}
+for m in MEMS; do
+	before=$(meminfo)
+	./tapster-run -c "awk '/^(VmallocUsed|Percpu|SUnreclaim):/ { kb += \$2 } END { print kb }' /proc/meminfo >/tmp/m; grep '^bench_$m ' /proc/modules | cut -d' ' -f2 >/tmp/s" bench_$m.ko >/dev/null ||
+		echo "mem_$m failed"
+	echo "mem_$m $(($(cat /tmp/m) - before)) $(cat /tmp/s)"
+done
+dmesg | grep 'floor_'
+EOF
+} | sed -e "s/CASES/$cases/" -e "s/FLOORS/$floors/" -e "s/MEMS/$mems/" >"$work/run.sh"
+
+echo "bench-vm: one boot under -icount shift=0 ($kver, 1 CPU, $calls calls per run)..." >&2
+# shellcheck disable=SC2086 # the file list
+"$vmrun" -i -c 1 -t 1200 -s "$work/run.sh" -o "$work/stdout" -e "$work/stderr" $files ||
+	{ cat "$work/stderr" >&2; fail "the VM run (see $work/stdout)"; }
+grep -qE '^[a-z0-9_]+ failed$' "$work/stdout" && { cat "$work/stdout" "$work/stderr" >&2; fail "a run in the VM"; }
+
+# The table.
+awk -v check="$check_goals" -v hz="$hz" -v kver="$kver" -v calls="$calls" \
+	-v pcalls="$profile_calls" -v cases="$cases" -v floors="$floors" '
+$1 ~ /^(none|none_e|floor_.*|bench_.*)$/ { total[$1] = $2; per[$1] = $3 }
+$1 ~ /^mem_/ { mem[substr($1, 5)] = $2; modsize[substr($1, 5)] = $3 }
+$1 ~ /^output_/ { lines[substr($1, 8)] = $2 }
+END {
+	name["a"] = "(a) kretprobe, @entry time <<< s"
+	name["b"] = "(b) kprobe, n++"
+	name["c"] = "(c) kprobe, m[execname()]++"
+	name["d"] = "(d) kprobe, printf per hit"
+	name["e"] = "(e) timer.profile, n++ (per tick)"
+	printf "\nProbe hot path in the VM (%s, 1 CPU, qemu -icount shift=0): virtual ns per getppid() call,\n", kver
+	printf "%d calls a run (%d for (e), whose figures are per tick: %d Hz). cost = time - no probe.\n", calls, pcalls, hz
+	printf "%-34s %9s %9s %9s %10s %10s %10s %6s\n", "case", "no probe", "floor", "ours", "floor cost", "ours cost", "ours/floor", "goal"
+	n = split(floors, fl, " ")
+	for (i = 1; i <= n; i++)
+		if (fl[i] == "a0")
+			printf "%-34s %9.1f %9.1f %9s %10.1f\n", "    empty kretprobe (mechanism)", per["none"], per["floor_a0"], "-", per["floor_a0"] - per["none"]
+	n = split(cases, cs, " ")
+	bad = 0
+	for (i = 1; i <= n; i++) {
+		c = cs[i]
+		none = per["none"]; floor = per["floor_" c]; ours = per["bench_" c]
+		if (c == "e") {
+			# per tick: the extra time over the ticks of the run
+			ticks = total["none_e"] * hz / 1e9
+			none = 0
+			floor = (total["floor_e"] - total["none_e"]) / ticks
+			ours = (total["bench_e"] - total["none_e"]) / ticks
+		}
+		fc = floor - none; oc = ours - none
+		ratio = fc > 0 ? oc / fc : 0
+		goal = c == "a" ? 1.10 : 1.25
+		met = ratio <= goal ? "met" : "MISSED"
+		if (ratio > goal)
+			bad = 1
+		if (c == "e")
+			printf "%-34s %9s %9.1f %9.1f %10.1f %10.1f %10.2f %6.2f %s\n", name[c], "-", floor, ours, fc, oc, ratio, goal, met
+		else
+			printf "%-34s %9.1f %9.1f %9.1f %10.1f %10.1f %10.2f %6.2f %s\n", name[c], none, floor, ours, fc, oc, ratio, goal, met
+	}
+	if ("d" in lines)
+		printf "(d) wrote %d lines\n", lines["d"]
+	for (m in mem)
+		printf "memory of %s: module %d bytes (/proc/modules), runtime %d kB (vmalloc + percpu + unreclaimable slab while it runs)\n", m == "seed" ? "testsuite/semok/seed.stp" : "a 10,000-entry map (bench/vm/map10000.stp)", modsize[m], mem[m]
+	exit (check && bad)
+}' "$work/stdout" || fail "a goal is missed (see the table)"
