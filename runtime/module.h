@@ -153,6 +153,12 @@ static void tap_stop_work_fn(struct work_struct *work)
 		return;
 	if (tap_started) {
 		tap_unregister_all();
+		/*
+		 * The other probes' output goes out before the end probes' (they may run on
+		 * another CPU, whose ring the loader could read first): wait, a little at most,
+		 * for the loader to empty the rings (the poll timer wakes it).
+		 */
+		wait_event_timeout(tap_drained_wait, !tap_rings_have_data(), HZ / 2);
 		if (atomic_read(&tap_skipped_too_many))
 			tap_report_skipped_too_many();
 		/* As stap: after errors the error probes run, and the end probes do not. */

@@ -55,6 +55,8 @@ struct tap_ring {
 static struct tap_ring *tap_rings;	/* one per possible CPU */
 static DEFINE_MUTEX(tap_read_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(tap_read_wait);
+/* Woken when a read leaves every ring empty (module.h waits for it before end probes). */
+static DECLARE_WAIT_QUEUE_HEAD(tap_drained_wait);
 
 static unsigned int tap_bufsize = TAP_BUFFER_SIZE;
 module_param_named(bufsize, tap_bufsize, uint, 0400);
@@ -168,6 +170,8 @@ static ssize_t tap_out_read(struct file *file, char __user *buf, size_t count, l
 			total += n;
 		}
 		mutex_unlock(&tap_read_mutex);
+		if (total > 0 && !tap_rings_have_data())
+			wake_up(&tap_drained_wait);
 		/* Read after the state: once STOPPED, no producer is left, so empty is final. */
 		if (total != 0 || stopped)
 			return total;
