@@ -61,68 +61,17 @@ static void report_untyped(const struct token_desc *tok, struct loc loc)
 		diag_error_at("semantic error", tok, loc, "unresolved type ");
 }
 
-/* Levenshtein distance, for ordering alternatives nearest first. */
-static size_t edit_distance(const char *x, const char *y)
-{
-	size_t ny = strlen(y);
-	size_t *row = xcalloc(ny + 1, sizeof(*row));
-	size_t result;
-
-	for (size_t j = 0; j <= ny; j++)
-		row[j] = j;
-	for (size_t i = 1; x[i - 1]; i++) {
-		size_t diagonal = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= ny; j++) {
-			size_t above = row[j];
-			size_t best = diagonal + (x[i - 1] != y[j - 1]);
-
-			if (above + 1 < best)
-				best = above + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diagonal = above;
-		}
-	}
-	result = row[ny];
-	free(row);
-	return result;
-}
-
-struct alternative {
-	const char *name;
-	size_t distance;
-};
-
-static int by_distance(const void *pa, const void *pb)
-{
-	const struct alternative *a = pa, *b = pb;
-	size_t la = strlen(a->name), lb = strlen(b->name);
-
-	if (a->distance != b->distance)
-		return a->distance < b->distance ? -1 : 1;
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
 /* "a, b, c": `names` nearest to `wanted` first, at most `limit` (0: all), each after
  * `prefix`. */
 static char *alternatives(const char *wanted, const char **names, int count, int limit,
 			  const char *prefix)
 {
-	struct alternative *alts = xcalloc((size_t)count + 1, sizeof(*alts));
 	struct strbuf sb = { 0 };
 
-	for (int i = 0; i < count; i++)
-		alts[i] = (struct alternative){ names[i], edit_distance(wanted, names[i]) };
-	qsort(alts, (size_t)count, sizeof(*alts), by_distance);
+	sort_nearest(wanted, names, (size_t)count);
 	sb_add(&sb, "");
 	for (int i = 0; i < count && (!limit || i < limit); i++)
-		sb_addf(&sb, "%s%s%s", i ? ", " : "", prefix, alts[i].name);
-	free(alts);
+		sb_addf(&sb, "%s%s%s", i ? ", " : "", prefix, names[i]);
 	return sb_steal(&sb);
 }
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,6 +203,18 @@ static int compare_candidates(const void *pa, const void *pb)
 	if (la != lb)
 		return la < lb ? -1 : 1;
 	return strcmp(a->name, b->name);
+}
+
+void sort_nearest(const char *name, const char **names, size_t count)
+{
+	struct candidate *all = xcalloc(count + 1, sizeof(*all));
+
+	for (size_t i = 0; i < count; i++)
+		all[i] = (struct candidate){ names[i], edit_distance(name, names[i], SIZE_MAX - 1) };
+	qsort(all, count, sizeof(*all), compare_candidates);
+	for (size_t i = 0; i < count; i++)
+		names[i] = all[i].name;
+	free(all);
 }
 
 enum { SIMILAR_MAX = 5, SIMILAR_DISTANCE = 5 };

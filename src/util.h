@@ -34,6 +34,8 @@ char *read_text_file(const char *path, size_t *len);
  * nearest of `names` by edit distance (then shorter first, then by name), or "" when none
  * is near. Always a new string. */
 char *similar_names(const char *name, const char *const *names, size_t count);
+/* Sorts `names` nearest to `name` first: by edit distance, then length, then name. */
+void sort_nearest(const char *name, const char **names, size_t count);
 /* The same with another limit on the edit distance. */
 char *similar_names_within(const char *name, const char *const *names, size_t count,
 			   size_t distance);
