@@ -82,8 +82,10 @@ static bool write_kbuild(const char *dir, const char *name, const char *flags)
 
 /* Runs ARGV (or with ARGV NULL, sh -c COMMAND) in DIR with its output appended to LOG;
  * true when it exits with 0. */
-static bool run_logged(const char *dir, char *const argv[], const char *command,
-		       const char *log)
+/* Runs ARGV (or the shell COMMAND) in DIR, its output appended to LOG; its exit status, or
+ * -1 when it did not exit. */
+static int run_logged(const char *dir, char *const argv[], const char *command,
+		      const char *log)
 {
 	pid_t pid = fork();
 	int status = 0;
@@ -103,8 +105,9 @@ static bool run_logged(const char *dir, char *const argv[], const char *command,
 			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
-	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	       WEXITSTATUS(status) == 0;
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return -1;
 }
 
 static void show_log(const char *log)
@@ -118,19 +121,20 @@ static void show_log(const char *log)
 		fclose(f);
 }
 
-/* make modules for the module in DIR, its output in LOG (truncated first). */
-static bool run_kbuild(const struct session *s, const char *dir, bool verbose_make,
-		       const char *log)
+/* make modules for the module in DIR, its output in LOG (truncated first); make's exit
+ * status. */
+static int run_kbuild(const struct session *s, const char *dir, bool verbose_make,
+		      const char *log)
 {
 	char *mdir = xasprintf("M=%s", dir);
 	char *argv[] = { (char *)"make", (char *)(verbose_make ? "V=1" : "-s"), (char *)"-C",
 			 (char *)s->kernel_build_dir, mdir, (char *)"modules", NULL };
-	bool ok;
+	int status;
 
 	unlink(log);
-	ok = run_logged(NULL, argv, NULL, log);
+	status = run_logged(NULL, argv, NULL, log);
 	free(mdir);
-	return ok;
+	return status;
 }
 
 /* TEXT with every FROM replaced by TO (malloc'd). */
@@ -254,7 +258,7 @@ static char *capture_recipe(const struct session *s)
 	char *recipe = NULL;
 
 	if (mkdir(dir, 0755) == 0 && write_file(source, probe_source) &&
-	    write_kbuild(dir, PROBE_NAME, PROBE_FLAG) && run_kbuild(s, dir, true, log))
+	    write_kbuild(dir, PROBE_NAME, PROBE_FLAG) && run_kbuild(s, dir, true, log) == 0)
 		recipe = recipe_from_build(s, log, &probe);
 	free(dir);
 	free(source);
@@ -349,7 +353,7 @@ static bool follow_recipe(const struct session *s, const struct recipe *r, const
 		char *b = replace_all(a, "@NAME@", name);
 		char *command = replace_all(b, "@FLAGS@", flags);
 
-		ok = run_logged(s->kernel_build_dir, NULL, command, log);
+		ok = run_logged(s->kernel_build_dir, NULL, command, log) == 0;
 		free(a);
 		free(b);
 		free(command);
@@ -377,6 +381,7 @@ static bool build_with_kbuild(const struct session *s, const char *name, const c
 	struct learnt_build module = { s->tmpdir, name, flags };
 	bool from_module = learn && is_distinctive_name(name);
 	bool built;
+	int status;
 
 	if (learn && !from_module) {
 		char *recipe = capture_recipe(s);
@@ -385,8 +390,15 @@ static bool build_with_kbuild(const struct session *s, const char *name, const c
 			save_recipe(s, recipe);
 		free(recipe);
 	}
-	built = write_kbuild(s->tmpdir, name, flags) &&
-		run_kbuild(s, s->tmpdir, from_module, log);
+	if (!write_kbuild(s->tmpdir, name, flags))
+		return false;
+	status = run_kbuild(s, s->tmpdir, from_module, log);
+	built = status == 0;
+	if (!built) {
+		show_log(log);
+		/* stap's words, after make's own messages. */
+		fprintf(stderr, "WARNING: kbuild exited with status: %d\n", status);
+	}
 	if (built && from_module) {
 		char *recipe = recipe_from_build(s, log, &module);
 
@@ -409,7 +421,7 @@ char *build_module(const struct session *s, const char *name)
 
 	if (flags && !built)
 		built = build_with_kbuild(s, name, flags, log, !recipe_text);
-	if (flags && (!built || s->verbose >= 3))
+	if (flags && built && s->verbose >= 3)
 		show_log(log);
 	if (built && access(ko, R_OK) != 0) {
 		fprintf(stderr, "ERROR: kbuild made no %s\n", ko);
