@@ -57,36 +57,18 @@ static const char *decompressor(const unsigned char *p, size_t len)
 	return NULL;
 }
 
-/* The payload of a bzImage decompressed, or NULL with *error set. The kernel's build
- * appends the decompressed size (4 bytes) to the payload, which the tools don't expect. */
-static char *decompress_payload(const char *image, size_t len, size_t *out_len, char **error)
+/* `len` bytes decompressed by `command` (through a temporary file), or NULL. */
+static char *decompress_bytes(const char *command, const char *bytes, size_t len,
+			      size_t *out_len)
 {
-	uint32_t setup_sects, offset, length;
-	const char *command;
-
-	setup_sects = (unsigned char)image[0x1f1] ? (unsigned char)image[0x1f1] : 4;
-	memcpy(&offset, image + 0x248, 4);
-	memcpy(&length, image + 0x24c, 4);
-	size_t start = (setup_sects + 1) * 512 + (size_t)offset;
-
-	if (start + length > len || length < 8) {
-		*error = xstrdup("its payload lies outside the file");
-		return NULL;
-	}
-	command = decompressor((const unsigned char *)image + start, length);
-	if (!command) {
-		*error = xstrdup("its payload's compression is unknown");
-		return NULL;
-	}
 	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *tmp = xasprintf("%s/tapster-payload-XXXXXX", tmpdir);
 	int fd = mkstemp(tmp);
-	bool written = fd >= 0 && write(fd, image + start, length - 4) == (ssize_t)(length - 4);
+	bool written = fd >= 0 && write(fd, bytes, len) == (ssize_t)len;
+	char *data = NULL;
 
 	if (fd >= 0)
 		close(fd);
-	char *data = NULL;
-
 	if (written) {
 		char *line = xasprintf("%s -dc '%s' 2>/dev/null", command, tmp);
 		FILE *pipe = popen(line, "r");
@@ -106,21 +88,69 @@ static char *decompress_payload(const char *image, size_t len, size_t *out_len, 
 	if (fd >= 0)
 		unlink(tmp);
 	free(tmp);
+	return data;
+}
+
+/* The payload of a bzImage decompressed, or NULL with *error set. The kernel's build
+ * appends the decompressed size (4 bytes) to the payload, which the tools don't expect. */
+static char *decompress_payload(const char *image, size_t len, size_t *out_len, char **error)
+{
+	uint32_t setup_sects, offset, length;
+	const char *command;
+	char *data;
+
+	setup_sects = (unsigned char)image[0x1f1] ? (unsigned char)image[0x1f1] : 4;
+	memcpy(&offset, image + 0x248, 4);
+	memcpy(&length, image + 0x24c, 4);
+	size_t start = (setup_sects + 1) * 512 + (size_t)offset;
+
+	if (start + length > len || length < 8) {
+		*error = xstrdup("its payload lies outside the file");
+		return NULL;
+	}
+	command = decompressor((const unsigned char *)image + start, length);
+	if (!command) {
+		*error = xstrdup("its payload's compression is unknown");
+		return NULL;
+	}
+	data = decompress_bytes(command, image + start, length - 4, out_len);
 	if (!data)
 		*error = xasprintf("cannot decompress its payload (is %s installed?)", command);
+	return data;
+}
+
+char *read_decompressed_file(const char *path, size_t *size, char **error)
+{
+	size_t len;
+	char *bytes = read_text_file(path, &len);
+	const char *command;
+	char *data;
+
+	if (!bytes) {
+		*error = xasprintf("cannot read %s", path);
+		return NULL;
+	}
+	command = len > 4 && memcmp(bytes, ELFMAG, SELFMAG) ?
+		  decompressor((const unsigned char *)bytes, len) : NULL;
+	if (!command) {
+		*size = len;
+		return bytes;
+	}
+	data = decompress_bytes(command, bytes, len, size);
+	free(bytes);
+	if (!data)
+		*error = xasprintf("cannot decompress %s (is %s installed?)", path, command);
 	return data;
 }
 
 char *btf_image_extract(const char *path, size_t *size, char **error)
 {
 	size_t len, elf_len;
-	char *image = read_text_file(path, &len);
+	char *image = read_decompressed_file(path, &len, error);
 	char *elf, *btf;
 
-	if (!image) {
-		*error = xasprintf("cannot read %s", path);
+	if (!image)
 		return NULL;
-	}
 	if (len > 0x250 && !memcmp(image + 0x202, "HdrS", 4)) {
 		elf = decompress_payload(image, len, &elf_len, error);
 		free(image);

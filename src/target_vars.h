@@ -47,8 +47,12 @@ struct target_access {
  */
 bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
 		    bool quiet);
-/* The same for @cast(expr, "type"[, "module"])->..., its address already resolved. */
-bool target_resolve_cast(const struct provider_env *env, struct node *n, bool quiet);
+/* The same for @cast(expr, "type"[, "module"])->..., its address already resolved, in the
+ * probe `p` (NULL in a function). The module is a ':' list, searched in order: "kernel",
+ * "kernel<linux/fs.h>" (the kernel's types), a module's name or file; without one, the
+ * probed module in a module("m").function probe, else the kernel. */
+bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p,
+			 struct node *n, bool quiet);
 /* The components of `n` (->field, [i]) followed from a base of `type` already in `a`
  * (a->base, a->param, a->base_size...); false after an error (none printed when `quiet`). */
 bool target_walk(const struct ktypes *kt, struct node *n, bool quiet, struct target_access *a,
