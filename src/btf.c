@@ -145,7 +145,21 @@ static bool is_named_kind(unsigned kind)
 	       kind == BTF_KIND_FLOAT;
 }
 
-static void build_tables(struct ktypes *kt)
+static void index_type(struct ktypes *kt, uint32_t id)
+{
+	const struct btf_type *t = kt->types[id];
+
+	if (!t->name_off)
+		return;
+	if (btf_kind(t) == BTF_KIND_FUNC)
+		table_add(kt, &kt->functions, id);
+	else if (is_named_kind(btf_kind(t)))
+		table_add(kt, &kt->named, id);
+}
+
+/* The name tables; a module's own types (ids from `first_own` on) go in first, so that its
+ * static function or struct of a name the kernel has too is the one found. */
+static void build_tables(struct ktypes *kt, uint32_t first_own)
 {
 	kt->functions.cap = kt->named.cap = 1;
 	while (kt->functions.cap < 2 * (size_t)kt->ntypes)
@@ -153,16 +167,10 @@ static void build_tables(struct ktypes *kt)
 	kt->named.cap = kt->functions.cap;
 	kt->functions.ids = xcalloc(kt->functions.cap, sizeof(uint32_t));
 	kt->named.ids = xcalloc(kt->named.cap, sizeof(uint32_t));
-	for (uint32_t id = 1; id < kt->ntypes; id++) {
-		const struct btf_type *t = kt->types[id];
-
-		if (!t->name_off)
-			continue;
-		if (btf_kind(t) == BTF_KIND_FUNC)
-			table_add(kt, &kt->functions, id);
-		else if (is_named_kind(btf_kind(t)))
-			table_add(kt, &kt->named, id);
-	}
+	for (uint32_t id = first_own; id < kt->ntypes; id++)
+		index_type(kt, id);
+	for (uint32_t id = 1; id < first_own; id++)
+		index_type(kt, id);
 }
 
 /* Checks the header and indexes the types, after the kernel's types of `base` for a
@@ -207,7 +215,7 @@ static bool parse_btf(struct ktypes *kt, const struct ktypes *base)
 		}
 		kt->types[kt->ntypes++] = t;
 	}
-	build_tables(kt);
+	build_tables(kt, base ? base->ntypes : 1);
 	return true;
 }
 
@@ -353,6 +361,11 @@ static char *read_module_btf(const struct session *s, const char *name, const ch
 	free(root);
 	*source = xstrdup(ko);
 	data = cache_fresh(cache, ko) ? read_text_file(cache, size) : NULL;
+	if (data && (*size < 2 || (uint8_t)data[0] != 0x9f || (uint8_t)data[1] != 0xeb)) {
+		/* Not BTF (a damaged cache file): taken from the module again. */
+		free(data);
+		data = NULL;
+	}
 	if (!data) {
 		data = btf_image_extract(ko, size, error);
 		if (data)

@@ -277,7 +277,7 @@ static bool same_access(const struct target_access *x, const struct target_acces
  * stap's error for a name that is no parameter (nor local) of the function, its DWARF facts
  * (the DIE's offset, the pc, the source file) left out: BTF has none of them.
  */
-static bool no_such_local(struct walk *w, ktype_id proto, const char *function,
+static bool no_such_local(struct walk *w, ktype_id proto, const struct derived_point *d,
 			  const char *name)
 {
 	int count = ktypes_nparams(w->kt, proto);
@@ -287,16 +287,18 @@ static bool no_such_local(struct walk *w, ktype_id proto, const char *function,
 	for (int i = 0; i < count; i++)
 		names[i] = ktypes_param_name(w->kt, proto, i);
 	alts = alternatives(name, names, count, 5, "$");
-	fail(w, "unable to find local '%s', [man error::dwarf] in kernel, in %s"
-	     " (alternatives: %s))", name, function, alts);
+	fail(w, "unable to find local '%s', [man error::dwarf] in %s, in %s"
+	     " (alternatives: %s))", name, *d->module ? d->module : "kernel", d->function, alts);
 	free(alts);
 	free(names);
 	return false;
 }
 
 /* The base of `$name` in the function `function`: an argument or the return value. */
-static bool find_base(struct walk *w, const char *function, bool is_return)
+static bool find_base(struct walk *w, const struct derived_point *d)
 {
+	const char *function = d->function;
+	bool is_return = d->kind == PROVIDER_KRETPROBE;
 	ktype_id proto = ktypes_function(w->kt, function);
 	const char *name = w->n->text + 1;
 	int count;
@@ -316,7 +318,7 @@ static bool find_base(struct walk *w, const char *function, bool is_return)
 			if (!strcmp(ktypes_param_name(w->kt, proto, i), name))
 				w->a->param = i;
 		if (w->a->param < 0)
-			return no_such_local(w, proto, function, name);
+			return no_such_local(w, proto, d, name);
 		w->type = ktypes_param_type(w->kt, proto, w->a->param);
 	}
 	w->a->base_size = ktypes_size(w->kt, w->type);
@@ -332,7 +334,7 @@ static struct target_access *resolve_at(const struct ktypes *kt, struct node *n,
 	struct target_access *a = xcalloc(1, sizeof(*a));
 	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, 0, NULL, false };
 
-	if (find_base(&w, d->function, d->kind == PROVIDER_KRETPROBE) && walk_comps(&w, n->comps))
+	if (find_base(&w, d) && walk_comps(&w, n->comps))
 		return a;
 	free(a->steps);
 	free(a);
@@ -777,7 +779,7 @@ static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, st
 			  true };
 	ktype_id type = 0;
 
-	if (find_base(&w, p->points->function, p->points->kind == PROVIDER_KRETPROBE) &&
+	if (find_base(&w, p->points) &&
 	    walk_comps(&w, n->comps))
 		type = w.type;
 	else
@@ -883,7 +885,7 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
 				  NULL, false };
 
-		no_such_local(&w, proto, p->points->function, "$return");
+		no_such_local(&w, proto, p->points, "$return");
 		report_untyped(&w.tok, n->loc);
 		free(owned);
 		return false;
