@@ -57,6 +57,35 @@ static const char *decompressor(const unsigned char *p, size_t len)
 	return NULL;
 }
 
+/* The file at `path` decompressed by `command`, or NULL. */
+static char *decompress_file(const char *command, const char *path, size_t *out_len)
+{
+	struct strbuf line = { 0 }, sb = { 0 };
+	char buf[65536];
+	FILE *pipe;
+	size_t n;
+	char *data;
+
+	sb_addf(&line, "%s -dc '", command);
+	for (const char *p = path; *p; p++) {
+		if (*p == '\'')
+			sb_add(&line, "'\\''");
+		else
+			sb_addc(&line, *p);
+	}
+	sb_add(&line, "' 2>/dev/null");
+	pipe = popen(line.buf, "r");
+	while (pipe && (n = fread(buf, 1, sizeof(buf), pipe)) > 0)
+		sb_addn(&sb, buf, n);
+	if (pipe)
+		pclose(pipe);	/* its status: the tools complain of a payload's missing end */
+	free(line.buf);
+	*out_len = sb.len;
+	data = sb.len ? sb_steal(&sb) : NULL;
+	free(sb.buf);
+	return data;
+}
+
 /* `len` bytes decompressed by `command` (through a temporary file), or NULL. */
 static char *decompress_bytes(const char *command, const char *bytes, size_t len,
 			      size_t *out_len)
@@ -69,22 +98,8 @@ static char *decompress_bytes(const char *command, const char *bytes, size_t len
 
 	if (fd >= 0)
 		close(fd);
-	if (written) {
-		char *line = xasprintf("%s -dc '%s' 2>/dev/null", command, tmp);
-		FILE *pipe = popen(line, "r");
-		struct strbuf sb = { 0 };
-		char buf[65536];
-		size_t n;
-
-		while (pipe && (n = fread(buf, 1, sizeof(buf), pipe)) > 0)
-			sb_addn(&sb, buf, n);
-		if (pipe)
-			pclose(pipe);	/* its status: the tools complain of the missing end */
-		free(line);
-		*out_len = sb.len;
-		data = sb.len ? sb_steal(&sb) : NULL;
-		free(sb.buf);
-	}
+	if (written)
+		data = decompress_file(command, tmp, out_len);
 	if (fd >= 0)
 		unlink(tmp);
 	free(tmp);
@@ -121,23 +136,22 @@ static char *decompress_payload(const char *image, size_t len, size_t *out_len, 
 
 char *read_decompressed_file(const char *path, size_t *size, char **error)
 {
-	size_t len;
-	char *bytes = read_text_file(path, &len);
-	const char *command;
+	unsigned char magic[6];
+	FILE *f = fopen(path, "rb");
+	size_t len = f ? fread(magic, 1, sizeof(magic), f) : 0;
+	const char *command = len > 4 && memcmp(magic, ELFMAG, SELFMAG) ?
+			      decompressor(magic, len) : NULL;
 	char *data;
 
-	if (!bytes) {
-		*error = xasprintf("cannot read %s", path);
-		return NULL;
-	}
-	command = len > 4 && memcmp(bytes, ELFMAG, SELFMAG) ?
-		  decompressor((const unsigned char *)bytes, len) : NULL;
+	if (f)
+		fclose(f);
 	if (!command) {
-		*size = len;
-		return bytes;
+		data = read_text_file(path, size);
+		if (!data)
+			*error = xasprintf("cannot read %s", path);
+		return data;
 	}
-	data = decompress_bytes(command, bytes, len, size);
-	free(bytes);
+	data = decompress_file(command, path, size);
 	if (!data)
 		*error = xasprintf("cannot decompress %s (is %s installed?)", path, command);
 	return data;
