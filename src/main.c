@@ -573,7 +573,7 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* -L: a kernel or module function's point with its parameters (and $return) and their types. */
+/* -L: a kernel or module function's point with its parameters (none for kprobe.*) (and $return) and their types. */
 static char *point_with_vars(const struct provider_env *env, const struct derived_point *d)
 {
 	const struct ktypes *kt;
@@ -582,7 +582,7 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	const char *error;
 
 	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
-	    !d->address && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
+	    !d->address && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
 			    env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)

@@ -378,16 +378,23 @@ static bool on_kernel_functions(const struct derived_probe *p)
 	return true;
 }
 
-/* Whether every point of the probe is on a function of the kernel or of a module. */
+/* Whether every point of the probe is on a function of the kernel or of a module, as a
+ * kernel.function or module().function point: stap's kprobe.* family has no target
+ * variables, not even $return (man stapprobes, DWARFLESS). */
 static bool on_functions(const struct derived_probe *p)
 {
 	if (!p || !p->points)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
 		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) ||
-		    !*d->function || d->address)
+		    !*d->function || d->address || target_point_is_kprobe(d))
 			return false;
 	return true;
+}
+
+bool target_point_is_kprobe(const struct derived_point *d)
+{
+	return !strncmp(d->pp, "kprobe.", 7);
 }
 
 /* The types of the kernel or of `module` ("" or "kernel": the kernel); NULL with *error
@@ -432,7 +439,7 @@ static bool on_module_returns(const struct derived_probe *p)
 	if (!p || !p->points || !p->is_return)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
-		if (d->kind != PROVIDER_KRETPROBE || !*d->module)
+		if (d->kind != PROVIDER_KRETPROBE || !*d->module || target_point_is_kprobe(d))
 			return false;
 	return true;
 }
@@ -519,7 +526,7 @@ static const char *default_cast_module(const struct derived_probe *p)
 	const struct derived_point *d = p ? p->points : NULL;
 
 	if (d && (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->module &&
-	    strncmp(d->pp, "kprobe.", 7))
+	    !target_point_is_kprobe(d))
 		return d->module;
 	return "kernel";
 }

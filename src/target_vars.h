@@ -74,6 +74,10 @@ bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *
 struct body;
 char *gen_target(struct body *b, struct node *n);
 
+/* Whether `d` is a point of stap's kprobe family (kprobe.function, kprobe.module...),
+ * which has no target variables. */
+bool target_point_is_kprobe(const struct derived_point *d);
+
 /* -L: the parameters of `function` as stap lists them (" $file:struct file*" ...), or
  * NULL when the types don't know it. */
 char *target_list_params(const struct ktypes *kt, const char *function, bool is_return);
