@@ -340,13 +340,20 @@ static void write_cache(const char *cache, const char *data, size_t size)
 	free(dir);
 }
 
-/* The split BTF of module `name` and where it came from; NULL with *error set. */
+/* The split BTF of module `name` (or of the module file `name`, a path) and where it came
+ * from; NULL with *error set. */
 static char *read_module_btf(const struct session *s, const char *name, const char *ko,
 			     size_t *size, char **source, char **error)
 {
 	char *sys = xasprintf("/sys/kernel/btf/%s", name);
 	char *root, *cache, *data;
 
+	if (strchr(name, '/')) {
+		/* A module's file named as such (@cast's module list): its own BTF. */
+		free(sys);
+		*source = xstrdup(name);
+		return btf_image_extract(name, size, error);
+	}
 	if (is_host_kernel(s) && access(sys, R_OK) == 0) {
 		*source = sys;
 		return read_text_file(sys, size);
@@ -405,7 +412,7 @@ const struct ktypes *ktypes_load_module(const struct session *s, const char *nam
 	m = &loaded[nloaded++];
 	*m = (struct loaded_module){ .name = xstrdup(name) };
 	kt = xcalloc(1, sizeof(*kt));
-	ko = modules_dir ? kmodules_file(modules_dir, name) : NULL;
+	ko = modules_dir && !strchr(name, '/') ? kmodules_file(modules_dir, name) : NULL;
 	kt->data = read_module_btf(s, name, ko, &kt->size, &source, &m->error);
 	kt->source = source;
 	free(ko);

@@ -54,8 +54,8 @@ const struct ktypes *ktypes_load(const struct session *s);
 /* The types of the target's module `name`: its split BTF (the types it adds to the
  * kernel's, which it sees too), from /sys/kernel/btf/NAME when the target is the running
  * kernel and has it loaded, else the `.BTF` section of its file (.ko or .ko.xz) that
- * MODULES_DIR/modules.dep lists, kept in TAPSTER_DIR/module-btf/KVER/NAME.btf.
- * Loaded once; NULL with *error set to why. */
+ * MODULES_DIR/modules.dep lists, kept in TAPSTER_DIR/module-btf/KVER/NAME.btf; a `name`
+ * with a '/' is a module's file, read as it is. Loaded once; NULL with *error set to why. */
 const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
 					const char *modules_dir, const char **error);
 /* What they were read from: "BTF" and the file. */

@@ -532,18 +532,19 @@ static const char *default_cast_module(const struct derived_probe *p)
 }
 
 /* The module an element of @cast's module list names: "kernel" for "kernel" and
- * "kernel<linux/fs.h>", NAME for NAME and a module's file (/path/NAME.ko); NULL for a user
- * header ("<sys/time.h>"), whose types tapster does not build. Malloc'd. */
+ * "kernel<linux/fs.h>", NAME for NAME and NAME.ko, a module's file for its path
+ * (/path/NAME.ko); NULL for a user header ("<sys/time.h>"), whose types tapster does not
+ * build. Malloc'd. */
 static char *cast_module_name(const char *element, size_t len)
 {
 	const char *header = memchr(element, '<', len);
 	char *name = xstrndup(element, header ? (size_t)(header - element) : len);
 
-	if (!*name || strchr(name, '/') || strstr(name, ".ko")) {
-		char *file = *name ? kmodule_name_of_file(name) : NULL;
+	if (!*name || (!strchr(name, '/') && strstr(name, ".ko"))) {
+		char *module = *name ? kmodule_name_of_file(name) : NULL;
 
 		free(name);
-		return file;
+		return module;
 	}
 	return name;
 }
