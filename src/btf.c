@@ -349,9 +349,19 @@ static char *read_module_btf(const struct session *s, const char *name, const ch
 	char *root, *cache, *data;
 
 	if (strchr(name, '/')) {
-		/* A module's file named as such (@cast's module list): its own BTF. */
+		/* A module's file named as such (@cast's module list): its own BTF, over the
+		 * kernel's if it was built for it. */
+		char *release = btf_image_module_release(name);
+
 		free(sys);
 		*source = xstrdup(name);
+		if (release && s->kernel_release && strcmp(release, s->kernel_release)) {
+			*error = xasprintf("%s is built for kernel %s, not %s", name, release,
+					   s->kernel_release);
+			free(release);
+			return NULL;
+		}
+		free(release);
 		return btf_image_extract(name, size, error);
 	}
 	if (is_host_kernel(s) && access(sys, R_OK) == 0) {

@@ -185,3 +185,24 @@ char *btf_image_extract(const char *path, size_t *size, char **error)
 		*error = xasprintf("%s has no .BTF section", path);
 	return btf;
 }
+
+char *btf_image_module_release(const char *path)
+{
+	size_t len, size;
+	char *error = NULL;
+	char *elf = read_decompressed_file(path, &len, &error);
+	char *info = elf ? elf_section(elf, len, ".modinfo", &size) : NULL;
+	char *release = NULL;
+
+	free(error);
+	free(elf);
+	if (info)
+		info[size] = '\0';	/* elf_section() leaves room for it */
+	/* NUL-separated "key=value" strings; vermagic's value begins with the release. */
+	for (size_t i = 0; info && i < size && !release; i += strlen(info + i) + 1) {
+		if (!strncmp(info + i, "vermagic=", 9))
+			release = xstrndup(info + i + 9, strcspn(info + i + 9, " "));
+	}
+	free(info);
+	return release;
+}

@@ -17,4 +17,8 @@ char *btf_image_extract(const char *image, size_t *size, char **error);
  * compressed (a module's .ko.xz); NULL with *error set (malloc'd). */
 char *read_decompressed_file(const char *path, size_t *size, char **error);
 
+/* The kernel release a module's file (.ko, .ko.xz) was built for, from its .modinfo's
+ * vermagic (malloc'd); NULL when it has none. */
+char *btf_image_module_release(const char *path);
+
 #endif
