@@ -546,6 +546,9 @@ static char *cast_module_name(const char *element, size_t len)
 		free(name);
 		return module;
 	}
+	for (char *p = name; !strchr(name, '/') && *p; p++)
+		if (*p == '-')
+			*p = '_';	/* the kernel's name of nls-utf8 is nls_utf8 */
 	return name;
 }
 
