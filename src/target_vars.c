@@ -444,13 +444,14 @@ static bool on_module_returns(const struct derived_probe *p)
 	return true;
 }
 
-/* Whether the types of the modules of every point of `p` are known. */
-static bool module_types_known(const struct provider_env *env, const struct derived_probe *p)
+/* Whether the types of the functions of every point of `p` are known. */
+static bool functions_typed(const struct provider_env *env, const struct derived_probe *p)
 {
+	const struct ktypes *kt;
 	const char *error;
 
 	for (const struct derived_point *d = p->points; d; d = d->next)
-		if (!types_of(env, d->module, &error))
+		if (!(kt = types_of(env, d->module, &error)) || !ktypes_function(kt, d->function))
 			return false;
 	return true;
 }
@@ -464,8 +465,9 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	if (on_tracepoints(p))
 		return trace_target_resolve(env, p, n, quiet);
 	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p) &&
-	    !module_types_known(env, p)) {
-		/* The module's types are not known: the whole return register. */
+	    !functions_typed(env, p)) {
+		/* The module's types (or its function's) are not known: the whole return
+		 * register. */
 		first = xcalloc(1, sizeof(*first));
 		first->base = BASE_RETURN;
 		first->base_size = 8;
