@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "btf_image.h"
+#include "cache.h"
+#include "kmodules.h"
 #include "session.h"
 #include "util.h"
 
@@ -57,6 +60,11 @@ struct ktypes {
 	size_t size;
 	const char *strings;
 	uint32_t strings_len;
+	/* A module's split BTF: its own types follow the kernel's (ids from the kernel's
+	 * count on, `types` holds both), its strings follow the kernel's strings (offsets
+	 * from strings_len on). */
+	const char *split_strings;
+	uint32_t split_strings_len;
 	const struct btf_type **types;	/* by id; [0] is NULL (void) */
 	uint32_t ntypes;		/* ids 1 .. ntypes - 1 */
 	struct name_table functions;	/* FUNC by name */
@@ -87,7 +95,10 @@ static size_t btf_extra(const struct btf_type *t)
 
 static const char *btf_str(const struct ktypes *kt, uint32_t off)
 {
-	return off < kt->strings_len ? kt->strings + off : "";
+	if (off < kt->strings_len)
+		return kt->strings + off;
+	off -= kt->strings_len;
+	return off < kt->split_strings_len ? kt->split_strings + off : "";
 }
 
 static uint32_t hash_name(const char *s)
@@ -134,7 +145,21 @@ static bool is_named_kind(unsigned kind)
 	       kind == BTF_KIND_FLOAT;
 }
 
-static void build_tables(struct ktypes *kt)
+static void index_type(struct ktypes *kt, uint32_t id)
+{
+	const struct btf_type *t = kt->types[id];
+
+	if (!t->name_off)
+		return;
+	if (btf_kind(t) == BTF_KIND_FUNC)
+		table_add(kt, &kt->functions, id);
+	else if (is_named_kind(btf_kind(t)))
+		table_add(kt, &kt->named, id);
+}
+
+/* The name tables; a module's own types (ids from `first_own` on) go in first, so that its
+ * static function or struct of a name the kernel has too is the one found. */
+static void build_tables(struct ktypes *kt, uint32_t first_own)
 {
 	kt->functions.cap = kt->named.cap = 1;
 	while (kt->functions.cap < 2 * (size_t)kt->ntypes)
@@ -142,24 +167,19 @@ static void build_tables(struct ktypes *kt)
 	kt->named.cap = kt->functions.cap;
 	kt->functions.ids = xcalloc(kt->functions.cap, sizeof(uint32_t));
 	kt->named.ids = xcalloc(kt->named.cap, sizeof(uint32_t));
-	for (uint32_t id = 1; id < kt->ntypes; id++) {
-		const struct btf_type *t = kt->types[id];
-
-		if (!t->name_off)
-			continue;
-		if (btf_kind(t) == BTF_KIND_FUNC)
-			table_add(kt, &kt->functions, id);
-		else if (is_named_kind(btf_kind(t)))
-			table_add(kt, &kt->named, id);
-	}
+	for (uint32_t id = first_own; id < kt->ntypes; id++)
+		index_type(kt, id);
+	for (uint32_t id = 1; id < first_own; id++)
+		index_type(kt, id);
 }
 
-/* Checks the header and indexes the types; false when it is no BTF we can read. */
-static bool parse_btf(struct ktypes *kt)
+/* Checks the header and indexes the types, after the kernel's types of `base` for a
+ * module's split BTF; false when it is no BTF we can read. */
+static bool parse_btf(struct ktypes *kt, const struct ktypes *base)
 {
 	struct btf_header h;
 	const char *types, *end;
-	size_t cap = 1024;
+	size_t cap = base ? 2 * (size_t)base->ntypes : 1024;
 
 	if (kt->size < sizeof(h))
 		return false;
@@ -170,10 +190,19 @@ static bool parse_btf(struct ktypes *kt)
 		return false;
 	types = kt->data + h.hdr_len + h.type_off;
 	end = types + h.type_len;
-	kt->strings = kt->data + h.hdr_len + h.str_off;
-	kt->strings_len = h.str_len;
 	kt->types = xcalloc(cap, sizeof(*kt->types));
 	kt->ntypes = 1;
+	if (base) {
+		kt->strings = base->strings;
+		kt->strings_len = base->strings_len;
+		kt->split_strings = kt->data + h.hdr_len + h.str_off;
+		kt->split_strings_len = h.str_len;
+		memcpy(kt->types, base->types, base->ntypes * sizeof(*kt->types));
+		kt->ntypes = base->ntypes;
+	} else {
+		kt->strings = kt->data + h.hdr_len + h.str_off;
+		kt->strings_len = h.str_len;
+	}
 	while (types + sizeof(struct btf_type) <= end) {
 		const struct btf_type *t = (const struct btf_type *)types;
 
@@ -186,7 +215,7 @@ static bool parse_btf(struct ktypes *kt)
 		}
 		kt->types[kt->ntypes++] = t;
 	}
-	build_tables(kt);
+	build_tables(kt, base ? base->ntypes : 1);
 	return true;
 }
 
@@ -269,7 +298,7 @@ const struct ktypes *ktypes_load(const struct session *s)
 	kt = xcalloc(1, sizeof(*kt));
 	kt->data = read_target_btf(s, &kt->size, &source, &error);
 	kt->source = source;
-	if (kt->data && !parse_btf(kt))
+	if (kt->data && !parse_btf(kt, NULL))
 		error = xasprintf("%s holds no BTF that tapster can read", source);
 	if (!kt->data || error) {
 		fprintf(stderr, "ERROR: cannot read the kernel's types (BTF): %s\n",
@@ -281,6 +310,132 @@ const struct ktypes *ktypes_load(const struct session *s)
 		fprintf(stderr, "Kernel types from BTF: %s\n", kt->source);
 	loaded = kt;
 	return loaded;
+}
+
+/* ---- A module's types ---- */
+
+/* Whether the cache file at `cache` is there and not older than the module's file. */
+static bool cache_fresh(const char *cache, const char *ko)
+{
+	struct stat c, k;
+
+	return stat(cache, &c) == 0 && (!ko || stat(ko, &k) != 0 || c.st_mtime >= k.st_mtime);
+}
+
+static void write_cache(const char *cache, const char *data, size_t size)
+{
+	char *dir = xstrdup(cache);
+	char *tmp = xasprintf("%s.%d", cache, (int)getpid());
+	FILE *f;
+
+	*strrchr(dir, '/') = '\0';
+	make_dirs(dir);
+	f = fopen(tmp, "wb");
+	if (f && fwrite(data, 1, size, f) == size && fclose(f) == 0)
+		rename(tmp, cache);
+	else if (f)
+		fclose(f);
+	unlink(tmp);
+	free(tmp);
+	free(dir);
+}
+
+/* The split BTF of module `name` (or of the module file `name`, a path) and where it came
+ * from; NULL with *error set. */
+static char *read_module_btf(const struct session *s, const char *name, const char *ko,
+			     size_t *size, char **source, char **error)
+{
+	char *sys = xasprintf("/sys/kernel/btf/%s", name);
+	char *root, *cache, *data;
+
+	if (strchr(name, '/')) {
+		/* A module's file named as such (@cast's module list): its own BTF, over the
+		 * kernel's if it was built for it. */
+		char *release = btf_image_module_release(name);
+
+		free(sys);
+		*source = xstrdup(name);
+		if (release && s->kernel_release && strcmp(release, s->kernel_release)) {
+			*error = xasprintf("%s is built for kernel %s, not %s", name, release,
+					   s->kernel_release);
+			free(release);
+			return NULL;
+		}
+		free(release);
+		return btf_image_extract(name, size, error);
+	}
+	if (is_host_kernel(s) && access(sys, R_OK) == 0) {
+		*source = sys;
+		return read_text_file(sys, size);
+	}
+	free(sys);
+	if (!ko) {
+		*error = xasprintf("kernel %s has no module '%s'", s->kernel_release, name);
+		return NULL;
+	}
+	root = tapster_dir();
+	cache = xasprintf("%s/module-btf/%s/%s.btf", root, s->kernel_release, name);
+	free(root);
+	*source = xstrdup(ko);
+	data = cache_fresh(cache, ko) ? read_text_file(cache, size) : NULL;
+	if (data && (*size < 2 || (uint8_t)data[0] != 0x9f || (uint8_t)data[1] != 0xeb)) {
+		/* Not BTF (a damaged cache file): taken from the module again. */
+		free(data);
+		data = NULL;
+	}
+	if (!data) {
+		data = btf_image_extract(ko, size, error);
+		if (data)
+			write_cache(cache, data, *size);
+	}
+	free(cache);
+	return data;
+}
+
+struct loaded_module {
+	char *name;
+	struct ktypes *types;	/* NULL: it has none */
+	char *error;
+};
+
+const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
+					const char *modules_dir, const char **error)
+{
+	static struct loaded_module *loaded;
+	static size_t nloaded;
+	const struct ktypes *base;
+	struct loaded_module *m;
+	struct ktypes *kt;
+	char *source = NULL, *ko;
+
+	for (size_t i = 0; i < nloaded; i++)
+		if (!strcmp(loaded[i].name, name)) {
+			*error = loaded[i].error;
+			return loaded[i].types;
+		}
+	base = ktypes_load(s);
+	if (!base) {
+		*error = "the kernel's types are not known";
+		return NULL;
+	}
+	loaded = xrealloc(loaded, (nloaded + 1) * sizeof(*loaded));
+	m = &loaded[nloaded++];
+	*m = (struct loaded_module){ .name = xstrdup(name) };
+	kt = xcalloc(1, sizeof(*kt));
+	ko = modules_dir && !strchr(name, '/') ? kmodules_file(modules_dir, name) : NULL;
+	kt->data = read_module_btf(s, name, ko, &kt->size, &source, &m->error);
+	kt->source = source;
+	free(ko);
+	if (kt->data && !parse_btf(kt, base))
+		m->error = xasprintf("%s holds no BTF that tapster can read", source);
+	if (!kt->data || m->error) {
+		*error = m->error;
+		return NULL;
+	}
+	if (s->verbose > 1)
+		fprintf(stderr, "Types of module %s from BTF: %s\n", name, kt->source);
+	m->types = kt;
+	return kt;
 }
 
 const char *ktypes_backend(const struct ktypes *kt)

@@ -57,12 +57,62 @@ static const char *decompressor(const unsigned char *p, size_t len)
 	return NULL;
 }
 
+/* The file at `path` decompressed by `command`, or NULL. */
+static char *decompress_file(const char *command, const char *path, size_t *out_len)
+{
+	struct strbuf line = { 0 }, sb = { 0 };
+	char buf[65536];
+	FILE *pipe;
+	size_t n;
+	char *data;
+
+	sb_addf(&line, "%s -dc '", command);
+	for (const char *p = path; *p; p++) {
+		if (*p == '\'')
+			sb_add(&line, "'\\''");
+		else
+			sb_addc(&line, *p);
+	}
+	sb_add(&line, "' 2>/dev/null");
+	pipe = popen(line.buf, "r");
+	while (pipe && (n = fread(buf, 1, sizeof(buf), pipe)) > 0)
+		sb_addn(&sb, buf, n);
+	if (pipe)
+		pclose(pipe);	/* its status: the tools complain of a payload's missing end */
+	free(line.buf);
+	*out_len = sb.len;
+	data = sb.len ? sb_steal(&sb) : NULL;
+	free(sb.buf);
+	return data;
+}
+
+/* `len` bytes decompressed by `command` (through a temporary file), or NULL. */
+static char *decompress_bytes(const char *command, const char *bytes, size_t len,
+			      size_t *out_len)
+{
+	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *tmp = xasprintf("%s/tapster-payload-XXXXXX", tmpdir);
+	int fd = mkstemp(tmp);
+	bool written = fd >= 0 && write(fd, bytes, len) == (ssize_t)len;
+	char *data = NULL;
+
+	if (fd >= 0)
+		close(fd);
+	if (written)
+		data = decompress_file(command, tmp, out_len);
+	if (fd >= 0)
+		unlink(tmp);
+	free(tmp);
+	return data;
+}
+
 /* The payload of a bzImage decompressed, or NULL with *error set. The kernel's build
  * appends the decompressed size (4 bytes) to the payload, which the tools don't expect. */
 static char *decompress_payload(const char *image, size_t len, size_t *out_len, char **error)
 {
 	uint32_t setup_sects, offset, length;
 	const char *command;
+	char *data;
 
 	setup_sects = (unsigned char)image[0x1f1] ? (unsigned char)image[0x1f1] : 4;
 	memcpy(&offset, image + 0x248, 4);
@@ -78,49 +128,43 @@ static char *decompress_payload(const char *image, size_t len, size_t *out_len, 
 		*error = xstrdup("its payload's compression is unknown");
 		return NULL;
 	}
-	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *tmp = xasprintf("%s/tapster-payload-XXXXXX", tmpdir);
-	int fd = mkstemp(tmp);
-	bool written = fd >= 0 && write(fd, image + start, length - 4) == (ssize_t)(length - 4);
-
-	if (fd >= 0)
-		close(fd);
-	char *data = NULL;
-
-	if (written) {
-		char *line = xasprintf("%s -dc '%s' 2>/dev/null", command, tmp);
-		FILE *pipe = popen(line, "r");
-		struct strbuf sb = { 0 };
-		char buf[65536];
-		size_t n;
-
-		while (pipe && (n = fread(buf, 1, sizeof(buf), pipe)) > 0)
-			sb_addn(&sb, buf, n);
-		if (pipe)
-			pclose(pipe);	/* its status: the tools complain of the missing end */
-		free(line);
-		*out_len = sb.len;
-		data = sb.len ? sb_steal(&sb) : NULL;
-		free(sb.buf);
-	}
-	if (fd >= 0)
-		unlink(tmp);
-	free(tmp);
+	data = decompress_bytes(command, image + start, length - 4, out_len);
 	if (!data)
 		*error = xasprintf("cannot decompress its payload (is %s installed?)", command);
+	return data;
+}
+
+char *read_decompressed_file(const char *path, size_t *size, char **error)
+{
+	unsigned char magic[6];
+	FILE *f = fopen(path, "rb");
+	size_t len = f ? fread(magic, 1, sizeof(magic), f) : 0;
+	const char *command = len > 4 && memcmp(magic, ELFMAG, SELFMAG) ?
+			      decompressor(magic, len) : NULL;
+	char *data;
+
+	if (f)
+		fclose(f);
+	if (!command) {
+		data = read_text_file(path, size);
+		if (!data)
+			*error = xasprintf("cannot read %s", path);
+		return data;
+	}
+	data = decompress_file(command, path, size);
+	if (!data)
+		*error = xasprintf("cannot decompress %s (is %s installed?)", path, command);
 	return data;
 }
 
 char *btf_image_extract(const char *path, size_t *size, char **error)
 {
 	size_t len, elf_len;
-	char *image = read_text_file(path, &len);
+	char *image = read_decompressed_file(path, &len, error);
 	char *elf, *btf;
 
-	if (!image) {
-		*error = xasprintf("cannot read %s", path);
+	if (!image)
 		return NULL;
-	}
 	if (len > 0x250 && !memcmp(image + 0x202, "HdrS", 4)) {
 		elf = decompress_payload(image, len, &elf_len, error);
 		free(image);
@@ -140,4 +184,25 @@ char *btf_image_extract(const char *path, size_t *size, char **error)
 	if (!btf)
 		*error = xasprintf("%s has no .BTF section", path);
 	return btf;
+}
+
+char *btf_image_module_release(const char *path)
+{
+	size_t len, size;
+	char *error = NULL;
+	char *elf = read_decompressed_file(path, &len, &error);
+	char *info = elf ? elf_section(elf, len, ".modinfo", &size) : NULL;
+	char *release = NULL;
+
+	free(error);
+	free(elf);
+	if (info)
+		info[size] = '\0';	/* elf_section() leaves room for it */
+	/* NUL-separated "key=value" strings; vermagic's value begins with the release. */
+	for (size_t i = 0; info && i < size && !release; i += strlen(info + i) + 1) {
+		if (!strncmp(info + i, "vermagic=", 9))
+			release = xstrndup(info + i + 9, strcspn(info + i + 9, " "));
+	}
+	free(info);
+	return release;
 }

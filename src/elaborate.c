@@ -479,7 +479,7 @@ static bool resolve_cast(struct elab *e, struct node *n, bool quiet)
 	}
 	resolve_node(e, n->lhs);
 	resolve_comps(e, n->comps);
-	return target_resolve_cast(e->env, n, quiet);
+	return target_resolve_cast(e->env, e->probe, n, quiet);
 }
 
 /* @defined(expr): 1 when the $target or @cast expression resolves, else 0, decided here. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "btf_image.h"
 #include "util.h"
 
 static struct kmodule *add_module(struct kmodules *m, const char *name, size_t len)
@@ -134,20 +135,32 @@ static void read_elf_functions(Elf *elf, struct kmodule *mod)
 
 static void read_module_file(struct kmodules *m, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t size;
+	char *error = NULL;
+	char *bytes = read_decompressed_file(path, &size, &error);
 	char *name;
 	Elf *elf;
 
-	if (fd < 0)
+	free(error);
+	if (!bytes)
 		return;
 	name = kmodule_name_of_file(path);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_memory(bytes, size);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		read_elf_functions(elf, add_module(m, name, strlen(name)));
 	if (elf)
 		elf_end(elf);
-	close(fd);
+	free(bytes);
 	free(name);
+}
+
+/* Whether `path` names a module's file: NAME.ko, or NAME.ko.xz (.gz, .zst) compressed. */
+static bool is_module_file(const char *path)
+{
+	const char *ko = strrchr(path, '/') ? strstr(strrchr(path, '/'), ".ko") : strstr(path, ".ko");
+
+	return ko && (!strcmp(ko, ".ko") || !strcmp(ko, ".ko.xz") || !strcmp(ko, ".ko.gz") ||
+		      !strcmp(ko, ".ko.zst"));
 }
 
 bool kmodules_read_dir(struct kmodules *m, const char *dir)
@@ -167,7 +180,7 @@ bool kmodules_read_dir(struct kmodules *m, const char *dir)
 			char *file = xstrndup(line, (size_t)(colon - line));
 			char *path = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", dir, file);
 
-			if (!strcmp(path + strlen(path) - 3, ".ko"))
+			if (is_module_file(path))
 				read_module_file(m, path);
 			free(path);
 			free(file);
@@ -176,6 +189,31 @@ bool kmodules_read_dir(struct kmodules *m, const char *dir)
 	}
 	free(text);
 	return true;
+}
+
+char *kmodules_file(const char *dir, const char *name)
+{
+	char *dep = xasprintf("%s/modules.dep", dir);
+	char *text = read_text_file(dep, NULL), *found = NULL;
+
+	free(dep);
+	for (const char *line = text ? text : ""; *line && !found;) {
+		const char *end = strchrnul(line, '\n');
+		const char *colon = memchr(line, ':', (size_t)(end - line));
+
+		if (colon && colon > line) {
+			char *file = xstrndup(line, (size_t)(colon - line));
+			char *module = kmodule_name_of_file(file);
+
+			if (is_module_file(file) && !strcmp(module, name))
+				found = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", dir, file);
+			free(module);
+			free(file);
+		}
+		line = *end ? end + 1 : end;
+	}
+	free(text);
+	return found;
 }
 
 /* ---- /proc/kallsyms ---- */

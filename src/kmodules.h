@@ -2,7 +2,8 @@
 /*
  * The target's loadable modules and the functions each one holds, which
  * module("m").function("f") expands against. They come from the modules' files (the ELF
- * symbol table of each .ko that the modules directory's modules.dep lists), from the running
+ * symbol table of each .ko, or .ko.xz decompressed, that the modules directory's
+ * modules.dep lists), from the running
  * kernel's /proc/kallsyms ("[m]" lines, for the modules loaded now), or from a cache of them
  * (a text file: a line per module name, then a tab-indented line per function).
  */
@@ -37,6 +38,10 @@ void kmodules_finish(struct kmodules *m);
 
 /* The module `name`, or NULL. */
 const struct kmodule *kmodules_find(const struct kmodules *m, const char *name);
+
+/* The path of the file of module `name` (as the kernel names it) that DIR/modules.dep
+ * lists, malloc'd; NULL when it lists none. */
+char *kmodules_file(const char *dir, const char *name);
 
 /* The module name of a module file: its base name without .ko, '-' read as '_'. */
 char *kmodule_name_of_file(const char *path);

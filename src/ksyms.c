@@ -290,7 +290,8 @@ static struct ksyms_lazy *lazy_for(const struct session *s)
 	l->vmkit = xstrdup(s->vmkit_path ? s->vmkit_path : "tapster-vmkit");
 	if (s->run_in_vm) {
 		l->modules_dir = xasprintf("%s/root/lib/modules/%s", s->vm_kit_dir, release);
-		l->modules_cache = xasprintf("%s/module-functions", s->vm_kit_dir);
+		/* -2: the first list (module-functions) left out the .ko.xz modules. */
+		l->modules_cache = xasprintf("%s/module-functions-2", s->vm_kit_dir);
 	} else if (*release) {
 		l->modules_dir = xasprintf("/lib/modules/%s", release);
 		l->host = target_is_host(s);
@@ -477,4 +478,9 @@ const struct kmodules *ksyms_modules(const struct ksyms *k)
 	if (!l->modules_state)
 		l->modules_state = load_modules(l) ? 1 : -1;
 	return l->modules_state > 0 ? &l->modules : NULL;
+}
+
+const char *ksyms_modules_dir(const struct ksyms *k)
+{
+	return ksyms_modules(k) ? k->lazy->modules_dir : NULL;
 }

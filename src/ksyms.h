@@ -53,5 +53,7 @@ const char **ksyms_exported_names(const struct ksyms *k, size_t *count);
  */
 struct kmodules;
 const struct kmodules *ksyms_modules(const struct ksyms *k);
+/* The directory of those modules (with modules.dep); NULL as ksyms_modules(). */
+const char *ksyms_modules_dir(const struct ksyms *k);
 
 #endif

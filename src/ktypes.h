@@ -6,7 +6,9 @@
  *
  * One backend today: BTF (btf.c), from /sys/kernel/btf/vmlinux when the target is the
  * running kernel, else from the `.BTF` section of the target's image (the bundled VM's
- * vmlinuz, decompressed), cached in the VM kit.
+ * vmlinuz, decompressed), cached in the VM kit; a module's from its own split BTF over
+ * the kernel's (its type ids go on from the kernel's: a kernel type id means the same in
+ * both).
  *
  * A type is a number (ktype_id); 0 is void.
  */
@@ -49,6 +51,13 @@ struct kmember {
 /* The target's types, loaded once (later calls return the same); NULL after printing an
  * "ERROR: ..." line. */
 const struct ktypes *ktypes_load(const struct session *s);
+/* The types of the target's module `name`: its split BTF (the types it adds to the
+ * kernel's, which it sees too), from /sys/kernel/btf/NAME when the target is the running
+ * kernel and has it loaded, else the `.BTF` section of its file (.ko or .ko.xz) that
+ * MODULES_DIR/modules.dep lists, kept in TAPSTER_DIR/module-btf/KVER/NAME.btf; a `name`
+ * with a '/' is a module's file, read as it is. Loaded once; NULL with *error set to why. */
+const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
+					const char *modules_dir, const char **error);
 /* What they were read from: "BTF" and the file. */
 const char *ktypes_backend(const struct ktypes *kt);
 const char *ktypes_source(const struct ktypes *kt);

@@ -496,6 +496,16 @@ static const struct ktypes *target_types(void *ctx)
 	return ktypes_load(ctx);
 }
 
+/* A module's types, for $target expressions in its functions and @cast(p, "t", "module"). */
+static const struct ktypes *target_module_types(void *ctx, const char *module,
+						const char **error)
+{
+	const struct ksyms *symbols = target_symbols(ctx);
+	const char *dir = symbols ? ksyms_modules_dir(symbols) : NULL;
+
+	return ktypes_load_module(ctx, module, dir, error);
+}
+
 /* The target's tracepoints, for kernel.trace: from its BTF and its trace headers. */
 static const struct tracepoints *target_tracepoints(void *ctx)
 {
@@ -563,14 +573,17 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* -L: a kernel function's point with its parameters (and $return) and their types. */
+/* -L: a kernel or module function's point with its parameters (none for kprobe.*) (and $return) and their types. */
 static char *point_with_vars(const struct provider_env *env, const struct derived_point *d)
 {
 	const struct ktypes *kt;
 	char *vars = NULL, *text;
 
+	const char *error;
+
 	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
-	    !*d->module && (kt = env->types(env->ctx)))
+	    !d->address && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
+			    env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d->function);
@@ -678,6 +691,7 @@ static int run_passes(struct session *s)
 		return 1;
 	start = stamp_now();
 	struct provider_env env = { .symbols = target_symbols, .types = target_types,
+				    .module_types = target_module_types,
 				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru };
 
 	if (s->list_pattern)

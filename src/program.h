@@ -139,6 +139,9 @@ struct provider_env {
 	/* The target's types (ktypes.h), for $target expressions; NULL after printing why
 	 * there are none. */
 	const struct ktypes *(*types)(void *ctx);
+	/* The types of the target's module `module` (the kernel's with its own); NULL with
+	 * *error set to why (nothing printed). */
+	const struct ktypes *(*module_types)(void *ctx, const char *module, const char **error);
 	/* The target's tracepoints (tracepoints.h), for kernel.trace; NULL after printing
 	 * why there are none. */
 	const struct tracepoints *(*tracepoints)(void *ctx);

@@ -5,6 +5,7 @@
  * steps (add an offset, read a pointer, index), ending in a read of an integer, pointer,
  * enum or bitfield, or in an address (an array or struct, for kernel_string and @cast).
  */
+#define _GNU_SOURCE
 #include "target_vars.h"
 
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 
 #include "ast_copy.h"
 #include "diag.h"
+#include "kmodules.h"
 #include "tracepoints.h"
 #include "translate.h"
 #include "util.h"
@@ -275,7 +277,7 @@ static bool same_access(const struct target_access *x, const struct target_acces
  * stap's error for a name that is no parameter (nor local) of the function, its DWARF facts
  * (the DIE's offset, the pc, the source file) left out: BTF has none of them.
  */
-static bool no_such_local(struct walk *w, ktype_id proto, const char *function,
+static bool no_such_local(struct walk *w, ktype_id proto, const struct derived_point *d,
 			  const char *name)
 {
 	int count = ktypes_nparams(w->kt, proto);
@@ -285,16 +287,18 @@ static bool no_such_local(struct walk *w, ktype_id proto, const char *function,
 	for (int i = 0; i < count; i++)
 		names[i] = ktypes_param_name(w->kt, proto, i);
 	alts = alternatives(name, names, count, 5, "$");
-	fail(w, "unable to find local '%s', [man error::dwarf] in kernel, in %s"
-	     " (alternatives: %s))", name, function, alts);
+	fail(w, "unable to find local '%s', [man error::dwarf] in %s, in %s"
+	     " (alternatives: %s))", name, *d->module ? d->module : "kernel", d->function, alts);
 	free(alts);
 	free(names);
 	return false;
 }
 
 /* The base of `$name` in the function `function`: an argument or the return value. */
-static bool find_base(struct walk *w, const char *function, bool is_return)
+static bool find_base(struct walk *w, const struct derived_point *d)
 {
+	const char *function = d->function;
+	bool is_return = d->kind == PROVIDER_KRETPROBE;
 	ktype_id proto = ktypes_function(w->kt, function);
 	const char *name = w->n->text + 1;
 	int count;
@@ -314,7 +318,7 @@ static bool find_base(struct walk *w, const char *function, bool is_return)
 			if (!strcmp(ktypes_param_name(w->kt, proto, i), name))
 				w->a->param = i;
 		if (w->a->param < 0)
-			return no_such_local(w, proto, function, name);
+			return no_such_local(w, proto, d, name);
 		w->type = ktypes_param_type(w->kt, proto, w->a->param);
 	}
 	w->a->base_size = ktypes_size(w->kt, w->type);
@@ -330,7 +334,7 @@ static struct target_access *resolve_at(const struct ktypes *kt, struct node *n,
 	struct target_access *a = xcalloc(1, sizeof(*a));
 	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, 0, NULL, false };
 
-	if (find_base(&w, d->function, d->kind == PROVIDER_KRETPROBE) && walk_comps(&w, n->comps))
+	if (find_base(&w, d) && walk_comps(&w, n->comps))
 		return a;
 	free(a->steps);
 	free(a);
@@ -374,13 +378,80 @@ static bool on_kernel_functions(const struct derived_probe *p)
 	return true;
 }
 
+/* Whether every point of the probe is on a function of the kernel or of a module, as a
+ * kernel.function or module().function point: stap's kprobe.* family has no target
+ * variables, not even $return (man stapprobes, DWARFLESS). */
+static bool on_functions(const struct derived_probe *p)
+{
+	if (!p || !p->points)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) ||
+		    !*d->function || d->address || target_point_is_kprobe(d))
+			return false;
+	return true;
+}
+
+bool target_point_is_kprobe(const struct derived_point *d)
+{
+	return !strncmp(d->pp, "kprobe.", 7);
+}
+
+/* The types of the kernel or of `module` ("" or "kernel": the kernel); NULL with *error
+ * set (a module's), or with nothing set after the kernel's error was printed. */
+static const struct ktypes *types_of(const struct provider_env *env, const char *module,
+				     const char **error)
+{
+	*error = NULL;
+	if (!env)
+		return NULL;
+	if (!*module || !strcmp(module, "kernel"))
+		return env->types ? env->types(env->ctx) : NULL;
+	if (!env->module_types) {
+		*error = "modules' types are not known here";
+		return NULL;
+	}
+	return env->module_types(env->ctx, module, error);
+}
+
+/* The types of the function of point `d`; NULL after reporting why at `n`. */
+static const struct ktypes *point_types(const struct provider_env *env,
+					const struct derived_point *d, struct node *n, bool quiet)
+{
+	const char *error;
+	const struct ktypes *kt = types_of(env, d->module, &error);
+	char *owned;
+	struct token_desc tok = { "identifier", token_text(n, &owned) };
+
+	if (!kt && error && !quiet) {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "tapster has no type information for module '%s': %s", d->module,
+			      error);
+		report_untyped(&tok, n->loc);
+	}
+	free(owned);
+	return kt;
+}
+
 /* Whether every point of the probe is the return of a module's function (no types). */
 static bool on_module_returns(const struct derived_probe *p)
 {
 	if (!p || !p->points || !p->is_return)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
-		if (d->kind != PROVIDER_KRETPROBE || !*d->module)
+		if (d->kind != PROVIDER_KRETPROBE || !*d->module || target_point_is_kprobe(d))
+			return false;
+	return true;
+}
+
+/* Whether the types of the functions of every point of `p` are known. */
+static bool functions_typed(const struct provider_env *env, const struct derived_probe *p)
+{
+	const struct ktypes *kt;
+	const char *error;
+
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (!(kt = types_of(env, d->module, &error)) || !ktypes_function(kt, d->function))
 			return false;
 	return true;
 }
@@ -393,8 +464,10 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 
 	if (on_tracepoints(p))
 		return trace_target_resolve(env, p, n, quiet);
-	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p)) {
-		/* Module types are not known: the whole return register. */
+	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p) &&
+	    !functions_typed(env, p)) {
+		/* The module's types (or its function's) are not known: the whole return
+		 * register. */
 		first = xcalloc(1, sizeof(*first));
 		first->base = BASE_RETURN;
 		first->base_size = 8;
@@ -403,13 +476,15 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		n->type = TYPE_LONG;
 		return true;
 	}
-	if (!on_kernel_functions(p) || !env || !env->types)
+	if (!on_functions(p) || !env || !env->types)
 		return unresolved(n, quiet);
-	kt = env->types(env->ctx);
-	if (!kt)
-		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next) {
-		struct target_access *a = resolve_at(kt, n, quiet, d);
+		struct target_access *a;
+
+		kt = point_types(env, d, n, quiet);
+		if (!kt)
+			return false;
+		a = resolve_at(kt, n, quiet, d);
 
 		if (!a) {
 			struct token_desc tok = { "identifier", n->text };
@@ -446,31 +521,85 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	return true;
 }
 
-bool target_resolve_cast(const struct provider_env *env, struct node *n, bool quiet)
+/* The module a probe's @cast looks in when it names none: the probed module in a
+ * module("m").function probe, else the kernel. */
+static const char *default_cast_module(const struct derived_probe *p)
 {
-	const struct ktypes *kt = env && env->types ? env->types(env->ctx) : NULL;
-	struct target_access *a;
-	struct walk w = { kt, n, { "operator", "@cast" }, quiet, NULL, 0, NULL, false };
+	const struct derived_point *d = p ? p->points : NULL;
 
-	if (!kt)
-		return false;
-	if (n->module && strcmp(n->module, "kernel")) {
-		if (!quiet)
-			diag_error_at("semantic error", &w.tok, n->loc,
-				      "tapster knows only the kernel's types, not module '%s'",
-				      n->module);
-		return false;
+	if (d && (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->module &&
+	    !target_point_is_kprobe(d))
+		return d->module;
+	return "kernel";
+}
+
+/* The module an element of @cast's module list names: "kernel" for "kernel" and
+ * "kernel<linux/fs.h>", NAME for NAME and NAME.ko, a module's file for its path
+ * (/path/NAME.ko); NULL for a user header ("<sys/time.h>"), whose types tapster does not
+ * build. Malloc'd. */
+static char *cast_module_name(const char *element, size_t len)
+{
+	const char *header = memchr(element, '<', len);
+	char *name = xstrndup(element, header ? (size_t)(header - element) : len);
+
+	if (!*name || (!strchr(name, '/') && strstr(name, ".ko"))) {
+		char *module = *name ? kmodule_name_of_file(name) : NULL;
+
+		free(name);
+		return module;
 	}
-	w.type = ktypes_find(kt, n->text);
+	for (char *p = name; !strchr(name, '/') && *p; p++)
+		if (*p == '-')
+			*p = '_';	/* the kernel's name of nls-utf8 is nls_utf8 */
+	return name;
+}
+
+/* The type `name` in the first of `modules` (a ':' list) that has it, with *kt set to
+ * those types; 0 when none has it. */
+static ktype_id find_cast_type(const struct provider_env *env, const char *modules,
+			       const char *name, const struct ktypes **kt)
+{
+	for (const char *m = modules; *m;) {
+		const char *end = strchrnul(m, ':');
+		char *module = cast_module_name(m, (size_t)(end - m));
+		const char *error;
+		ktype_id type = 0;
+
+		*kt = module ? types_of(env, module, &error) : NULL;
+		if (*kt)
+			type = ktypes_find(*kt, name);
+		free(module);
+		if (type)
+			return type;
+		m = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* stap's error for a type that none of @cast's modules has: reported twice (the second
+ * suppressed as similar), naming the modules as given ('' when none was). */
+static void cast_type_not_found(struct walk *w, struct node *n)
+{
+	for (int i = 0; i < 2; i++)
+		diag_error_at("semantic error", &w->tok, n->loc,
+			      "type definition '%s' not found in '%s'", n->text,
+			      n->module ? n->module : "");
+	report_untyped(&w->tok, n->loc);
+}
+
+bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p,
+			 struct node *n, bool quiet)
+{
+	const struct ktypes *kt = NULL;
+	struct target_access *a;
+	struct walk w = { NULL, n, { "operator", "@cast" }, quiet, NULL, 0, NULL, false };
+
+	w.type = find_cast_type(env, n->module ? n->module : default_cast_module(p), n->text,
+				&kt);
+	w.kt = kt;
 	if (!w.type) {
-		/* stap reports it twice (the second suppressed as similar), and names the
-		 * module as given: '' when there is none. */
-		for (int i = 0; !quiet && i < 2; i++)
-			diag_error_at("semantic error", &w.tok, n->loc,
-				      "type definition '%s' not found in '%s'", n->text,
-				      n->module ? n->module : "");
 		if (!quiet)
-			report_untyped(&w.tok, n->loc);
+			cast_type_not_found(&w, n);
 		return false;
 	}
 	a = xcalloc(1, sizeof(*a));
@@ -663,7 +792,7 @@ static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, st
 			  true };
 	ktype_id type = 0;
 
-	if (find_base(&w, p->points->function, p->points->kind == PROVIDER_KRETPROBE) &&
+	if (find_base(&w, p->points) &&
 	    walk_comps(&w, n->comps))
 		type = w.type;
 	else
@@ -697,26 +826,24 @@ static void become_sprintf(struct node *n, struct pretty *pp)
 	free(pp->format.buf);
 }
 
-/* The type @cast(addr, "type")->comps names; 0 (after stap's error) when it doesn't. */
-static ktype_id cast_type(const struct ktypes *kt, struct node *n)
+/* The type @cast(addr, "type")->comps names, with *kt set to the types it is in; 0 (after
+ * stap's error) when it doesn't. */
+static ktype_id cast_type(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, const struct ktypes **kt)
 {
 	struct target_access *a = xcalloc(1, sizeof(*a));
-	struct walk w = { kt, n, { "operator", "@cast" }, false, a, 0, NULL, true };
+	struct walk w = { NULL, n, { "operator", "@cast" }, false, a, 0, NULL, true };
 	ktype_id type = 0;
 
 	a->lvalue = true;
-	w.type = ktypes_find(kt, n->text);
-	if (!w.type) {
-		for (int i = 0; i < 2; i++)
-			diag_error_at("semantic error", &w.tok, n->loc,
-				      "type definition '%s' not found in '%s'", n->text,
-				      n->module ? n->module : "");
-		report_untyped(&w.tok, n->loc);
-	} else if (walk_comps(&w, n->comps)) {
+	w.type = find_cast_type(env, n->module ? n->module : default_cast_module(p), n->text, kt);
+	w.kt = *kt;
+	if (!w.type)
+		cast_type_not_found(&w, n);
+	else if (walk_comps(&w, n->comps))
 		type = w.type;
-	} else {
+	else
 		report_untyped(&w.tok, n->loc);
-	}
 	free(a->steps);
 	free(a);
 	return type;
@@ -729,12 +856,14 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 	struct pretty pp = { 0 };
 	ktype_id type;
 
-	if (n->kind == N_TARGET && (!on_kernel_functions(p) || !env || !env->types))
+	if (n->kind == N_TARGET && (!on_functions(p) || !env || !env->types))
 		return unresolved(n, false);
-	kt = env && env->types ? env->types(env->ctx) : NULL;
-	if (!kt)
-		return false;
-	type = n->kind == N_CAST ? cast_type(kt, n) : target_type(kt, p, n);
+	if (n->kind == N_CAST) {
+		type = cast_type(env, p, n, &kt);
+	} else {
+		kt = point_types(env, p->points, n, false);
+		type = kt ? target_type(kt, p, n) : 0;
+	}
 	if (!type)
 		return false;
 	pp.kt = kt;
@@ -756,9 +885,9 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 
 	if (on_tracepoints(p))
 		return trace_expand_vars(env, p, n);
-	if (!on_kernel_functions(p) || !env || !env->types)
+	if (!on_functions(p) || !env || !env->types)
 		return unresolved(n, false);
-	kt = env->types(env->ctx);
+	kt = point_types(env, p->points, n, false);
 	if (!kt)
 		return false;
 	ktype_id proto = ktypes_function(kt, p->points->function);
@@ -769,7 +898,7 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
 				  NULL, false };
 
-		no_such_local(&w, proto, p->points->function, "$return");
+		no_such_local(&w, proto, p->points, "$return");
 		report_untyped(&w.tok, n->loc);
 		free(owned);
 		return false;

@@ -47,8 +47,12 @@ struct target_access {
  */
 bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
 		    bool quiet);
-/* The same for @cast(expr, "type"[, "module"])->..., its address already resolved. */
-bool target_resolve_cast(const struct provider_env *env, struct node *n, bool quiet);
+/* The same for @cast(expr, "type"[, "module"])->..., its address already resolved, in the
+ * probe `p` (NULL in a function). The module is a ':' list, searched in order: "kernel",
+ * "kernel<linux/fs.h>" (the kernel's types), a module's name or file; without one, the
+ * probed module in a module("m").function probe, else the kernel. */
+bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p,
+			 struct node *n, bool quiet);
 /* The components of `n` (->field, [i]) followed from a base of `type` already in `a`
  * (a->base, a->param, a->base_size...); false after an error (none printed when `quiet`). */
 bool target_walk(const struct ktypes *kt, struct node *n, bool quiet, struct target_access *a,
@@ -69,6 +73,10 @@ bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *
 /* Pass 3: the C expression of a resolved access (translate_target.c). */
 struct body;
 char *gen_target(struct body *b, struct node *n);
+
+/* Whether `d` is a point of stap's kprobe family (kprobe.function, kprobe.module...),
+ * which has no target variables. */
+bool target_point_is_kprobe(const struct derived_point *d);
 
 /* -L: the parameters of `function` as stap lists them (" $file:struct file*" ...), or
  * NULL when the types don't know it. */

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "btf_image.h"
 #include "util.h"
 
 #define VM_INTERRUPT_BYTE '\003'
@@ -396,6 +397,21 @@ struct guest_modules {
 	size_t ndirs;
 };
 
+/* The length of `rel` without a compression suffix after its ".ko": the guest's busybox
+ * modprobe reads plain modules only, so a NAME.ko.xz goes in decompressed as NAME.ko. */
+static size_t plain_module_len(const char *rel, size_t len)
+{
+	static const char *const suffixes[] = { ".ko.xz", ".ko.gz", ".ko.zst" };
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i]);
+
+		if (len >= n && !memcmp(rel + len - n, suffixes[i], n))
+			return len - n + 3;
+	}
+	return len;
+}
+
 /* The modules.dep line of the module `name` ("kernel/fs/x.ko: kernel/lib/y.ko"), or NULL. */
 static char *find_dep_line(const char *dep, const char *name)
 {
@@ -409,7 +425,7 @@ static char *find_dep_line(const char *dep, const char *name)
 
 			while (base > line && base[-1] != '/')
 				base--;
-			len = (size_t)(colon - base);
+			len = plain_module_len(base, (size_t)(colon - base));
 			/* nls-utf8.ko is module nls_utf8. */
 			if (len == strlen(name) + 3 && !memcmp(base + len - 3, ".ko", 3)) {
 				size_t i;
@@ -449,10 +465,33 @@ static int newc_parents(struct newc *nc, struct guest_modules *gm, const char *p
 	return 0;
 }
 
+/* The module file at `host` as `entry` (already without its compression suffix). */
+static int add_module_bytes(struct newc *nc, const char *entry, const char *host)
+{
+	char *error = NULL;
+	size_t size;
+	char *bytes;
+	int err;
+
+	if (plain_module_len(host, strlen(host)) == strlen(host))
+		return newc_file(nc, entry, host);
+	bytes = read_decompressed_file(host, &size, &error);
+	if (!bytes) {
+		fprintf(stderr, "ERROR: %s\n", error);
+		free(error);
+		errno = EIO;
+		return -1;
+	}
+	err = newc_data(nc, entry, 0644, bytes, size);
+	free(bytes);
+	return err;
+}
+
 /* Adds the module file `rel` (a path relative to the modules directory) once. */
 static int add_module_file(struct newc *nc, struct guest_modules *gm, const char *rel)
 {
-	char *entry = xasprintf("%s/%s", gm->guest_dir, rel);
+	char *entry = xasprintf("%s/%.*s", gm->guest_dir, (int)plain_module_len(rel, strlen(rel)),
+				rel);
 	char *host = xasprintf("%s/%s", gm->dir, rel);
 	int err = 0;
 
@@ -463,7 +502,7 @@ static int add_module_file(struct newc *nc, struct guest_modules *gm, const char
 	if (!added) {
 		err = newc_parents(nc, gm, entry);
 		if (!err)
-			err = newc_file(nc, entry, host);
+			err = add_module_bytes(nc, entry, host);
 		if (err < 0)
 			fprintf(stderr, "ERROR: cannot copy %s into the VM: %s\n", host,
 				strerror(errno));
@@ -474,6 +513,20 @@ static int add_module_file(struct newc *nc, struct guest_modules *gm, const char
 	free(entry);
 	free(host);
 	return err;
+}
+
+/* The modules.dep line `line` with each file named as it is in the guest (NAME.ko). */
+static void add_plain_dep_line(struct strbuf *lines, const char *line)
+{
+	while (*line) {
+		size_t len = strcspn(line, ": ");
+
+		sb_addn(lines, line, plain_module_len(line, len));
+		line += len;
+		if (*line)
+			sb_addc(lines, *line++);
+	}
+	sb_addc(lines, '\n');
 }
 
 /* Adds the module `name` and what it depends on, and its line of modules.dep. */
@@ -487,7 +540,7 @@ static int add_module(struct newc *nc, struct guest_modules *gm, const char *nam
 		fprintf(stderr, "ERROR: the VM kit has no module %s\n", name);
 		return -1;
 	}
-	sb_addf(&gm->lines, "%s\n", line);
+	add_plain_dep_line(&gm->lines, line);
 	rest = line;
 	while (!err && (file = strsep(&rest, ": "))) {
 		if (*file)
