@@ -268,6 +268,12 @@ static ssize_t tap_ctl_write(struct file *file, const char __user *buf, size_t c
 		schedule_work(&tap_stop_work);
 		return count;
 	}
+	/*
+	 * "run" after exit() in a begin probe: nothing to do, and not under the mutex either,
+	 * as the loader must go on reading while the stop work runs the end probes.
+	 */
+	if (!strncmp(cmd, "run", 3) && tap_started && tap_session_state() != TAP_STARTING)
+		return count;
 	mutex_lock(&tap_ctl_mutex);
 	if (!strncmp(cmd, "start", 5)) {
 		rc = tap_session_begin();
