@@ -27,6 +27,7 @@ struct output_options {
 	unsigned long long max_bytes;	/* -S size: switch files past this; 0: no limit */
 	unsigned int max_files;		/* -S ...,N: keep this many; 0: all */
 	bool bulk;			/* FILE_CPU per CPU */
+	bool background;		/* -D: FILE_cpuCPU in bulk mode, as staprun names them */
 };
 
 void output_init(const struct output_options *opt);

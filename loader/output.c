@@ -3,7 +3,8 @@
  * Where the script's stdout records go. Without -o: stdout. With -o FILE: FILE; with -S
  * size[,N] as well, FILE.0, FILE.1, ... switching to the next before a record would take a
  * file past size MB and removing the oldest when there are more than N. In bulk mode each
- * CPU has its own file, FILE_CPU (FILE_CPU.0, FILE_CPU.1, ... with -S); without -o bulk
+ * CPU has its own file, FILE_CPU (FILE_CPU.0, FILE_CPU.1, ... with -S; FILE_cpuCPU in the
+ * background, -D, as staprun's); without -o bulk
  * output goes to stdout as usual. A record is never split between files.
  */
 #define _GNU_SOURCE
@@ -55,10 +56,12 @@ static void file_name(unsigned int cpu, unsigned int index, char *name, size_t s
 {
 	int n;
 
+	const char *cpu_prefix = options.background ? "cpu" : "";
+
 	if (options.bulk && options.max_bytes)
-		n = snprintf(name, size, "%s_%u.%u", options.path, cpu, index);
+		n = snprintf(name, size, "%s_%s%u.%u", options.path, cpu_prefix, cpu, index);
 	else if (options.bulk)
-		n = snprintf(name, size, "%s_%u", options.path, cpu);
+		n = snprintf(name, size, "%s_%s%u", options.path, cpu_prefix, cpu);
 	else if (options.max_bytes)
 		n = snprintf(name, size, "%s.%u", options.path, index);
 	else

@@ -2,8 +2,8 @@
 /*
  * tapster-run: runs a module built by tapster (staprun's job).
  *
- *   tapster-run [-c CMD] [-x PID] [-o FILE [-S size[,N]]] [-b MB] [-v] MODULE.ko
- *               [PARAM=VALUE ...]
+ *   tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-A|-L] [-v]
+ *               MODULE.ko [PARAM=VALUE ...]
  *
  * It inserts the module, starts the session through /proc/tapster_NAME/ctl, streams the
  * script's output from /proc/tapster_NAME/out (stdout records to stdout or FILE, stderr
@@ -89,8 +89,25 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-S size[,N]]] [-b MB] [-v]"
-	      " MODULE.ko [PARAM=VALUE ...]\n", out);
+	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-A|-L]"
+	      " [-v] MODULE.ko [PARAM=VALUE ...]\n", out);
+}
+
+/* A wrong command line: stap's message on stderr, then the usage on stdout, as staprun. */
+static __attribute__((format(printf, 1, 2), noreturn)) void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fputs("ERROR: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fputc('\n', stdout);
+	usage(stdout);
+	exit(1);
 }
 
 /* -S size[,N]: size in MB, N files. */
@@ -102,16 +119,40 @@ static void parse_size_limit(const char *arg, struct output_options *out)
 	if (*end == ',')
 		count = strtoul(end + 1, &end, 10);
 	if (*end || end == arg || size > 4095 || count > 100000)
-		fail("Invalid file size option '%s'.", arg);
+		usage_error("Invalid file size option '%s'.", arg);
 	out->max_bytes = (unsigned long long)size << 20;
 	out->max_files = (unsigned int)count;
 }
 
+/* The combinations staprun refuses, in its words. */
+static void check_option_conflicts(const struct options *opt)
+{
+	if (opt->attach && opt->detach)
+		usage_error("You can't specify the '-A' and '-L' options together.");
+	if (opt->attach && opt->command)
+		usage_error("You can't specify the '-A' and '-c' options together.  The '-c cmd'\n"
+			    "option used to start a command only has an effect when the module\n"
+			    "is inserted.");
+	if (opt->command && opt->target_pid)
+		usage_error("You can't specify the '-c' and '-x' options together.");
+	if (opt->daemon && opt->detach)
+		usage_error("You can't specify the '-D' and '-L' options together.");
+	if (opt->daemon && !opt->output.path)
+		usage_error("You have to specify output FILE with '-D' option.");
+	if (opt->output.max_bytes && !opt->output.path)
+		usage_error("You have to specify output FILE with '-S' option.");
+}
+
+/*
+ * Options may come after MODULE too (getopt permutes), as staprun's; the other words after
+ * MODULE are module parameters, NAME=VALUE, which the kernel checks.
+ */
 static void parse_options(int argc, char **argv, struct options *opt)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+c:x:o:S:b:DLAvh")) != -1) {
+	argv[0] = (char *)"tapster-run";	/* getopt's messages: "tapster-run: ..." */
+	while ((c = getopt(argc, argv, "c:x:o:S:b:DLAvh")) != -1) {
 		char *end;
 
 		switch (c) {
@@ -130,13 +171,14 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'b':
 			opt->buffer_mb = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end || opt->buffer_mb < 1 || opt->buffer_mb > 4095)
-				fail("Invalid buffer size '%s' (should be 1-4095).", optarg);
+				usage_error("Invalid buffer size '%s' (should be 1-4095).", optarg);
 			break;
 		case 'v':
 			opt->verbose = true;
 			break;
 		case 'D':
 			opt->daemon = true;
+			opt->output.background = true;
 			break;
 		case 'L':
 			opt->detach = true;
@@ -148,21 +190,15 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			usage(stdout);
 			exit(0);
 		default:
-			usage(stderr);
-			exit(1);
+			usage_error(NULL);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		exit(1);
-	}
+	if (optind >= argc)
+		usage_error("Need a module name or path to load.");
 	opt->module_path = argv[optind++];
-	if (opt->daemon && !opt->output.path)
-		fail("-D requires -o FILE.");
-	if (opt->detach && (opt->daemon || opt->attach || opt->command))
-		fail("-L goes with neither -D, -A nor -c.");
+	check_option_conflicts(opt);
 	if (opt->attach && optind < argc)
-		fail("Cannot have module options with attach (-A).");
+		usage_error("Cannot have module options with attach (-A).");
 	for (; optind < argc; optind++) {
 		size_t used = strlen(opt->params);
 
@@ -310,13 +346,18 @@ static void forward_records(const char *buf, size_t len)
 	}
 }
 
+enum drain_result {
+	DRAIN_EMPTY,	/* nothing more to read now */
+	DRAIN_MORE,	/* there may be more */
+	DRAIN_END,	/* the session stopped and everything was read */
+};
+
 /*
- * Forwards what the module has buffered. Returns false at the end of the output (the
- * session stopped and everything was read). It reads a bounded amount per call: a script
- * can make output faster than it is read (a probe on the very writes that carry it out),
- * and the session loop must still see the command's exit and signals.
+ * Forwards what the module has buffered. It reads a bounded amount per call: a script can
+ * make output faster than it is read (a probe on the very writes that carry it out), and
+ * the session loop must still see the command's exit and signals.
  */
-static bool drain_output(struct session *s)
+static enum drain_result drain_output(struct session *s)
 {
 	static char buf[1 << 20];
 
@@ -328,12 +369,41 @@ static bool drain_output(struct session *s)
 			continue;
 		}
 		if (n == 0)
-			return false;
+			return DRAIN_END;
 		if (errno == EAGAIN || errno == EINTR)
-			return true;
+			return DRAIN_EMPTY;
 		fail("reading the output: %s", strerror(errno));
 	}
-	return true;
+	return DRAIN_MORE;
+}
+
+/* Forwards what the module holds now, until its rings are empty (or the output ended). */
+static void drain_all(struct session *s)
+{
+	while (drain_output(s) == DRAIN_MORE)
+		;
+}
+
+/*
+ * Starts the session: the begin probes, then what they printed goes out, then the other
+ * probes are armed; so that begin output always comes first (once armed, a probe on another
+ * CPU could print into a ring the loader reads before the begin probes' one). A signal
+ * during the begin probes stops the session there: the end probes run, nothing else. -L
+ * reads nothing yet: it starts all at once. A module that knows no "begin" is started the
+ * old way.
+ */
+static int start_session(struct session *s, bool detach)
+{
+	int rc = detach ? -EINVAL : send_command(s, "begin");
+
+	if (rc == -EINVAL)
+		return send_command(s, "start");
+	if (rc < 0)
+		return rc;
+	drain_all(s);
+	if (interrupted)
+		return 0;
+	return send_command(s, "run");
 }
 
 static void stop_session(struct session *s)
@@ -376,7 +446,7 @@ static void run_session(struct session *s)
 		check_command(s);
 		if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
 			fail("poll: %s", strerror(errno));
-		if (!drain_output(s))
+		if (drain_output(s) == DRAIN_END)
 			return;
 	}
 }
@@ -518,17 +588,18 @@ int main(int argc, char **argv)
 	opt.output.bulk = read_counter(&s, "bulk", NULL, 0) != 0;
 	output_init(&opt.output);
 	output_open_first();
-	rc = send_command(&s, "start");
+	rc = start_session(&s, opt.detach);
 	if (rc < 0) {
 		/* The module said why on its stderr channel. */
 		s.stop_sent = true;
-		while (drain_output(&s))
+		while (drain_output(&s) != DRAIN_END)
 			usleep(10000);
 		remove_module(&s);
 		end_command(&s);
 		return 1;
 	}
-	release_command(&s);
+	if (!interrupted)
+		release_command(&s);
 	if (opt.detach)
 		return detach_session(&s);
 	run_session(&s);

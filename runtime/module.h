@@ -3,7 +3,10 @@
  * The session's life in the kernel, driven by the loader through /proc/tapster_MODULE/ctl:
  *
  *   insmod        contexts, rings and the proc files are set up; nothing fires yet
- *   "start"       begin probes run, then every other probe is registered
+ *   "begin"       begin probes run (in priority order); nothing else fires yet
+ *   "run"         every other probe is registered; between the two the loader writes out
+ *                 what the begin probes printed, so that it comes before any other output
+ *   "start"       both at once ("begin" then "run"), for -L, which reads nothing yet
  *   "stop"        (or exit(), or an error limit) the stop work unregisters the probes, runs the
  *                 end probes, reports the counters, and the state becomes STOPPED
  *   read of out   returns end of file once STOPPED and drained; then the loader unloads us
@@ -149,16 +152,21 @@ static bool tap_session_failed(void)
 
 static void tap_stop_work_fn(struct work_struct *work)
 {
-	if (atomic_cmpxchg(&tap_state, TAP_STOP_REQUESTED, TAP_STOPPING) != TAP_STOP_REQUESTED)
+	/* Not while a begin probe still runs (exit() in one): end probes come after it. */
+	mutex_lock(&tap_ctl_mutex);
+	if (atomic_cmpxchg(&tap_state, TAP_STOP_REQUESTED, TAP_STOPPING) != TAP_STOP_REQUESTED) {
+		mutex_unlock(&tap_ctl_mutex);
 		return;
+	}
 	if (tap_started) {
 		tap_unregister_all();
 		/*
 		 * The other probes' output goes out before the end probes' (they may run on
-		 * another CPU, whose ring the loader could read first): wait, a little at most,
-		 * for the loader to empty the rings (the poll timer wakes it).
+		 * another CPU, whose ring the loader could read first): wait for the loader to
+		 * empty the rings (the poll timer wakes it), unless nobody reads (-L), and not
+		 * forever for one that reads no more (stopped).
 		 */
-		wait_event_timeout(tap_drained_wait, !tap_rings_have_data(), HZ / 2);
+		wait_event_timeout(tap_drained_wait, tap_output_taken(), 10 * HZ);
 		if (atomic_read(&tap_skipped_too_many))
 			tap_report_skipped_too_many();
 		/* As stap: after errors the error probes run, and the end probes do not. */
@@ -170,6 +178,7 @@ static void tap_stop_work_fn(struct work_struct *work)
 		tap_report_counters();
 	}
 	atomic_set(&tap_state, TAP_STOPPED);
+	mutex_unlock(&tap_ctl_mutex);
 	wake_up_interruptible(&tap_read_wait);
 }
 
@@ -186,10 +195,9 @@ static void tap_poll_timer_fn(struct timer_list *timer)
 		mod_timer(&tap_poll_timer, jiffies + TAP_POLL_INTERVAL);
 }
 
-static int tap_session_start(void)
+/* "begin": the begin probes. The state stays STARTING (or a stop is requested). */
+static int tap_session_begin(void)
 {
-	int rc;
-
 	if (tap_started)
 		return -EBUSY;
 	if (tap_globals_failed) {
@@ -207,8 +215,18 @@ static int tap_session_start(void)
 	}
 	tap_started = true;
 	tap_run_been(tap_begin_probes, TAP_NUM_BEGIN, TAP_STARTING);
+	return 0;
+}
+
+/* "run": every other probe, once the begin probes have run. */
+static int tap_session_run(void)
+{
+	int rc;
+
+	if (!tap_started)
+		return -EINVAL;
 	if (tap_session_state() != TAP_STARTING)
-		return 0;	/* exit() in a begin probe: the stop work takes over */
+		return 0;	/* exit() in a begin probe, or a stop: the stop work takes over */
 	rc = tap_register_all();
 	if (rc) {
 		/* Nothing fired but begin; the session ends without end probes. */
@@ -244,12 +262,27 @@ static ssize_t tap_ctl_write(struct file *file, const char __user *buf, size_t c
 
 	if (copy_from_user(cmd, buf, min(count, sizeof(cmd) - 1)))
 		return -EFAULT;
-	mutex_lock(&tap_ctl_mutex);
-	if (!strncmp(cmd, "start", 5)) {
-		rc = tap_session_start();
-	} else if (!strncmp(cmd, "stop", 4)) {
+	if (!strncmp(cmd, "stop", 4)) {
+		/* Not under the mutex: the stop work holds it while end probes run. */
 		tap_request_stop();
 		schedule_work(&tap_stop_work);
+		return count;
+	}
+	/*
+	 * "run" after exit() in a begin probe: nothing to do, and not under the mutex either,
+	 * as the loader must go on reading while the stop work runs the end probes.
+	 */
+	if (!strncmp(cmd, "run", 3) && tap_started && tap_session_state() != TAP_STARTING)
+		return count;
+	mutex_lock(&tap_ctl_mutex);
+	if (!strncmp(cmd, "start", 5)) {
+		rc = tap_session_begin();
+		if (!rc)
+			rc = tap_session_run();
+	} else if (!strncmp(cmd, "begin", 5)) {
+		rc = tap_session_begin();
+	} else if (!strncmp(cmd, "run", 3)) {
+		rc = tap_session_run();
 	} else {
 		rc = -EINVAL;
 	}
@@ -258,6 +291,8 @@ static ssize_t tap_ctl_write(struct file *file, const char __user *buf, size_t c
 }
 
 static const struct proc_ops tap_out_ops = {
+	.proc_open = tap_out_open,
+	.proc_release = tap_out_release,
 	.proc_read = tap_out_read,
 	.proc_poll = tap_out_poll,
 	.proc_lseek = noop_llseek,

@@ -55,8 +55,11 @@ struct tap_ring {
 static struct tap_ring *tap_rings;	/* one per possible CPU */
 static DEFINE_MUTEX(tap_read_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(tap_read_wait);
-/* Woken when a read leaves every ring empty (module.h waits for it before end probes). */
+/* Woken when a read leaves every ring empty, or the last reader goes (module.h waits for
+ * it before end probes). */
 static DECLARE_WAIT_QUEUE_HEAD(tap_drained_wait);
+/* Open files of out: the loader's, none after -L until -A. */
+static atomic_t tap_out_readers = ATOMIC_INIT(0);
 
 static unsigned int tap_bufsize = TAP_BUFFER_SIZE;
 module_param_named(bufsize, tap_bufsize, uint, 0400);
@@ -181,6 +184,25 @@ static ssize_t tap_out_read(struct file *file, char __user *buf, size_t count, l
 					     tap_session_state() == TAP_STOPPED))
 			return -ERESTARTSYS;
 	}
+}
+
+static int tap_out_open(struct inode *inode, struct file *file)
+{
+	atomic_inc(&tap_out_readers);
+	return 0;
+}
+
+static int tap_out_release(struct inode *inode, struct file *file)
+{
+	atomic_dec(&tap_out_readers);
+	wake_up(&tap_drained_wait);
+	return 0;
+}
+
+/* Whether the output written so far has been read, or nobody is there to read it. */
+static bool tap_output_taken(void)
+{
+	return !tap_rings_have_data() || !atomic_read(&tap_out_readers);
 }
 
 static __poll_t tap_out_poll(struct file *file, poll_table *wait)

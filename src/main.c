@@ -412,6 +412,10 @@ static bool choose_target(struct session *s)
 	if (!s->vm_kit_dir)
 		return false;
 	s->run_in_vm = true;
+	if (s->flight_recorder && s->last_pass >= 5) {
+		fputs(VM_FLIGHT_RECORDER_ERROR, stderr);
+		return false;
+	}
 	s->kernel_release = vm_kit_kernel_release(s->vm_kit_dir);
 	s->kernel_build_dir = xasprintf("%s/build", s->vm_kit_dir);
 	if (s->kernel && (!s->kernel_release || strcmp(s->kernel, s->kernel_release))) {

@@ -28,8 +28,9 @@ bool host_can_run_modules(void)
 	return ok;
 }
 
-/* The loader's arguments after its name, for a module at `ko`. */
-static char **loader_args(const struct session *s, const char *ko, bool with_output)
+/* The loader's arguments after its name, for a module at `ko`, its -o FILE `output` (or
+ * none when NULL). */
+static char **loader_args(const struct session *s, const char *ko, const char *output)
 {
 	char **argv = xcalloc(16, sizeof(*argv));
 	int n = 0;
@@ -42,9 +43,9 @@ static char **loader_args(const struct session *s, const char *ko, bool with_out
 		argv[n++] = xstrdup("-x");
 		argv[n++] = xasprintf("%d", s->target_pid);
 	}
-	if (with_output && s->output_file) {
+	if (output) {
 		argv[n++] = xstrdup("-o");
-		argv[n++] = xstrdup(s->output_file);
+		argv[n++] = xstrdup(output);
 		if (s->size_limit) {
 			argv[n++] = xstrdup("-S");
 			argv[n++] = xstrdup(s->size_limit);
@@ -66,7 +67,7 @@ static void free_args(char **argv)
 
 static int run_local(const struct session *s, const char *ko)
 {
-	char **args = loader_args(s, ko, true);
+	char **args = loader_args(s, ko, s->output_file);
 	int nargs = 0;
 	pid_t pid;
 	int status;
@@ -127,33 +128,72 @@ static int vm_timeout(const struct session *s)
 	return limit > 0 ? limit : 0;
 }
 
+/* Where the loader in the guest writes -o's files when they are to come back (-S, -b). */
+#define GUEST_OUTPUT_DIR "/tmp/tapster-out"
+
+/*
+ * The guest's run.sh when the loader writes output files there (-o with -S or -b): it runs
+ * the loader (an interrupt forwarded to it), then sends each file back on the control port
+ * (vm_outfiles.h), then exits with the loader's status.
+ */
+static void add_files_back_script(struct strbuf *script, char **args)
+{
+	sb_add(script, "mkdir -p " GUEST_OUTPUT_DIR "\n"
+		       "trap 'kill -INT $pid 2>/dev/null' INT\n"
+		       "/job/tapster-run ");
+	for (char **p = args; *p; p++)
+		add_quoted(script, *p);
+	sb_add(script, "&\npid=$!\n"
+		       "wait $pid; status=$?\n"
+		       "while kill -0 $pid 2>/dev/null; do wait $pid; status=$?; done\n"
+		       "cd " GUEST_OUTPUT_DIR " && for f in *; do\n"
+		       "\t[ -f \"$f\" ] || continue\n"
+		       "\tprintf 'file %s %s\\n' \"$f\" \"$(wc -c <\"$f\")\"; cat \"$f\"\n"
+		       "done >/dev/ttyS3\n"
+		       "exit $status\n");
+}
+
 static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
 	char *guest_ko = xasprintf("/job/%s", base);
-	char **args = loader_args(s, guest_ko, false);
+	/* -o with -S or -b: the loader writes files in the guest, which come back after. */
+	bool files_back = s->output_file && (s->size_limit || s->bulk);
+	char *guest_output = NULL, *host_dir = NULL;
+	char **args;
 	const char *files[] = { ko, s->loader_path, NULL };
 	struct strbuf script = { 0 };
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	int out_fd = STDOUT_FILENO;
 	int status = 1;
 
-	sb_add(&script, "exec /job/tapster-run ");
-	for (char **p = args; *p; p++)
-		add_quoted(&script, *p);
-	sb_addc(&script, '\n');
 	if (s->flight_recorder) {
 		/* The session would end with the VM, when tapster returns. */
-		fprintf(stderr, "ERROR: -F is not supported in the bundled VM\n");
+		fputs(VM_FLIGHT_RECORDER_ERROR, stderr);
+		free(guest_ko);
 		return 1;
 	}
-	if (s->output_file && (s->size_limit || s->bulk)) {
-		/* The loader would write those files in the guest, where they would be lost. */
-		fprintf(stderr, "ERROR: -o with %s is not supported in the bundled VM\n",
-			s->size_limit ? "-S" : "-b");
-		return 1;
+	if (files_back) {
+		const char *slash = strrchr(s->output_file, '/');
+
+		guest_output = xasprintf(GUEST_OUTPUT_DIR "/%s", slash ? slash + 1 : s->output_file);
+		host_dir = slash ? xstrndup(s->output_file, (size_t)(slash - s->output_file)) :
+				   xstrdup(".");
+		if (!*host_dir) {
+			free(host_dir);
+			host_dir = xstrdup("/");
+		}
 	}
-	if (s->output_file) {
+	args = loader_args(s, guest_ko, guest_output);
+	if (files_back) {
+		add_files_back_script(&script, args);
+	} else {
+		sb_add(&script, "exec /job/tapster-run ");
+		for (char **p = args; *p; p++)
+			add_quoted(&script, *p);
+		sb_addc(&script, '\n');
+	}
+	if (s->output_file && !files_back) {
 		out_fd = open(s->output_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (out_fd < 0) {
 			fprintf(stderr, "ERROR: cannot open output file %s: %s\n", s->output_file,
@@ -176,6 +216,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 		.mem_mb = 512,
 		.console_log = getenv("TAPSTER_VM_CONSOLE"),
 		.modules = s->probed_modules,
+		.outfiles_dir = host_dir,
 		.timeout_s = vm_timeout(s),
 	};
 
@@ -186,6 +227,8 @@ static int run_in_vm(const struct session *s, const char *ko)
 	free(script.buf);
 	free_args(args);
 	free(guest_ko);
+	free(guest_output);
+	free(host_dir);
 	return status;
 }
 

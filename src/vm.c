@@ -21,6 +21,7 @@
 
 #include "btf_image.h"
 #include "util.h"
+#include "vm_outfiles.h"
 
 #define VM_INTERRUPT_BYTE '\003'
 
@@ -872,17 +873,25 @@ static long long now_ms(void)
 }
 
 /* What came back on ttyS3 so far: a partial line, and the last status seen. Lines are
- * "ready" (the guest listens for interrupts now) and "status N". */
+ * "ready" (the guest listens for interrupts now), "status N", and "file NAME SIZE" followed
+ * by the file's bytes (vm_outfiles.h). */
 struct control {
-	char line[64];
+	char line[320];
 	size_t len;
 	bool have_status;
 	int status;
+	struct vm_outfile file;
 };
 
 static void control_input(struct control *c, const char *buf, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		size_t taken = vm_outfile_take(&c->file, buf + i, n - i);
+
+		if (taken) {
+			i += taken - 1;
+			continue;
+		}
 		if (buf[i] != '\n') {
 			if (c->len < sizeof(c->line) - 1)
 				c->line[c->len++] = buf[i];
@@ -898,6 +907,8 @@ static void control_input(struct control *c, const char *buf, size_t n)
 				interrupt_pending = 0;
 				send_interrupt();
 			}
+		} else if (vm_outfile_start(&c->file, c->line)) {
+			continue;
 		} else if (!strncmp(c->line, "status ", 7)) {
 			char *end;
 			long v = strtol(c->line + 7, &end, 10);
@@ -1029,7 +1040,7 @@ static void report_failure(struct vm_run_state *st)
 static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 {
 	struct vm_run_state st = { .host_fd = { -1, -1, -1 }, .guest_fd = { -1, -1, -1 } };
-	struct control ctl = { 0 };
+	struct control ctl = { .file = { .dir = job->outfiles_dir, .fd = -1 } };
 	const char *tmp = getenv("TMPDIR");
 	struct argv argv = { 0 };
 	int wstatus = 0, ret = -1;
@@ -1074,6 +1085,7 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 	interrupt_fd = st.host_fd[PORT_CTL];
 
 	timed_out = pump(job, &st, &ctl);
+	vm_outfile_close(&ctl.file);
 	wait_child(st.pid, &wstatus);
 	st.pid = 0;
 

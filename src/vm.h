@@ -12,7 +12,9 @@
  *     ttyS2  the job's stderr, streamed to job->err_fd
  *     ttyS3  control: the guest says "ready\n" once it listens there; vm_interrupt() sends
  *            a byte (held back until "ready"), upon which the guest sends SIGINT to the
- *            job; the guest says "status N\n" when the job ends, then powers off.
+ *            job; the job may send files back ("file NAME SIZE\n" and the bytes, see
+ *            vm_outfiles.h); the guest says "status N\n" when the job ends, then powers
+ *            off.
  *
  * One run at a time per process (vm_interrupt() needs to know which).
  *
@@ -39,6 +41,10 @@ char *vm_kit_kernel_release(const char *kit_dir);
 /* The kbuild tree of a kit, for `make -C DIR M=... modules` (malloc'd). */
 char *vm_kit_build_dir(const char *kit_dir);
 
+/* -F: the session would outlive tapster, which the VM does not. */
+#define VM_FLIGHT_RECORDER_ERROR "ERROR: The flight recorder (-F) needs a machine that keeps" \
+	" running after tapster exits; the bundled VM does not.\n"
+
 struct vm_job {
 	const char *kit_dir;
 	const char *const *files;	/* host paths copied into the guest's /job/ (basename
@@ -54,6 +60,8 @@ struct vm_job {
 	const char *console_log;	/* the kernel console goes here; NULL: not kept (its
 					 * tail is still shown when the run fails) */
 	int timeout_s;			/* kill the VM after this long; 0: no limit */
+	const char *outfiles_dir;	/* where files the job sends back on ttyS3 go
+					 * (vm_outfiles.h); NULL: dropped */
 	const char *const *modules;	/* names of the kit's kernel modules the guest gets in
 					 * its /lib/modules/KVER, with those they depend on and
 					 * a modules.dep of them (modprobe NAME works), so that
