@@ -882,6 +882,16 @@ static struct probe_point *with_suffix(const struct probe_point *target,
 	return point;
 }
 
+/* An alias as -l lists a point that names it: its name, then the suffix of the use. */
+static char *alias_listed_name(const struct probe_point *alias, const struct component *suffix)
+{
+	struct probe_point *point = with_suffix(alias, suffix);
+	char *text = probe_point_text(point);
+
+	free(point);
+	return text;
+}
+
 /* The body of a probe reached through `alias`: its prologue before `body` (=), or its
  * epilogue after it (+=); `probe a = p { prologue }, { epilogue }` has both. */
 static struct node *alias_body(const struct probe *alias, const struct node *body)
@@ -908,6 +918,7 @@ struct expansion_state {
 	const struct probe_point *chain[MAX_ALIAS_DEPTH];
 	bool self_loop;			/* an alias named itself: stap says no more about it */
 	int depth;
+	char *alias_pp;			/* the outermost alias met, as -l lists it */
 };
 
 static bool in_chain(const struct expansion_state *x, const struct probe_point *target)
@@ -1023,6 +1034,10 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 					x->cond = x->cond ? node_binary(OP_ANDAND, target->cond,
 									x->cond, target->cond->loc) :
 							    target->cond;
+				char *saved_alias_pp = x->alias_pp;
+
+				if (!x->depth)
+					x->alias_pp = alias_listed_name(alias->aliases.items[i], suffix);
 				x->chain[x->depth++] = target;
 				/* With a suffix from the use (alias.return), a target it does not
 				 * fit is the use's error: stap's "invalid suffix". */
@@ -1041,6 +1056,9 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 
 				x->depth--;
 				x->cond = saved_cond;
+				if (x->alias_pp != saved_alias_pp)
+					free(x->alias_pp);
+				x->alias_pp = saved_alias_pp;
 				any |= derived;
 				if (derived && target->sufficient)
 					break;
@@ -1081,6 +1099,7 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 		d->via_alias = true;
 		d->alias_name = x->point->components->name;
 		d->alias_loc = x->point->loc;
+		d->listed_name = xstrdup(x->alias_pp);
 	}
 	d->body = copy ? node_copy(body) : (struct node *)body;
 	if (x->cond) {

@@ -36,6 +36,10 @@ struct ksyms {
 	size_t nnames;
 	char **blacklist;	/* sorted, unique */
 	size_t nblacklist;
+	/* The compiler's copies of functions ("foo.isra.0", "foo.constprop.0", "foo.part.0"):
+	 * matched only by a pattern that names the copy (one with a dot), sorted, unique. */
+	char **clones;
+	size_t nclones;
 	struct ksyms_lazy *lazy;
 };
 
@@ -79,6 +83,22 @@ static bool probeable_name(const char *name, size_t len)
 	return len > 0 && !memchr(name, '.', len);
 }
 
+/* A copy of a function that the compiler made with fewer or constant arguments, which
+ * kprobes can be given by its name: "foo.isra.0", "foo.constprop.0", "foo.part.0". */
+static bool clone_name(const char *name, size_t len)
+{
+	const char *dot = memchr(name, '.', len);
+	static const char *const kinds[] = { ".isra.", ".constprop.", ".part." };
+
+	if (!dot || dot == name)
+		return false;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((size_t)(name + len - dot) > strlen(kinds[i]) &&
+		    !strncmp(dot, kinds[i], strlen(kinds[i])))
+			return true;
+	return false;
+}
+
 /* The address of `name` in a symbol table, or 0. */
 static unsigned long long symbol_address(const char *text, const char *name)
 {
@@ -101,7 +121,7 @@ static unsigned long long symbol_address(const char *text, const char *name)
  * boot). A line "!NAME" (the kit's cache) names a blacklisted function.
  */
 static void read_symbol_table(const char *text, struct name_list *names,
-			      struct name_list *blacklist)
+			      struct name_list *blacklist, struct name_list *clones)
 {
 	unsigned long long init_start = symbol_address(text, "_sinittext");
 	unsigned long long init_end = symbol_address(text, "_einittext");
@@ -130,9 +150,12 @@ static void read_symbol_table(const char *text, struct name_list *names,
 			name_end++;
 		if ((type == 't' || type == 'T') && name_end > name &&
 		    !memchr(name_end, '[', (size_t)(end - name_end)) &&
-		    !(address >= init_start && address < init_end) &&
-		    probeable_name(name, (size_t)(name_end - name)))
-			list_push(names, name, (size_t)(name_end - name));
+		    !(address >= init_start && address < init_end)) {
+			if (probeable_name(name, (size_t)(name_end - name)))
+				list_push(names, name, (size_t)(name_end - name));
+			else if (clone_name(name, (size_t)(name_end - name)))
+				list_push(clones, name, (size_t)(name_end - name));
+		}
 		line = *end ? end + 1 : end;
 	}
 }
@@ -151,12 +174,16 @@ static void read_blacklist(const char *text, struct name_list *blacklist)
 	}
 }
 
-static struct ksyms *ksyms_from(struct name_list *names, struct name_list *blacklist)
+static struct ksyms *ksyms_from(struct name_list *names, struct name_list *blacklist,
+			       struct name_list *clones)
 {
 	struct ksyms *k = xcalloc(1, sizeof(*k));
 
 	list_finish(names);
 	list_finish(blacklist);
+	list_finish(clones);
+	k->clones = clones->items;
+	k->nclones = clones->len;
 	k->names = names->items;
 	k->nnames = names->len;
 	k->blacklist = blacklist->items;
@@ -211,7 +238,7 @@ static bool record_vm_functions(const struct session *s, const char *cache)
 static struct ksyms *load_vm(const struct session *s)
 {
 	char *cache = xasprintf("%s/kallsyms", s->vm_kit_dir);
-	struct name_list names = { 0 }, blacklist = { 0 };
+	struct name_list names = { 0 }, blacklist = { 0 }, clones = { 0 };
 	char *text = read_text_file(cache, NULL);
 
 	if (!text && record_vm_functions(s, cache))
@@ -219,9 +246,9 @@ static struct ksyms *load_vm(const struct session *s)
 	free(cache);
 	if (!text)
 		return NULL;
-	read_symbol_table(text, &names, &blacklist);
+	read_symbol_table(text, &names, &blacklist, &clones);
 	free(text);
-	return ksyms_from(&names, &blacklist);
+	return ksyms_from(&names, &blacklist, &clones);
 }
 
 static bool target_is_host(const struct session *s)
@@ -234,7 +261,7 @@ static bool target_is_host(const struct session *s)
 
 static struct ksyms *load_host(void)
 {
-	struct name_list names = { 0 }, blacklist = { 0 };
+	struct name_list names = { 0 }, blacklist = { 0 }, clones = { 0 };
 	char *text = read_text_file("/proc/kallsyms", NULL);
 	char *black;
 
@@ -242,14 +269,14 @@ static struct ksyms *load_host(void)
 		fprintf(stderr, "ERROR: cannot read /proc/kallsyms: %s\n", strerror(errno));
 		return NULL;
 	}
-	read_symbol_table(text, &names, &blacklist);
+	read_symbol_table(text, &names, &blacklist, &clones);
 	free(text);
 	black = read_text_file("/sys/kernel/debug/kprobes/blacklist", NULL);
 	if (black) {
 		read_blacklist(black, &blacklist);
 		free(black);
 	}
-	return ksyms_from(&names, &blacklist);
+	return ksyms_from(&names, &blacklist, &clones);
 }
 
 /* Another kernel: its System.map, in its build tree or in /boot. Debian ships a stub
@@ -258,13 +285,13 @@ static struct ksyms *load_system_map(const struct session *s)
 {
 	char *paths[2] = { xasprintf("%s/System.map", s->kernel_build_dir),
 			   xasprintf("/boot/System.map-%s", s->kernel_release ? s->kernel_release : "") };
-	struct name_list names = { 0 }, blacklist = { 0 };
+	struct name_list names = { 0 }, blacklist = { 0 }, clones = { 0 };
 
 	for (int i = 0; i < 2 && !names.len; i++) {
 		char *text = read_text_file(paths[i], NULL);
 
 		if (text)
-			read_symbol_table(text, &names, &blacklist);
+			read_symbol_table(text, &names, &blacklist, &clones);
 		free(text);
 	}
 	free(paths[0]);
@@ -276,7 +303,7 @@ static struct ksyms *load_system_map(const struct session *s)
 		free(blacklist.items);
 		return NULL;
 	}
-	return ksyms_from(&names, &blacklist);
+	return ksyms_from(&names, &blacklist, &clones);
 }
 
 /* Where the exports and the modules of the target are, for later. */
@@ -321,7 +348,8 @@ static bool in_sorted(char *const *items, size_t n, const char *name)
 
 bool ksyms_exists(const struct ksyms *k, const char *name)
 {
-	return in_sorted(k->names, k->nnames, name);
+	return in_sorted(k->names, k->nnames, name) ||
+	       (strchr(name, '.') && in_sorted(k->clones, k->nclones, name));
 }
 
 bool ksyms_blacklisted(const struct ksyms *k, const char *name)
@@ -339,6 +367,12 @@ const char **ksyms_match(const struct ksyms *k, const char *pattern, size_t *cou
 			continue;
 		found = xrealloc(found, (n + 1) * sizeof(*found));
 		found[n++] = k->names[i];
+	}
+	for (size_t i = 0; strchr(pattern, '.') && i < k->nclones; i++) {
+		if (fnmatch(pattern, k->clones[i], 0) != 0 || ksyms_blacklisted(k, k->clones[i]))
+			continue;
+		found = xrealloc(found, (n + 1) * sizeof(*found));
+		found[n++] = k->clones[i];
 	}
 	*count = n;
 	return found;

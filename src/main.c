@@ -596,6 +596,23 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	return text;
 }
 
+/* -L of a probe through an alias, as stap: the alias's name, its variables with their
+ * types (" name:string fd:long", in the order the alias first names them), then the target
+ * variables of the point it derived first. */
+static char *alias_with_vars(const struct provider_env *env, const struct derived_probe *p)
+{
+	struct strbuf sb = { 0 };
+	char *point = point_with_vars(env, p->points);
+
+	sb_add(&sb, p->listed_name);
+	for (const struct var *v = p->scope.vars; v; v = v->next)
+		if (v->type == TYPE_LONG || v->type == TYPE_STRING)
+			sb_addf(&sb, " %s:%s", v->name, type_name(v->type));
+	sb_add(&sb, point + strlen(p->points->pp));
+	free(point);
+	return sb.buf;
+}
+
 /* -l/-L: the probe points the pattern derives, sorted, once each; status 1 and no
  * message when there is none, as in stap. */
 static int list_probe_points(struct file *user, struct file *library,
@@ -618,6 +635,11 @@ static int list_probe_points(struct file *user, struct file *library,
 	if (errors)
 		return 1;
 	for (struct derived_probe *p = program.probes; p; p = p->next) {
+		if (p->listed_name) {	/* through an alias: its name, once */
+			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
+			pps[count++] = with_vars ? alias_with_vars(env, p) : p->listed_name;
+			continue;
+		}
 		for (struct derived_point *d = p->points; d; d = d->next) {
 			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
 			pps[count++] = with_vars ? point_with_vars(env, d) : d->pp;

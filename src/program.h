@@ -96,6 +96,7 @@ struct derived_probe {
 					 * through, joined with &&), or NULL */
 	const char *alias_name;
 	struct loc alias_loc;
+	char *listed_name;		/* via an alias: the alias named, as -l lists it */
 	struct derived_probe *next;
 };
 
