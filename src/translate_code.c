@@ -9,6 +9,7 @@
  * A failing operation sets c->last_error; each statement ends with a check that leaves the
  * body (`goto out`) when one is set.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -763,6 +764,31 @@ static const char *callee_frame(const struct body *b)
 	return b->function ? "c->frames[c->nesting + 1]" : "c->frames[1]";
 }
 
+/* Whether C code names `word` as an identifier. */
+static bool names_identifier(const char *code, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = strstr(code, word); p; p = strstr(p + 1, word)) {
+		bool starts = p == code || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool ends = !(isalnum((unsigned char)p[len]) || p[len] == '_');
+
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+/* An embedded-C function that never names its context (CONTEXT, or c itself) cannot set an
+ * error: its call needs no check after it. */
+static bool cannot_fail(const struct used_function *f)
+{
+	const char *code = f->function->embedded;
+
+	return !f->function->body && code && !names_identifier(code, "CONTEXT") &&
+	       !names_identifier(code, "c");
+}
+
 /* Runs one definition of a function on the evaluated `args`; its value into `result`. */
 static void call_definition(struct body *b, const struct used_function *f, char **args,
 			    const char *result, const char *loc)
@@ -781,11 +807,13 @@ static void call_definition(struct body *b, const struct used_function *f, char 
 	emit(b, "function_%s(c);", name);
 	emit(b, b->function ? "c->nesting--;" : "c->nesting = 0;");
 	/* An error an embedded function raises (error()) is located at the call. */
-	emit(b, "if (unlikely(c->last_error)) {");
-	emit(b, "\tif (!c->error_location)");
-	emit(b, "\t\tc->error_location = %s;", loc);
-	emit_error_goto(b, "\t");
-	emit(b, "}");
+	if (!cannot_fail(f)) {
+		emit(b, "if (unlikely(c->last_error)) {");
+		emit(b, "\tif (!c->error_location)");
+		emit(b, "\t\tc->error_location = %s;", loc);
+		emit_error_goto(b, "\t");
+		emit(b, "}");
+	}
 	if (!result)
 		return;
 	if (f->ret == TYPE_STRING)
