@@ -175,9 +175,10 @@ static const char vm_list_script[] =
 /* Boots the VM once to record its kernel's functions into `cache`. */
 static bool record_vm_functions(const struct session *s, const char *cache)
 {
-	char *gz = xasprintf("%s.gz.tmp", cache);
-	char *cmd = xasprintf("gzip -dc '%s' >'%s.tmp' && mv '%s.tmp' '%s'", gz, cache, cache,
-			      cache);
+	/* Files of this process: two runs may record at once (a shared name lost one's). */
+	char *gz = xasprintf("%s.%ld.tmp.gz", cache, (long)getpid());
+	char *cmd = xasprintf("gzip -dc '%s' >'%s.%ld.tmp' && mv '%s.%ld.tmp' '%s'", gz, cache,
+			      (long)getpid(), cache, (long)getpid(), cache);
 	int fd = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int status = 1;
 	bool ok = false;
