@@ -83,6 +83,7 @@ done
 mems="" many=""
 [ "$smoke" = --smoke ] || { mems="seed map10000"; many="one many_vfs many_syscall many_tcp"; }
 : >"$work/nprobes"
+: >"$work/sizes"
 for c in $cases $mems $many; do
 	opts=""
 	case $c in
@@ -102,6 +103,10 @@ for c in $cases $mems $many; do
 		{ cat "$work/bench_$c.err" >&2; fail "tapster -p4 $stp"; }
 	objcopy --strip-debug "$work/bench_$c.ko"
 	files="$files $work/bench_$c.ko"
+	case $c in
+	seed|map10000) size "$work/bench_$c.ko" | awk -v c="$c" 'NR == 2 { print c, $1, $2, $3 }' \
+		>>"$work/sizes" ;;
+	esac
 done
 
 # The guest's job: one line per measurement, "NAME TOTAL_NS NS_PER_CALL".
@@ -161,6 +166,7 @@ awk -v check="$check_goals" -v hz="$hz" -v kver="$kver" -v calls="$calls" \
 	-v pcalls="$profile_calls" -v cases="$cases" -v floors="$floors" '
 $1 ~ /^(none|none_e|floor_.*|bench_.*)$/ { total[$1] = $2; per[$1] = $3 }
 FILENAME ~ /nprobes$/ { nprobes[$1] = $2; next }
+FILENAME ~ /sizes$/ { sizes[$1] = sprintf("text %d, data %d, bss %d bytes", $2, $3, $4); next }
 $1 ~ /^many_/ { m = substr($1, 6); start[m] = ($3 - $2) / 1e6; stop[m] = ($4 - $3) / 1e6; kb[m] = $5 }
 $1 ~ /^mem_/ { mem[substr($1, 5)] = $2; modsize[substr($1, 5)] = $3 }
 $1 ~ /^output_/ { lines[substr($1, 8)] = $2 }
@@ -218,6 +224,6 @@ END {
 		printf "\n"
 	}
 	for (m in mem)
-		printf "memory of %s: module %d bytes (/proc/modules), runtime %d kB (vmalloc + percpu + unreclaimable slab while it runs)\n", m == "seed" ? "testsuite/semok/seed.stp" : "a 10,000-entry map (bench/vm/map10000.stp)", modsize[m], mem[m]
+		printf "memory of %s: module %d bytes (/proc/modules; .ko %s), runtime %d kB (vmalloc + percpu + unreclaimable slab while it runs)\n", m == "seed" ? "testsuite/semok/seed.stp" : "a 10,000-entry map (bench/vm/map10000.stp)", modsize[m], sizes[m], mem[m]
 	exit (check && bad)
-}' "$work/nprobes" "$work/stdout" || fail "a goal is missed (see the table)"
+}' "$work/nprobes" "$work/sizes" "$work/stdout" || fail "a goal is missed (see the table)"
