@@ -8,7 +8,8 @@
 # hand-written floor modules (bench/vm/floor_*.c, kbuild against the kit's headers) and
 # tapster's modules of the cases (bench/vm/*.stp, tapster -p4). One boot then runs the
 # workload (N getppid() calls timed with clock_gettime) alone, under each floor module and
-# under each tapster module, and reads the memory the seed script and a 10,000-entry map take.
+# under each tapster module, and reads the memory the seed script and a 10,000-entry map take,
+# and how long sessions of many probes take to start and to stop (bench/vm/many_*.stp).
 # Cases:
 #   (a) a kretprobe on the system call timing it with @entry(gettimeofday_ns()) into <<<
 #   (b) an entry probe counting into a global, n++
@@ -24,7 +25,8 @@
 # --smoke: a few hundred calls, case (b) only, no goals: checks that the machinery runs
 # (testsuite/tapster.run/bench.exp). BENCH_VM_WORK: the work directory (default
 # BUILDDIR/bench/vm-work; its stdout is what the guest printed).
-# BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
+# BENCH_VM_CASES: the cases to run (default "a b c d e"; the memory figures come with
+# any). BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
 # 1000000: a third of a second of virtual time, 84 ticks). TCG with -icount runs the guest
 # at some tens of millions of instructions a second: the whole run takes a few minutes.
 set -u
@@ -37,8 +39,8 @@ work=${BENCH_VM_WORK:-$builddir/bench/vm-work}
 calls=${BENCH_VM_CALLS:-50000}
 profile_calls=${BENCH_VM_PROFILE_CALLS:-1000000}
 check_goals=${BENCH_VM_GOALS:-1}
-cases="a b c d e"
-floors="a0 a b c d e"
+cases=${BENCH_VM_CASES:-a b c d e}
+floors="$(case " $cases " in *" a "*) echo a0 ;; esac) $cases"
 if [ "$smoke" = --smoke ]; then
 	calls=300
 	cases=b
@@ -76,20 +78,35 @@ for f in $floors; do
 	files="$files $work/floors/floor_$f.ko"
 done
 
-# tapster's modules, and the two of the memory figures.
-mems=""
-[ "$smoke" = --smoke ] || mems="seed map10000"
-for c in $cases $mems; do
+# tapster's modules, the two of the memory figures and those of many probes (with one
+# probe, "one", for the time a session takes anyway).
+mems="" many=""
+[ "$smoke" = --smoke ] || { mems="seed map10000"; many="one many_vfs many_syscall many_tcp"; }
+: >"$work/nprobes"
+: >"$work/sizes"
+for c in $cases $mems $many; do
 	opts=""
 	case $c in
 	seed) stp=$srcdir/testsuite/semok/seed.stp ;;
 	map10000) stp=$srcdir/bench/vm/$c.stp opts=-DMAXACTION=100000 ;;
+	one) stp=$srcdir/bench/vm/b.stp ;;
 	*) stp=$srcdir/bench/vm/$c.stp ;;
+	esac
+	case $c in
+	one|many_*)
+		"$tapster" --vm -p3 "$stp" 2>/dev/null |
+			awk -v c="$c" '/^#define TAP_NUM_K(RET)?PROBES / { n += $3 } END { print c, n }' \
+				>>"$work/nprobes"
+		;;
 	esac
 	(cd "$work" && "$tapster" --vm -p4 $opts -m "bench_$c" "$stp" >/dev/null 2>"bench_$c.err") ||
 		{ cat "$work/bench_$c.err" >&2; fail "tapster -p4 $stp"; }
 	objcopy --strip-debug "$work/bench_$c.ko"
 	files="$files $work/bench_$c.ko"
+	case $c in
+	seed|map10000) size "$work/bench_$c.ko" | awk -v c="$c" 'NR == 2 { print c, $1, $2, $3 }' \
+		>>"$work/sizes" ;;
+	esac
 done
 
 # The guest's job: one line per measurement, "NAME TOTAL_NS NS_PER_CALL".
@@ -123,9 +140,20 @@ for m in MEMS; do
 		echo "mem_$m failed"
 	echo "mem_$m $(($(cat /tmp/m) - before)) $(cat /tmp/s)"
 done
+# Many probes: stamps before the session, once its probes are armed (-c runs then) and
+# after it ended (they are unregistered); the memory while they are armed.
+for m in MANY; do
+	before=$(meminfo)
+	t0=$(./workload -t)
+	./tapster-run -c "./workload -t >/tmp/t_$m; awk '/^(VmallocUsed|Percpu|SUnreclaim):/ { kb += \$2 } END { print kb }' /proc/meminfo >/tmp/m_$m" bench_$m.ko >/dev/null ||
+		echo "many_$m failed"
+	t2=$(./workload -t)
+	echo "many_$m $t0 $(cat /tmp/t_$m) $t2 $(($(cat /tmp/m_$m) - before))"
+done
 dmesg | grep 'floor_'
 EOF
-} | sed -e "s/CASES/$cases/" -e "s/FLOORS/$floors/" -e "s/MEMS/$mems/" >"$work/run.sh"
+} | sed -e "s/CASES/$cases/" -e "s/FLOORS/$floors/" -e "s/MEMS/$mems/" -e "s/MANY/$many/" \
+	>"$work/run.sh"
 
 echo "bench-vm: one boot under -icount shift=0 ($kver, 1 CPU, $calls calls per run)..." >&2
 # shellcheck disable=SC2086 # the file list
@@ -137,6 +165,9 @@ grep -qE '^[a-z0-9_]+ failed$' "$work/stdout" && { cat "$work/stdout" "$work/std
 awk -v check="$check_goals" -v hz="$hz" -v kver="$kver" -v calls="$calls" \
 	-v pcalls="$profile_calls" -v cases="$cases" -v floors="$floors" '
 $1 ~ /^(none|none_e|floor_.*|bench_.*)$/ { total[$1] = $2; per[$1] = $3 }
+FILENAME ~ /nprobes$/ { nprobes[$1] = $2; next }
+FILENAME ~ /sizes$/ { sizes[$1] = sprintf("text %d, data %d, bss %d bytes", $2, $3, $4); next }
+$1 ~ /^many_/ { m = substr($1, 6); start[m] = ($3 - $2) / 1e6; stop[m] = ($4 - $3) / 1e6; kb[m] = $5 }
 $1 ~ /^mem_/ { mem[substr($1, 5)] = $2; modsize[substr($1, 5)] = $3 }
 $1 ~ /^output_/ { lines[substr($1, 8)] = $2 }
 END {
@@ -177,7 +208,22 @@ END {
 	}
 	if ("d" in lines)
 		printf "(d) wrote %d lines\n", lines["d"]
+	if ("one" in start) {
+		printf "\nMany probes: virtual ms from the loader'\''s start until -c runs (the probes armed), and from\n"
+		printf "then until the loader has ended (the probes unregistered, in batches), and the memory taken while\n"
+		printf "they are armed (vmalloc + percpu + unreclaimable slab); \"one\" is bench/vm/b.stp:\n"
+		printf "%-40s %7s %10s %10s %10s\n", "probe point", "probes", "start ms", "stop ms", "memory kB"
+		split("one many_vfs many_syscall many_tcp", order, " ")
+		text["one"] = "kernel.function(\"__x64_sys_getppid\")"
+		text["many_vfs"] = "kernel.function(\"vfs_*\").return"
+		text["many_syscall"] = "syscall.*"
+		text["many_tcp"] = "kernel.function(\"tcp_*\")"
+		for (i = 1; i <= 4; i++)
+			if (order[i] in start)
+				printf "%-40s %7d %10.1f %10.1f %10d\n", text[order[i]], nprobes[order[i]], start[order[i]], stop[order[i]], kb[order[i]]
+		printf "\n"
+	}
 	for (m in mem)
-		printf "memory of %s: module %d bytes (/proc/modules), runtime %d kB (vmalloc + percpu + unreclaimable slab while it runs)\n", m == "seed" ? "testsuite/semok/seed.stp" : "a 10,000-entry map (bench/vm/map10000.stp)", modsize[m], mem[m]
+		printf "memory of %s: module %d bytes (/proc/modules; .ko %s), runtime %d kB (vmalloc + percpu + unreclaimable slab while it runs)\n", m == "seed" ? "testsuite/semok/seed.stp" : "a 10,000-entry map (bench/vm/map10000.stp)", modsize[m], sizes[m], mem[m]
 	exit (check && bad)
-}' "$work/stdout" || fail "a goal is missed (see the table)"
+}' "$work/nprobes" "$work/sizes" "$work/stdout" || fail "a goal is missed (see the table)"

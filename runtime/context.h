@@ -13,6 +13,7 @@
 
 #include <asm/local.h>
 #include <linux/kprobes.h>
+#include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
@@ -62,6 +63,8 @@ struct tap_been_probe {
 };
 
 static struct tap_context **tap_contexts;	/* one per possible CPU */
+/* This CPU's, for the hot path: one %gs-relative load rather than an index into the above. */
+static DEFINE_PER_CPU(struct tap_context *, tap_this_context);
 
 static void tap_print_flush(struct tap_context *c);
 static void tap_report_error(struct tap_context *c);
@@ -78,7 +81,7 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 
 	if (unlikely(atomic_read(&tap_state) != state))
 		return NULL;
-	c = tap_contexts[smp_processor_id()];
+	c = this_cpu_read(tap_this_context);
 	if (!c)
 		__builtin_unreachable();	/* every possible CPU's is made before any probe */
 	if (unlikely(local_inc_return(&c->busy) != 1)) {
@@ -138,6 +141,7 @@ static int tap_contexts_alloc(void)
 		tap_contexts[cpu] = vzalloc_node(sizeof(struct tap_context), cpu_to_node(cpu));
 		if (!tap_contexts[cpu])
 			return -ENOMEM;
+		per_cpu(tap_this_context, cpu) = tap_contexts[cpu];
 	}
 	return 0;
 }
@@ -148,8 +152,10 @@ static void tap_contexts_free(void)
 
 	if (!tap_contexts)
 		return;
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		per_cpu(tap_this_context, cpu) = NULL;
 		vfree(tap_contexts[cpu]);
+	}
 	kfree(tap_contexts);
 	tap_contexts = NULL;
 }

@@ -404,6 +404,53 @@ static void tap_print_format(struct tap_context *c, const struct tap_fmt_spec *s
 	pb->len += size;
 }
 
+/*
+ * printf's fast path, for a format of literal text, plain %s and plain %d (the translator
+ * checks): the pieces go straight into the print buffer, with no second pass to measure them.
+ * tap_print_reserve() makes room in one block for `bound` bytes, at least what the pieces
+ * write (20 for a %d), as tap_print_format() does for the exact size; it returns NULL when
+ * the output might be longer than one printf's block, for tap_print_format() to cut.
+ */
+static __always_inline char *tap_print_reserve(struct tap_context *c, size_t bound)
+{
+	struct tap_print_buffer *pb = &c->print;
+
+	if (unlikely(bound > min_t(size_t, TAP_FMT_PRINT_MAX, sizeof(pb->buf))))
+		return NULL;
+	if (unlikely(pb->len + bound > sizeof(pb->buf)))
+		tap_print_flush(c);
+	return pb->buf + pb->len;
+}
+
+static __always_inline char *tap_print_put(char *p, const char *text, size_t len)
+{
+	memcpy(p, text, len);
+	return p + len;
+}
+
+/* A plain %d: the value in decimal, at most 20 characters with its sign. */
+static __always_inline char *tap_print_put_long(char *p, int64_t value)
+{
+	char digits[20];
+	u64 num = value < 0 ? -(u64)value : (u64)value;
+	int n = 0;
+
+	if (value < 0)
+		*p++ = '-';
+	do {
+		digits[n++] = '0' + num % 10;
+		num /= 10;
+	} while (num);
+	while (n > 0)
+		*p++ = digits[--n];
+	return p;
+}
+
+static __always_inline void tap_print_commit(struct tap_context *c, char *end)
+{
+	c->print.len = end - c->print.buf;
+}
+
 /* sprintf into dst (MAXSTRINGLEN bytes). */
 static const char *tap_sprint_format(struct tap_context *c, char *dst,
 				     const struct tap_fmt_spec *specs, int n,

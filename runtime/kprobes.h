@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "context.h"
@@ -167,17 +168,89 @@ static int tap_arm_probes(const char *name)
 	return rc;
 }
 
-/* Disarms the probes on the module `name`, or all of them when NULL. */
+static bool tap_kprobe_matches(const struct tap_kprobe *p, const char *name)
+{
+	return p->registered && (!name || tap_on_module(p->module, name));
+}
+
+static bool tap_kretprobe_matches(const struct tap_kretprobe *p, const char *name)
+{
+	return p->registered && (!name || tap_on_module(p->module, name));
+}
+
+/*
+ * Unregisters the registered kprobes on the module `name` (all when NULL) in one batch: the
+ * kernel waits once for the handlers that may still run (an RCU grace period), not once a
+ * probe, which makes stopping a script of many probes take milliseconds rather than
+ * seconds. False when there is no memory for the batch.
+ */
+static bool tap_disarm_kprobe_batch(const char *name)
+{
+	struct kprobe **batch = kmalloc_array(max(tap_kprobe_count, 1), sizeof(*batch),
+					      GFP_KERNEL);
+	int i, n = 0;
+
+	if (!batch)
+		return false;
+	for (i = 0; i < tap_kprobe_count; i++)
+		if (tap_kprobe_matches(&tap_kprobe_table[i], name))
+			batch[n++] = &tap_kprobe_table[i].kp;
+	if (n)
+		unregister_kprobes(batch, n);
+	kfree(batch);
+	for (i = 0; i < tap_kprobe_count; i++) {
+		struct tap_kprobe *p = &tap_kprobe_table[i];
+
+		if (!tap_kprobe_matches(p, name))
+			continue;
+		p->registered = false;
+		if (p->kp.nmissed)
+			atomic_add(p->kp.nmissed, &tap_skipped_count);
+	}
+	return true;
+}
+
+/* The same for the kretprobes. */
+static bool tap_disarm_kretprobe_batch(const char *name)
+{
+	struct kretprobe **batch = kmalloc_array(max(tap_kretprobe_count, 1), sizeof(*batch),
+						 GFP_KERNEL);
+	int i, n = 0;
+
+	if (!batch)
+		return false;
+	for (i = 0; i < tap_kretprobe_count; i++)
+		if (tap_kretprobe_matches(&tap_kretprobe_table[i], name))
+			batch[n++] = &tap_kretprobe_table[i].rp;
+	if (n)
+		unregister_kretprobes(batch, n);
+	kfree(batch);
+	for (i = 0; i < tap_kretprobe_count; i++) {
+		struct tap_kretprobe *p = &tap_kretprobe_table[i];
+
+		if (!tap_kretprobe_matches(p, name))
+			continue;
+		p->registered = false;
+		p->missed += p->rp.nmissed;
+		atomic_add(p->rp.nmissed, &tap_skipped_count);
+	}
+	return true;
+}
+
+/* Disarms the probes on the module `name`, or all of them when NULL: in batches, else (no
+ * memory) one by one. */
 static void tap_disarm_probes(const char *name)
 {
 	int i;
 
-	for (i = 0; i < tap_kprobe_count; i++)
-		if (!name || tap_on_module(tap_kprobe_table[i].module, name))
-			tap_disarm_kprobe(&tap_kprobe_table[i]);
-	for (i = 0; i < tap_kretprobe_count; i++)
-		if (!name || tap_on_module(tap_kretprobe_table[i].module, name))
-			tap_disarm_kretprobe(&tap_kretprobe_table[i]);
+	if (!tap_disarm_kprobe_batch(name))
+		for (i = 0; i < tap_kprobe_count; i++)
+			if (!name || tap_on_module(tap_kprobe_table[i].module, name))
+				tap_disarm_kprobe(&tap_kprobe_table[i]);
+	if (!tap_disarm_kretprobe_batch(name))
+		for (i = 0; i < tap_kretprobe_count; i++)
+			if (!name || tap_on_module(tap_kretprobe_table[i].module, name))
+				tap_disarm_kretprobe(&tap_kretprobe_table[i]);
 }
 
 /* A module comes (its probes are armed before its init function runs) or goes. */

@@ -203,17 +203,15 @@ static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
 	m->count--;
 }
 
-/* The entry of `keys`, made (its value zero or "") when there is none; NULL and an error
+/* A new entry for `keys`, whose hash is `hash`, its value zero or ""; NULL and an error
  * when the array is full. */
-static struct tap_map_entry *tap_map_entry(struct tap_context *c, struct tap_map *m,
-					   const union tap_key *keys, const char *location)
+static struct tap_map_entry *tap_map_insert(struct tap_context *c, struct tap_map *m,
+					    const union tap_key *keys, u32 hash,
+					    const char *location)
 {
-	u32 hash = tap_map_hash(m, keys);	/* once, for the lookup and the insertion */
-	struct tap_map_entry *e = tap_map_find_hashed(m, keys, hash);
+	struct tap_map_entry *e;
 	int i;
 
-	if (e)
-		return e;
 	if (list_empty(&m->free)) {
 		if (!m->desc->wrap) {
 			tap_set_error(c, m->desc->overflow, location);
@@ -238,6 +236,17 @@ static struct tap_map_entry *tap_map_entry(struct tap_context *c, struct tap_map
 	return e;
 }
 
+/* The entry of `keys`, made (its value zero or "") when there is none; NULL and an error
+ * when the array is full. */
+static struct tap_map_entry *tap_map_entry(struct tap_context *c, struct tap_map *m,
+					   const union tap_key *keys, const char *location)
+{
+	u32 hash = tap_map_hash(m, keys);	/* once, for the lookup and the insertion */
+	struct tap_map_entry *e = tap_map_find_hashed(m, keys, hash);
+
+	return e ? e : tap_map_insert(c, m, keys, hash, location);
+}
+
 /* Where a[keys] is stored, made if need be; NULL after an error. */
 static void *tap_map_slot(struct tap_context *c, struct tap_map *m, const union tap_key *keys,
 			  const char *location)
@@ -252,6 +261,84 @@ static int64_t tap_map_get_long(const struct tap_map *m, const union tap_key *ke
 	struct tap_map_entry *e = tap_map_find(m, keys);
 
 	return e ? *(int64_t *)tap_map_value(m, e) : 0;
+}
+
+/*
+ * The same lookups for the probe's hot path, inlined where the generated code passes the
+ * array's description, a constant: the loops over its keys unroll and its offsets fold.
+ */
+static __always_inline size_t tap_desc_key_offset(const struct tap_map_desc *d, int i)
+{
+	size_t offset = 0;
+	int j;
+
+	for (j = 0; j < i; j++)
+		offset += d->string_key[j] ? MAXSTRINGLEN : sizeof(int64_t);
+	return offset;
+}
+
+static __always_inline u32 tap_map_hash_desc(const struct tap_map_desc *d,
+					     const union tap_key *keys)
+{
+	u32 hash = 0;
+	int i;
+
+	for (i = 0; i < d->nkeys; i++) {
+		if (d->string_key[i])
+			hash = jhash(keys[i].s, strnlen(keys[i].s, MAXSTRINGLEN - 1), hash);
+		else
+			hash = jhash_2words((u32)keys[i].l, (u32)(keys[i].l >> 32), hash);
+	}
+	return hash;
+}
+
+static __always_inline struct tap_map_entry *
+tap_map_find_desc(const struct tap_map *m, const struct tap_map_desc *d, const union tap_key *keys,
+		  u32 hash)
+{
+	struct tap_map_entry *e;
+	int i;
+
+	hlist_for_each_entry(e, &m->buckets[hash & (m->nbuckets - 1)], chain) {
+		if (e->hash != hash)
+			continue;
+		for (i = 0; i < d->nkeys; i++) {
+			void *slot = e->data + tap_desc_key_offset(d, i);
+
+			if (d->string_key[i] ? strncmp(slot, keys[i].s, MAXSTRINGLEN - 1) != 0
+					     : *(int64_t *)slot != keys[i].l)
+				break;
+		}
+		if (i == d->nkeys)
+			return e;
+	}
+	return NULL;
+}
+
+/* tap_map_slot() of the array m described by d. */
+static __always_inline void *tap_map_slot_desc(struct tap_context *c, struct tap_map *m,
+					       const struct tap_map_desc *d,
+					       const union tap_key *keys, const char *location)
+{
+	u32 hash = tap_map_hash_desc(d, keys);
+	struct tap_map_entry *e = tap_map_find_desc(m, d, keys, hash);
+
+	if (unlikely(!e)) {
+		e = tap_map_insert(c, m, keys, hash, location);
+		if (!e)
+			return NULL;
+	}
+	return e->data + tap_desc_key_offset(d, d->nkeys);
+}
+
+/* tap_map_get_long() of the array m described by d. */
+static __always_inline int64_t tap_map_get_long_desc(const struct tap_map *m,
+						     const struct tap_map_desc *d,
+						     const union tap_key *keys)
+{
+	struct tap_map_entry *e = tap_map_find_desc(m, d, keys, tap_map_hash_desc(d, keys));
+
+	return e ? *(int64_t *)(e->data + tap_desc_key_offset(d, d->nkeys)) : 0;
 }
 
 static const char *tap_map_get_string(const struct tap_map *m, const union tap_key *keys)

@@ -95,7 +95,7 @@ static int tap_register_all(void)
 #endif
 #if TAP_NUM_PROFILE > 0
 	if (!rc)
-		tap_start_profile_timers(tap_profile_probes, TAP_NUM_PROFILE);
+		tap_start_profile_timers();
 #endif
 	if (rc)
 		tap_unregister_all();

@@ -94,21 +94,22 @@ struct tap_profile_cpu {
 };
 
 static DEFINE_PER_CPU(struct tap_profile_cpu, tap_profile_cpus);
-static const struct tap_been_probe *tap_profile_table;
-static int tap_profile_count;
+/* Defined (constant) by the generated module after its probe bodies: the compiler sees its
+ * entries, so the loop below calls each body directly, without an indirect call. */
+static const struct tap_been_probe tap_profile_probes[TAP_NUM_PROFILE];
 
 static enum hrtimer_restart tap_profile_fn(struct hrtimer *timer)
 {
 	struct pt_regs *regs = get_irq_regs();
 	int i;
 
-	for (i = 0; i < tap_profile_count; i++) {
-		struct tap_context *c = tap_context_enter(tap_profile_table[i].pp, regs,
+	for (i = 0; i < TAP_NUM_PROFILE; i++) {
+		struct tap_context *c = tap_context_enter(tap_profile_probes[i].pp, regs,
 							  TAP_RUNNING);
 
 		if (!c)
 			continue;
-		tap_profile_table[i].body(c);
+		tap_profile_probes[i].body(c);
 		tap_context_exit(c);
 	}
 	if (tap_session_state() >= TAP_STOPPING)
@@ -128,11 +129,8 @@ static void tap_profile_start_cpu(void *unused)
 	pc->started = true;
 }
 
-static __maybe_unused void tap_start_profile_timers(const struct tap_been_probe *probes,
-						    int count)
+static __maybe_unused void tap_start_profile_timers(void)
 {
-	tap_profile_table = probes;
-	tap_profile_count = count;
 	on_each_cpu(tap_profile_start_cpu, NULL, 1);
 }
 

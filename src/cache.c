@@ -23,7 +23,7 @@
 #endif
 
 /* Bump when what goes into an entry, or how, changes. */
-#define CACHE_FORMAT "1"
+#define CACHE_FORMAT "2"
 #define DEFAULT_LIMIT_MB 256
 #define DEFAULT_CLEAN_INTERVAL_S 300
 
@@ -145,17 +145,130 @@ static void key_add_string(struct sha256 *h, const char *label, const char *text
 	key_add(h, label, text ? text : "", text ? strlen(text) : 0);
 }
 
-/* A file's contents ("" and a note when it can't be read). */
-static void key_add_file(struct sha256 *h, const char *label, const char *path)
+static char *cache_dir(void);
+
+/* The generated C, new each run: its contents ("" and a note when it can't be read). */
+static void key_add_source(struct sha256 *h, const char *path)
 {
 	size_t len = 0;
 	char *text = read_text_file(path, &len);
 
 	if (text)
-		key_add(h, label, text, len);
+		key_add(h, "module source", text, len);
 	else
-		key_add_string(h, label, "(unreadable)");
+		key_add_string(h, "module source", "(unreadable)");
 	free(text);
+}
+
+/* A file's contents, unlabelled ("(unreadable)" when it can't be read). */
+static void key_add_contents(struct sha256 *h, const char *path)
+{
+	size_t len = 0;
+	char *text = read_text_file(path, &len);
+
+	if (text)
+		sha256_add(h, text, len);
+	else
+		sha256_add(h, "(unreadable)", strlen("(unreadable)"));
+	free(text);
+}
+
+/*
+ * The digests of the files that seldom change (the runtime, the kernel's configuration and
+ * API header) are remembered in $TAPSTER_DIR/cache/digests, one line each: the digest in hex,
+ * then the file's identity (device, inode, size, modification and change times, path). A
+ * file whose identity is unchanged is not read again: hashing them took more time than the
+ * rest of a cache hit. Writing a file changes its change time, so a changed file is hashed.
+ */
+#define MEMO_MAX_LINES 256
+
+static struct {
+	char **lines;
+	size_t count;
+	bool changed;
+} memo;
+
+static void memo_add(char *line)
+{
+	memo.lines = xrealloc(memo.lines, (memo.count + 1) * sizeof(*memo.lines));
+	memo.lines[memo.count++] = line;
+}
+
+/* NULL: nothing remembered (--poison-cache), every file hashed. */
+static void memo_load(const char *file)
+{
+	char *text = file ? read_text_file(file, NULL) : NULL;
+
+	memo.count = 0;
+	memo.changed = false;
+	if (!text)
+		return;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (strlen(line) > 65 && line[64] == ' ')
+			memo_add(xstrdup(line));
+	free(text);
+}
+
+/* Writes the memo (its newest MEMO_MAX_LINES lines) when it changed, through a temporary
+ * file renamed into place; a failure only costs the next run the hashing. */
+static void memo_save(const char *dir, const char *file)
+{
+	size_t first = memo.count > MEMO_MAX_LINES ? memo.count - MEMO_MAX_LINES : 0;
+	char *tmp = xasprintf("%s.%ld.tmp", file, (long)getpid());
+	FILE *f = NULL;
+
+	if (memo.changed && make_dirs(dir) == 0)
+		f = fopen(tmp, "w");
+	if (f) {
+		for (size_t i = first; i < memo.count; i++)
+			fprintf(f, "%s\n", memo.lines[i]);
+		if (fclose(f) != 0 || rename(tmp, file) != 0)
+			unlink(tmp);
+	}
+	for (size_t i = 0; i < memo.count; i++)
+		free(memo.lines[i]);
+	free(memo.lines);
+	memo.lines = NULL;
+	memo.count = 0;
+	free(tmp);
+}
+
+/* "DEV INODE SIZE MTIME CTIME PATH", or NULL when the file can't be looked at. */
+static char *file_identity(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || strchr(path, '\n'))
+		return NULL;
+	return xasprintf("%llu %llu %lld %lld.%09ld %lld.%09ld %s", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, path);
+}
+
+/* A file, by the digest of its contents: remembered, or computed and remembered. */
+static void key_add_file(struct sha256 *h, const char *label, const char *path)
+{
+	char *identity = file_identity(path);
+	char hex[65];
+	struct sha256 file_hash;
+
+	for (size_t i = 0; identity && i < memo.count; i++) {
+		if (strcmp(memo.lines[i] + 65, identity) != 0)
+			continue;
+		key_add(h, label, memo.lines[i], 64);
+		free(identity);
+		return;
+	}
+	sha256_init(&file_hash);
+	key_add_contents(&file_hash, path);
+	sha256_hex(&file_hash, hex);
+	key_add(h, label, hex, 64);
+	if (identity) {
+		memo_add(xasprintf("%s %s", hex, identity));
+		memo.changed = true;
+	}
+	free(identity);
 }
 
 /* A file's identity without reading it: size and modification time. */
@@ -228,9 +341,15 @@ static bool module_key(const struct session *s, const char *c_path, char out[65]
 {
 	struct sha256 h;
 	char *features = kernel_features_header(s->kernel_build_dir, NULL, s->poison_cache);
+	char *dir = cache_dir();
+	char *memo_file = xasprintf("%s/digests", dir);
 
-	if (!features)
+	if (!features) {
+		free(dir);
+		free(memo_file);
 		return false;
+	}
+	memo_load(s->poison_cache ? NULL : memo_file);
 	sha256_init(&h);
 	key_add_string(&h, "tapster", PACKAGE_VERSION " cache " CACHE_FORMAT);
 	key_add_stat(&h, "tapster binary", "/proc/self/exe");
@@ -241,9 +360,12 @@ static bool module_key(const struct session *s, const char *c_path, char out[65]
 		key_add_string(&h, "define", s->defines[i].name);
 		key_add_string(&h, "value", s->defines[i].value ? s->defines[i].value : "(none)");
 	}
-	key_add_file(&h, "module source", c_path);
+	key_add_source(&h, c_path);
 	sha256_hex(&h, out);
+	memo_save(dir, memo_file);
 	free(features);
+	free(dir);
+	free(memo_file);
 	return true;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -201,9 +202,10 @@ static const char vm_list_script[] =
 /* Boots the VM once to record its kernel's functions into `cache`. */
 static bool record_vm_functions(const struct session *s, const char *cache)
 {
-	char *gz = xasprintf("%s.gz.tmp", cache);
-	char *cmd = xasprintf("gzip -dc '%s' >'%s.tmp' && mv '%s.tmp' '%s'", gz, cache, cache,
-			      cache);
+	/* Files of this process: two runs may record at once (a shared name lost one's). */
+	char *gz = xasprintf("%s.%ld.tmp.gz", cache, (long)getpid());
+	char *cmd = xasprintf("gzip -dc '%s' >'%s.%ld.tmp' && mv '%s.%ld.tmp' '%s'", gz, cache,
+			      (long)getpid(), cache, (long)getpid(), cache);
 	int fd = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int status = 1;
 	bool ok = false;
@@ -235,20 +237,120 @@ static bool record_vm_functions(const struct session *s, const char *cache)
 	return ok;
 }
 
+/*
+ * The kit's function names, sorted, are kept beside its kallsyms (kallsyms.sorted) for the
+ * next runs: reading and sorting the whole symbol table took two thirds of the time of a
+ * script's passes 1-4 from the module cache. Its first line names the kallsyms it was made
+ * from (size and modification time); then a name a line, blacklisted ones after a '!', the
+ * compiler's copies of functions after a '~'.
+ */
+static char *sorted_header(const char *kallsyms)
+{
+	struct stat st;
+
+	if (stat(kallsyms, &st) != 0)
+		return NULL;
+	return xasprintf("tapster sorted functions 2 %lld %lld.%09ld", (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+static bool sorted_list_ok(char **items, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(items[i - 1], items[i]) >= 0)
+			return false;
+	return true;
+}
+
+/* The names of a current kallsyms.sorted, pointing into its text (kept), or NULL. */
+static struct ksyms *load_sorted(const char *sorted, const char *kallsyms)
+{
+	char *header = sorted_header(kallsyms);
+	char *text = header ? read_text_file(sorted, NULL) : NULL;
+	size_t header_len = header ? strlen(header) : 0;
+	struct ksyms *k;
+	size_t lines = 0;
+
+	if (!text || strncmp(text, header, header_len) != 0 || text[header_len] != '\n') {
+		free(header);
+		free(text);
+		return NULL;
+	}
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	k = xcalloc(1, sizeof(*k));
+	k->names = xcalloc(lines + 1, sizeof(*k->names));
+	k->blacklist = xcalloc(lines + 1, sizeof(*k->blacklist));
+	k->clones = xcalloc(lines + 1, sizeof(*k->clones));
+	for (char *line = text + header_len + 1; *line;) {
+		char *end = strchrnul(line, '\n');
+		bool last = !*end;
+
+		*end = '\0';
+		if (*line == '!')
+			k->blacklist[k->nblacklist++] = line + 1;
+		else if (*line == '~')
+			k->clones[k->nclones++] = line + 1;
+		else if (*line)
+			k->names[k->nnames++] = line;
+		line = last ? end : end + 1;
+	}
+	free(header);
+	if (!k->nnames || !sorted_list_ok(k->names, k->nnames) ||
+	    !sorted_list_ok(k->blacklist, k->nblacklist) ||
+	    !sorted_list_ok(k->clones, k->nclones)) {
+		free(k->names);
+		free(k->blacklist);
+		free(k->clones);
+		free(k);
+		free(text);
+		return NULL;
+	}
+	return k;	/* text stays: the names are in it */
+}
+
+/* Writes kallsyms.sorted, through a file of this process renamed into place; a failure
+ * only costs the next run the sorting. */
+static void save_sorted(const char *sorted, const char *kallsyms, const struct ksyms *k)
+{
+	char *header = sorted_header(kallsyms);
+	char *tmp = xasprintf("%s.%ld.tmp", sorted, (long)getpid());
+	FILE *f = header ? fopen(tmp, "w") : NULL;
+
+	if (f) {
+		fprintf(f, "%s\n", header);
+		for (size_t i = 0; i < k->nnames; i++)
+			fprintf(f, "%s\n", k->names[i]);
+		for (size_t i = 0; i < k->nblacklist; i++)
+			fprintf(f, "!%s\n", k->blacklist[i]);
+		for (size_t i = 0; i < k->nclones; i++)
+			fprintf(f, "~%s\n", k->clones[i]);
+		if (fclose(f) != 0 || rename(tmp, sorted) != 0)
+			unlink(tmp);
+	}
+	free(header);
+	free(tmp);
+}
+
 static struct ksyms *load_vm(const struct session *s)
 {
 	char *cache = xasprintf("%s/kallsyms", s->vm_kit_dir);
+	char *sorted = xasprintf("%s/kallsyms.sorted", s->vm_kit_dir);
 	struct name_list names = { 0 }, blacklist = { 0 }, clones = { 0 };
-	char *text = read_text_file(cache, NULL);
+	struct ksyms *k = load_sorted(sorted, cache);
+	char *text = k ? NULL : read_text_file(cache, NULL);
 
-	if (!text && record_vm_functions(s, cache))
+	if (!k && !text && record_vm_functions(s, cache))
 		text = read_text_file(cache, NULL);
+	if (text) {
+		read_symbol_table(text, &names, &blacklist, &clones);
+		free(text);
+		k = ksyms_from(&names, &blacklist, &clones);
+		save_sorted(sorted, cache, k);
+	}
 	free(cache);
-	if (!text)
-		return NULL;
-	read_symbol_table(text, &names, &blacklist, &clones);
-	free(text);
-	return ksyms_from(&names, &blacklist, &clones);
+	free(sorted);
+	return k;
 }
 
 static bool target_is_host(const struct session *s)

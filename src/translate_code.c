@@ -9,6 +9,7 @@
  * A failing operation sets c->last_error; each statement ends with a check that leaves the
  * body (`goto out`) when one is set.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -165,14 +166,25 @@ static bool is_literal(const struct node *n)
 	return n->kind == N_NUMBER || n->kind == N_STRING;
 }
 
+/* Whether expr is a temporary made since `first` (by the operand's own code): nothing after
+ * it writes to it, so it needs no copy to keep its value. */
+static bool is_fresh_temp(const char *expr, int first)
+{
+	int id, end = 0;
+
+	return sscanf(expr, "l->t%d%n", &id, &end) == 1 && expr[end] == '\0' && id >= first;
+}
+
 /* Evaluates nodes[0..n) left to right into exprs[]; see the comment at the top. */
 static void gen_operands(struct body *b, struct node **nodes, int n, char **exprs)
 {
 	size_t *after = xcalloc((size_t)n + 1, sizeof(*after));
 	size_t *before = xcalloc((size_t)n + 1, sizeof(*before));
+	int *first_temp = xcalloc((size_t)n + 1, sizeof(*first_temp));
 
 	for (int i = 0; i < n; i++) {
 		before[i] = b->sink->len;
+		first_temp[i] = b->ntemps;
 		exprs[i] = gen_expr(b, nodes[i]);
 		after[i] = b->sink->len;
 	}
@@ -180,13 +192,15 @@ static void gen_operands(struct body *b, struct node **nodes, int n, char **expr
 	bool later_emits = false;
 
 	for (int i = n - 1; i >= 0; i--) {
-		if (later_emits && !is_literal(nodes[i]))
+		if (later_emits && !is_literal(nodes[i]) &&
+		    !is_fresh_temp(exprs[i], first_temp[i]))
 			exprs[i] = save_at(b, after[i], nodes[i]->type, exprs[i]);
 		if (after[i] != before[i])
 			later_emits = true;
 	}
 	free(after);
 	free(before);
+	free(first_temp);
 }
 
 /* Generates `n` into a separate buffer; returns its statements and sets *expr. */
@@ -434,7 +448,8 @@ static char *index_slot(struct body *b, struct node *index, const char *keys)
 	char *loc = location_literal(index->lhs);
 	char *lvalue;
 
-	emit(b, "%s = tap_map_slot(c, %s, %s, %s);", slot, map, keys, loc);
+	emit(b, "%s = tap_map_slot_desc(c, %s, &tap_md_%s, %s, %s);", slot, map, array->c_name,
+	     keys, loc);
 	emit(b, "if (unlikely(!%s))", slot);
 	emit_error_goto(b, "	");
 	lvalue = array->type == TYPE_STRING ? xasprintf("((char *)%s)", slot) :
@@ -458,7 +473,8 @@ static char *gen_index(struct body *b, struct node *n)
 		result = new_temp(b, TYPE_STRING);
 		emit(b, "tap_strcpy(%s, tap_map_get_string(%s, %s));", result, map, keys);
 	} else {
-		result = xasprintf("tap_map_get_long(%s, %s)", map, keys);
+		result = xasprintf("tap_map_get_long_desc(%s, &tap_md_%s, %s)", map,
+				   array->c_name, keys);
 	}
 	free(keys);
 	free(map);
@@ -748,6 +764,31 @@ static const char *callee_frame(const struct body *b)
 	return b->function ? "c->frames[c->nesting + 1]" : "c->frames[1]";
 }
 
+/* Whether C code names `word` as an identifier. */
+static bool names_identifier(const char *code, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = strstr(code, word); p; p = strstr(p + 1, word)) {
+		bool starts = p == code || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool ends = !(isalnum((unsigned char)p[len]) || p[len] == '_');
+
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+/* An embedded-C function that never names its context (CONTEXT, or c itself) cannot set an
+ * error: its call needs no check after it. */
+static bool cannot_fail(const struct used_function *f)
+{
+	const char *code = f->function->embedded;
+
+	return !f->function->body && code && !names_identifier(code, "CONTEXT") &&
+	       !names_identifier(code, "c");
+}
+
 /* Runs one definition of a function on the evaluated `args`; its value into `result`. */
 static void call_definition(struct body *b, const struct used_function *f, char **args,
 			    const char *result, const char *loc)
@@ -766,17 +807,34 @@ static void call_definition(struct body *b, const struct used_function *f, char 
 	emit(b, "function_%s(c);", name);
 	emit(b, b->function ? "c->nesting--;" : "c->nesting = 0;");
 	/* An error an embedded function raises (error()) is located at the call. */
-	emit(b, "if (unlikely(c->last_error)) {");
-	emit(b, "\tif (!c->error_location)");
-	emit(b, "\t\tc->error_location = %s;", loc);
-	emit_error_goto(b, "\t");
-	emit(b, "}");
+	if (!cannot_fail(f)) {
+		emit(b, "if (unlikely(c->last_error)) {");
+		emit(b, "\tif (!c->error_location)");
+		emit(b, "\t\tc->error_location = %s;", loc);
+		emit_error_goto(b, "\t");
+		emit(b, "}");
+	}
 	if (!result)
 		return;
 	if (f->ret == TYPE_STRING)
 		emit(b, "tap_strcpy(%s, %s.function_%s.retvalue);", result, frame, name);
 	else
 		emit(b, "%s = %s.function_%s.retvalue;", result, frame, name);
+}
+
+/* String arguments that are still a callee's value in its frame are copied to temporaries:
+ * the call's own frame, at the same level, overlaps them. */
+static void copy_frame_strings(struct body *b, struct node **nodes, int n, char **exprs)
+{
+	for (int i = 0; i < n; i++) {
+		if (nodes[i]->type != TYPE_STRING || !strstr(exprs[i], "c->frames["))
+			continue;
+		char *temp = new_temp(b, TYPE_STRING);
+
+		emit(b, "tap_strcpy(%s, %s);", temp, exprs[i]);
+		free(exprs[i]);
+		exprs[i] = temp;
+	}
 }
 
 /* A call runs the function's first definition of its arity, and each next one while the
@@ -786,10 +844,11 @@ static char *gen_call(struct body *b, struct node *n)
 	struct used_function *f = n->sym;
 	char **args = xcalloc((size_t)n->args.len + 1, sizeof(*args));
 	char *loc = location_literal(n);
-	char *result = NULL;
+	char *result = NULL, *in_frame = NULL;
 	int depth = 0;
 
 	gen_operands(b, n->args.items, n->args.len, args);
+	copy_frame_strings(b, n->args.items, n->args.len, args);
 	/* stap names the function's definition, not the call. */
 	struct node decl = { .kind = N_CALL, .loc = f->function->loc, .text = f->function->name };
 	char *decl_loc = location_literal(&decl);
@@ -800,7 +859,12 @@ static char *gen_call(struct body *b, struct node *n)
 	emit_error_goto(b, "\t");
 	emit(b, "}");
 	free(decl_loc);
-	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
+	/* A string value stays in the callee's frame until the next call at its level (which
+	 * gen_operands() and copy_frame_strings() take care of): no copy. With overloads, each
+	 * definition has its own frame, so the value is copied where they all put it. */
+	if (f->ret == TYPE_STRING && !f->next_overload)
+		in_frame = xasprintf("%s.function_%s.retvalue", callee_frame(b), f->c_name);
+	else if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
 		result = new_temp(b, f->ret);
 	call_definition(b, f, args, result, loc);
 	for (const struct used_function *g = f->next_overload; g; g = g->next_overload, depth++) {
@@ -820,15 +884,38 @@ static char *gen_call(struct body *b, struct node *n)
 		free(args[i]);
 	free(args);
 	free(loc);
-	return result ? result : xstrdup("0");
+	return in_frame ? in_frame : result ? result : xstrdup("0");
 }
 
 /* ---- Printing: pieces for runtime/format.h ---- */
 
-/* What a print-family call hands the runtime: its pieces and their arguments. */
+/* The characters of a 64-bit integer in decimal, its sign included (format.h's too). */
+#define TAP_LONG_DIGITS_MAX 20
+
+/* Emits each line of text, indented. */
+static void emit_lines(struct body *b, char *text)
+{
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		emit(b, "%s", line);
+}
+
+/*
+ * What a print-family call hands the runtime: its pieces and their arguments. A printf whose
+ * pieces are only literal text, plain %s and plain %d (no flag, width or precision) has a
+ * fast path too: its pieces written straight into the print buffer (runtime/format.h,
+ * tap_print_reserve()), with tap_print_format() as its fallback for output longer than one
+ * printf's block.
+ */
 struct print_call {
 	struct strbuf specs;	/* struct tap_fmt_spec initializers */
 	struct strbuf args;	/* union tap_fmt_arg initializers */
+	struct strbuf values;	/* each argument, evaluated once into a local aN */
+	struct strbuf lengths;	/* the fast path: strnlen() of each %s */
+	struct strbuf fast;	/* ... and its statements */
+	struct strbuf bound;	/* ... and the bytes it may write: " + nN" terms */
+	size_t fixed_bytes;	/* ... the literals' bytes and 20 per %d */
+	bool fast_ok;		/* every piece has a fast form */
+	int nargs;
 	int nspecs;
 	char *fault_location;	/* of the last %m or %M: where a read fault is reported */
 };
@@ -839,12 +926,38 @@ static void add_literal_piece(struct print_call *pc, const char *text)
 
 	sb_addf(&pc->specs, "\t{ .text = %s },\n", literal);
 	pc->nspecs++;
+	if (*text) {
+		sb_addf(&pc->fast, "p = tap_print_put(p, %s, %zu);\n", literal, strlen(text));
+		pc->fixed_bytes += strlen(text);
+	}
 	free(literal);
 }
 
-static void add_arg(struct print_call *pc, bool is_string, const char *expr)
+/* Returns the local the argument is kept in. */
+static int add_arg(struct print_call *pc, bool is_string, const char *expr)
 {
-	sb_addf(&pc->args, "{ .%c = %s }, ", is_string ? 's' : 'l', expr);
+	int id = pc->nargs++;
+
+	sb_addf(&pc->values, "%sa%d = %s;\n", is_string ? "const char *" : "int64_t ", id, expr);
+	sb_addf(&pc->args, "{ .%c = a%d }, ", is_string ? 's' : 'l', id);
+	return id;
+}
+
+/* The fast form of a conversion whose value is the local aN, if it has one. */
+static void add_fast_conversion(struct print_call *pc, const struct format_piece *p, int arg)
+{
+	bool plain = !p->flags[0] && p->width == FORMAT_NONE && p->precision == FORMAT_NONE;
+
+	if (plain && p->conversion == 's') {
+		sb_addf(&pc->lengths, "size_t n%d = strnlen(a%d, TAP_FMT_PRINT_MAX);\n", arg, arg);
+		sb_addf(&pc->bound, " + n%d", arg);
+		sb_addf(&pc->fast, "p = tap_print_put(p, a%d, n%d);\n", arg, arg);
+	} else if (plain && (p->conversion == 'd' || p->conversion == 'i')) {
+		pc->fixed_bytes += TAP_LONG_DIGITS_MAX;
+		sb_addf(&pc->fast, "p = tap_print_put_long(p, a%d);\n", arg);
+	} else {
+		pc->fast_ok = false;
+	}
 }
 
 /* The runtime's flags (enum tap_fmt_flag) of a conversion. */
@@ -906,7 +1019,7 @@ static void format_pieces(struct print_call *pc, struct node *n, char **exprs)
 		if (p->precision == FORMAT_STAR)
 			add_arg(pc, false, exprs[arg++]);
 		add_conversion(pc, p, conversion_flags(p), location);
-		add_arg(pc, p->conversion == 's', exprs[arg++]);
+		add_fast_conversion(pc, p, add_arg(pc, p->conversion == 's', exprs[arg++]));
 		free(location);
 	}
 	format_free(&format);
@@ -928,7 +1041,7 @@ static void value_pieces(struct print_call *pc, struct node *n, char **exprs)
 		if (delimited && i > 1)
 			add_literal_piece(pc, n->args.items[0]->text);
 		add_conversion(pc, p, conversion_flags(p), NULL);
-		add_arg(pc, is_string, exprs[i]);
+		add_fast_conversion(pc, p, add_arg(pc, is_string, exprs[i]));
 	}
 	if (strstr(name, "ln"))
 		add_literal_piece(pc, "\n");
@@ -940,31 +1053,50 @@ static char *gen_print(struct body *b, struct node *n)
 		return gen_hist_print(b, n);
 
 	char **exprs = xcalloc((size_t)n->args.len + 1, sizeof(*exprs));
-	struct print_call pc = { 0 };
+	struct print_call pc = { .fast_ok = true };
 	int id = ++b->nlabels;
 	char *result = NULL;
 
 	gen_operands(b, n->args.items, n->args.len, exprs);
 	sb_add(&pc.specs, "");
 	sb_add(&pc.args, "");
+	sb_add(&pc.values, "");
+	sb_add(&pc.lengths, "");
+	sb_add(&pc.fast, "");
+	sb_add(&pc.bound, "");
 	if (!strcmp(n->text, "printf") || !strcmp(n->text, "sprintf"))
 		format_pieces(&pc, n, exprs);
 	else
 		value_pieces(&pc, n, exprs);
+	bool to_string = n->text[0] == 's';
+	char *fault_location = pc.fault_location ? pc.fault_location : "NULL";
+
+	if (to_string)
+		result = new_temp(b, TYPE_STRING);
 	emit(b, "{");
 	b->indent++;
 	emit(b, "static const struct tap_fmt_spec fmt%d[] = {", id);
-	for (char *line = strtok(pc.specs.buf, "\n"); line; line = strtok(NULL, "\n"))
-		emit(b, "%s", line);
+	emit_lines(b, pc.specs.buf);
 	emit(b, "};");
-	if (n->text[0] == 's') {
-		result = new_temp(b, TYPE_STRING);
+	emit_lines(b, pc.values.buf);
+	if (to_string) {
 		emit(b, "tap_sprint_format(c, %s, fmt%d, %d, (const union tap_fmt_arg[]){ %s}, %s);",
-		     result, id, pc.nspecs, pc.args.buf,
-		     pc.fault_location ? pc.fault_location : "NULL");
+		     result, id, pc.nspecs, pc.args.buf, fault_location);
+	} else if (pc.fast_ok) {
+		emit_lines(b, pc.lengths.buf);
+		emit(b, "char *p = tap_print_reserve(c, %zu%s);", pc.fixed_bytes, pc.bound.buf);
+		emit(b, "if (likely(p)) {");
+		b->indent++;
+		emit_lines(b, pc.fast.buf);
+		emit(b, "tap_print_commit(c, p);");
+		b->indent--;
+		emit(b, "} else {");
+		emit(b, "\ttap_print_format(c, fmt%d, %d, (const union tap_fmt_arg[]){ %s}, %s);",
+		     id, pc.nspecs, pc.args.buf, fault_location);
+		emit(b, "}");
 	} else {
 		emit(b, "tap_print_format(c, fmt%d, %d, (const union tap_fmt_arg[]){ %s}, %s);",
-		     id, pc.nspecs, pc.args.buf, pc.fault_location ? pc.fault_location : "NULL");
+		     id, pc.nspecs, pc.args.buf, fault_location);
 	}
 	b->indent--;
 	emit(b, "}");
@@ -975,6 +1107,10 @@ static char *gen_print(struct body *b, struct node *n)
 	free(exprs);
 	free(pc.specs.buf);
 	free(pc.args.buf);
+	free(pc.values.buf);
+	free(pc.lengths.buf);
+	free(pc.fast.buf);
+	free(pc.bound.buf);
 	free(pc.fault_location);
 	return result ? result : xstrdup("0");
 }

@@ -7,9 +7,15 @@
  *   workload N
  *
  * Prints "TOTAL_NS NS_PER_CALL" (the second with one decimal).
+ *
+ *   workload -t
+ *
+ * Prints the clock's time in ns: stamps that time what happens between them (the start and
+ * the stop of a session of many probes).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,8 +34,12 @@ int main(int argc, char **argv)
 	long long start, total;
 	long i;
 
+	if (argc == 2 && !strcmp(argv[1], "-t")) {
+		printf("%lld\n", now_ns());
+		return 0;
+	}
 	if (calls <= 0) {
-		fputs("usage: workload N\n", stderr);
+		fputs("usage: workload N | workload -t\n", stderr);
 		return 2;
 	}
 	start = now_ns();
