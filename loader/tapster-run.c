@@ -226,7 +226,8 @@ static void release_command(struct session *s)
 }
 
 /* The local time zone, for tz_gmtoff() and tz_name(), as module parameters: its offset in
- * seconds west of UTC and its abbreviation now (DST included), as staprun passes them. */
+ * seconds west of UTC and its abbreviation now (DST included), as staprun passes them;
+ * tz_gmtoff=... and tz_name=... on the command line win. */
 static void add_timezone_params(struct options *opt)
 {
 	size_t used = strlen(opt->params);
@@ -235,9 +236,10 @@ static void add_timezone_params(struct options *opt)
 
 	if (!localtime_r(&now, &local))
 		return;
-	snprintf(opt->params + used, sizeof(opt->params) - used, " tz_gmtoff=%ld",
-		 -(long)local.tm_gmtoff);
-	if (local.tm_zone && *local.tm_zone &&
+	if (!strstr(opt->params, " tz_gmtoff="))
+		snprintf(opt->params + used, sizeof(opt->params) - used, " tz_gmtoff=%ld",
+			 -(long)local.tm_gmtoff);
+	if (!strstr(opt->params, " tz_name=") && local.tm_zone && *local.tm_zone &&
 	    strspn(local.tm_zone, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-")
 	    == strlen(local.tm_zone)) {
 		used = strlen(opt->params);
