@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "loader.h"
@@ -258,6 +259,29 @@ static void release_command(struct session *s)
 		fail("cannot start the command: %s", strerror(errno));
 	if (s->child)
 		close(s->go_pipe[1]);
+}
+
+/* The local time zone, for tz_gmtoff() and tz_name(), as module parameters: its offset in
+ * seconds west of UTC and its abbreviation now (DST included), as staprun passes them;
+ * tz_gmtoff=... and tz_name=... on the command line win. */
+static void add_timezone_params(struct options *opt)
+{
+	size_t used = strlen(opt->params);
+	time_t now = time(NULL);
+	struct tm local;
+
+	if (!localtime_r(&now, &local))
+		return;
+	if (!strstr(opt->params, " tz_gmtoff="))
+		snprintf(opt->params + used, sizeof(opt->params) - used, " tz_gmtoff=%ld",
+			 -(long)local.tm_gmtoff);
+	if (!strstr(opt->params, " tz_name=") && local.tm_zone && *local.tm_zone &&
+	    strspn(local.tm_zone, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-")
+	    == strlen(local.tm_zone)) {
+		used = strlen(opt->params);
+		snprintf(opt->params + used, sizeof(opt->params) - used, " tz_name=%s",
+			 local.tm_zone);
+	}
 }
 
 static void insert_module(const struct options *opt, const struct session *s, int fd)
@@ -581,6 +605,7 @@ int main(int argc, char **argv)
 		snprintf(opt.params + used, sizeof(opt.params) - used, " target=%d",
 			 s.child ? (int)s.child : (int)opt.target_pid);
 	}
+	add_timezone_params(&opt);
 	insert_module(&opt, &s, module_fd);
 	close(module_fd);
 	s.out_fd = open_proc(&s, "out", O_RDONLY | O_NONBLOCK);

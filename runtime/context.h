@@ -69,6 +69,10 @@ static DEFINE_PER_CPU(struct tap_context *, tap_this_context);
 static void tap_print_flush(struct tap_context *c);
 static void tap_report_error(struct tap_context *c);
 
+/* The last_error of abort(): it ends the probe hit, as an error does, but no try block
+ * catches it and it is not reported. */
+static const char tap_abort_request[] = "abort";
+
 /*
  * Takes this CPU's context for a probe hit, if the session is in `state` and nobody holds it.
  * The caller runs with preemption disabled (kprobe handlers do; process-context callers use

@@ -55,6 +55,8 @@ static __printf(2, 3) void tap_channel_stderr(struct tap_context *c, const char 
 /* A runtime error of a probe hit, in stap's words; MAXERRORS of them end the session. */
 static void tap_report_error(struct tap_context *c)
 {
+	if (c->last_error == tap_abort_request)
+		return;
 	if (c->error_location)
 		tap_channel_stderr(c, "ERROR: %s near %s\n", c->last_error, c->error_location);
 	else

@@ -32,6 +32,14 @@ static int tap_target_pid;
 module_param_named(target, tap_target_pid, int, 0400);
 MODULE_PARM_DESC(target, "pid returned by target()");
 
+/* The local time zone where the loader runs, for tz_gmtoff(), tz_name() and tz_ctime(). */
+static long tap_tz_gmtoff;
+module_param_named(tz_gmtoff, tap_tz_gmtoff, long, 0400);
+MODULE_PARM_DESC(tz_gmtoff, "local time zone's offset, seconds west of UTC");
+static char tap_tz_name[32];
+module_param_string(tz_name, tap_tz_name, sizeof(tap_tz_name), 0400);
+MODULE_PARM_DESC(tz_name, "local time zone's name");
+
 static const char *const tap_state_names[] = {
 	[TAP_STARTING] = "starting",
 	[TAP_RUNNING] = "running",

@@ -361,6 +361,12 @@ static void resolve_foreach(struct elab *e, struct foreach *f)
 	resolve_node(e, f->body);
 }
 
+/* An embedded-C function marked guru (the set_kernel_* writes): -g only, as in stap. */
+static bool needs_guru(const struct function *f)
+{
+	return f->embedded && strstr(f->embedded, "/* guru */");
+}
+
 static void resolve_call(struct elab *e, struct node *n)
 {
 	struct used_function *f;
@@ -378,6 +384,12 @@ static void resolve_call(struct elab *e, struct node *n)
 		else
 			unresolved_function(e, n, &tok);
 		return;
+	}
+	if (needs_guru(f->function) && (!e->env || !e->env->guru)) {
+		struct token_desc tok = { "identifier", n->text };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "function may not be used unless -g is specified");
 	}
 	n->sym = f;
 }

@@ -1221,7 +1221,8 @@ static void gen_block(struct body *b, struct node *n)
 }
 
 /* try { A } catch (msg) { B }: an error in A (or in what it calls) lands at catch_N with
- * its message in c->last_error; B runs with msg holding it, and the error is gone. */
+ * its message in c->last_error; B runs with msg holding it, and the error is gone. abort()'s
+ * request goes on out. */
 static void gen_try(struct body *b, struct node *n)
 {
 	int label = ++b->nlabels, saved = b->catch_label;
@@ -1233,6 +1234,9 @@ static void gen_try(struct body *b, struct node *n)
 	b->catch_label = saved;
 	emit(b, "goto try_end_%d;", label);
 	emit(b, "catch_%d: __attribute__((unused));", label);
+	/* abort() ends the probe hit whatever try blocks it is in. */
+	emit(b, "if (unlikely(c->last_error == tap_abort_request))");
+	emit_error_goto(b, "\t");
 	if (n->sym) {
 		char *msg = var_ref(n->sym);
 
