@@ -147,6 +147,36 @@ static bool tap_session_failed(void)
 	return atomic_read(&tap_error_count) || atomic_read(&tap_skipped_too_many);
 }
 
+/* Bytes the loader has read from the rings so far. */
+static u64 tap_rings_read_total(void)
+{
+	u64 total = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		total += READ_ONCE(tap_rings[cpu].tail);
+	return total;
+}
+
+/*
+ * Waits for the loader to empty the rings, for as long as it keeps reading (5 s without a
+ * byte read: it is gone, or detached): a flood can leave them full, and the end probes'
+ * output would find no room. A busy guest may keep the loader off its CPU for a while.
+ */
+static void tap_wait_drained(void)
+{
+	u64 read_before = tap_rings_read_total();
+	int idle = 0;
+
+	while (idle < 10 &&
+	       !wait_event_timeout(tap_drained_wait, !tap_rings_have_data(), HZ / 2)) {
+		u64 read_now = tap_rings_read_total();
+
+		idle = read_now == read_before ? idle + 1 : 0;
+		read_before = read_now;
+	}
+}
+
 static void tap_stop_work_fn(struct work_struct *work)
 {
 	if (atomic_cmpxchg(&tap_state, TAP_STOP_REQUESTED, TAP_STOPPING) != TAP_STOP_REQUESTED)
@@ -155,10 +185,10 @@ static void tap_stop_work_fn(struct work_struct *work)
 		tap_unregister_all();
 		/*
 		 * The other probes' output goes out before the end probes' (they may run on
-		 * another CPU, whose ring the loader could read first): wait, a little at most,
-		 * for the loader to empty the rings (the poll timer wakes it).
+		 * another CPU, whose ring the loader could read first): wait for the loader to
+		 * empty the rings (the poll timer wakes it), as long as it reads.
 		 */
-		wait_event_timeout(tap_drained_wait, !tap_rings_have_data(), HZ / 2);
+		tap_wait_drained();
 		if (atomic_read(&tap_skipped_too_many))
 			tap_report_skipped_too_many();
 		/* As stap: after errors the error probes run, and the end probes do not. */
@@ -180,6 +210,7 @@ static void tap_poll_timer_fn(struct timer_list *timer)
 
 	if (state == TAP_STOP_REQUESTED)
 		schedule_work(&tap_stop_work);
+	tap_conditions_poll();
 	if (tap_rings_have_data())
 		wake_up_interruptible(&tap_read_wait);
 	if (state != TAP_STOPPED)
@@ -311,6 +342,7 @@ static void __exit tap_module_exit(void)
 	atomic_set(&tap_state, TAP_STOPPED);
 	tap_timer_delete_sync(&tap_poll_timer);
 	cancel_work_sync(&tap_stop_work);
+	cancel_work_sync(&tap_conditions_work);	/* the poll timer may have queued it */
 	tap_module_cleanup();
 }
 
