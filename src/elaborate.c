@@ -233,14 +233,17 @@ static void unsupported(struct node *n, const char *what)
 	diag_error_at("semantic error", &tok, n->loc, "tapster does not support %s yet", what);
 }
 
-/* A write to a $target or @cast: guru mode only, as in stap. */
+/* A write to a $target or @cast: guru mode only, as in stap, which names @cast's kind. */
 static void refuse_target_write(struct elab *e, struct node *lhs)
 {
-	struct token_desc tok = node_token(lhs);
+	bool is_cast = lhs->kind == N_CAST && lhs->text;
+	struct token_desc tok = is_cast ? (struct token_desc){ "operator", "@cast" } :
+					  node_token(lhs);
 
 	if (!e->env || !e->env->guru)
 		diag_error_at("semantic error", &tok, lhs->loc,
-			      "write to target variable not permitted; need stap -g");
+			      "write to %s not permitted; need stap -g",
+			      is_cast ? "@cast context variable" : "target variable");
 	else
 		diag_error_at("semantic error", &tok, lhs->loc,
 			      "tapster does not support writing target variables yet");
