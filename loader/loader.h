@@ -15,6 +15,8 @@ void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
  * stapusr-only user does not control it.
  */
 int open_module_checked(const char *path);
+/* The module's own name, from its .modinfo (modinfo.c); false when it has none. */
+bool module_name_from_modinfo(int fd, char *name, size_t size);
 /* -A: the same refusal of users in neither group. */
 void check_may_attach(void);
 /* open(2) with the real user's rights (a setuid loader writes no file they can't). */

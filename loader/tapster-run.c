@@ -297,8 +297,12 @@ static void insert_module(const struct options *opt, const struct session *s, in
 	close(fd);
 }
 
+/* The module inserted and not yet removed: removed at exit, whatever made the loader fail. */
+static const struct session *inserted;
+
 static void remove_module(const struct session *s)
 {
+	inserted = NULL;
 	for (int tries = 0; tries < 50; tries++) {
 		if (syscall(SYS_delete_module, s->name, O_NONBLOCK) == 0)
 			return;
@@ -487,8 +491,15 @@ static void end_command(struct session *s)
 		s->child_exited = true;
 }
 
+static void remove_inserted(void)
+{
+	if (inserted)
+		remove_module(inserted);
+}
+
 static void install_signals(void)
 {
+	atexit(remove_inserted);
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
@@ -524,6 +535,7 @@ static void become_daemon(void)
 /* -L: the session runs on without a reader until `tapster-run -A NAME` attaches. */
 static int detach_session(struct session *s)
 {
+	inserted = NULL;	/* it stays */
 	close(s->out_fd);
 	close(s->ctl_fd);
 	printf("Disconnecting from tapster module.\nTo reconnect, type \"tapster-run -A %s\"\n",
@@ -582,7 +594,8 @@ int main(int argc, char **argv)
 	if (opt.attach)
 		return attach_session(&s, &opt);
 	module_fd = open_module_checked(opt.module_path);
-	module_name(opt.module_path, s.name, sizeof(s.name));
+	if (!module_name_from_modinfo(module_fd, s.name, sizeof(s.name)))
+		module_name(opt.module_path, s.name, sizeof(s.name));
 	snprintf(s.dir, sizeof(s.dir), "/proc/tapster_%s", s.name);
 	if (opt.daemon) {
 		output_init(&opt.output);	/* fails here, in the foreground, if it can't */
@@ -607,6 +620,7 @@ int main(int argc, char **argv)
 	}
 	add_timezone_params(&opt);
 	insert_module(&opt, &s, module_fd);
+	inserted = &s;
 	close(module_fd);
 	s.out_fd = open_proc(&s, "out", O_RDONLY | O_NONBLOCK);
 	s.ctl_fd = open_proc(&s, "ctl", O_RDWR);

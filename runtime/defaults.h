@@ -22,7 +22,7 @@
 #define MAXNESTING 10		/* depth of script function calls */
 #endif
 #ifndef MAXTRYLOCK
-#define MAXTRYLOCK 100		/* tries to take a global's lock */
+#define MAXTRYLOCK 1000		/* tries to take a global's lock */
 #endif
 #ifndef MAXMAPENTRIES
 #define MAXMAPENTRIES 2048	/* entries of an array without a size */

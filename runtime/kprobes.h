@@ -314,7 +314,10 @@ static __maybe_unused int tap_register_kernel_probes(struct tap_kprobe *kprobes,
  * Conditional probes (probe P if (cond)). A hit that finds its condition false asks for the
  * probe's kprobes to be disabled; a probe that may have changed a global of a condition asks
  * for them all to be enabled again, and the next hit looks at its condition again. Disabling
- * may sleep: a work item carries the requests out, under tap_kprobes_mutex.
+ * may sleep: a work item carries the requests out, under tap_kprobes_mutex. Probe context
+ * never queues that work itself (queue_work() takes the workqueue pool's lock, which the probed
+ * code may hold on this CPU): it sets tap_conditions_pending, and the session's poll timer
+ * (module.h) queues the work.
  */
 #ifndef TAP_NUM_CONDITIONS
 #define TAP_NUM_CONDITIONS 0
@@ -351,12 +354,21 @@ static void tap_conditions_apply(struct work_struct *work)
 }
 
 static __maybe_unused DECLARE_WORK(tap_conditions_work, tap_conditions_apply);
+static int tap_conditions_pending;
+
+/* From the poll timer, never probe context: carries out what probes asked for. */
+static __maybe_unused void tap_conditions_poll(void)
+{
+	if (READ_ONCE(tap_conditions_pending) && xchg(&tap_conditions_pending, 0) &&
+	    READ_ONCE(tap_kprobes_live))
+		queue_work(system_wq, &tap_conditions_work);
+}
 
 /* From probe context: condition `cond` is false. */
 static __maybe_unused void tap_condition_false(int cond)
 {
-	if (!test_and_set_bit(cond, tap_conditions_off) && READ_ONCE(tap_kprobes_live))
-		queue_work(system_wq, &tap_conditions_work);
+	if (!test_and_set_bit(cond, tap_conditions_off))
+		WRITE_ONCE(tap_conditions_pending, 1);
 }
 
 /* From probe context: a global that a condition reads may have changed. */
@@ -367,8 +379,8 @@ static __maybe_unused void tap_conditions_changed(void)
 
 	for (i = 1; i <= TAP_NUM_CONDITIONS; i++)
 		any |= test_and_clear_bit(i, tap_conditions_off);
-	if (any && READ_ONCE(tap_kprobes_live))
-		queue_work(system_wq, &tap_conditions_work);
+	if (any)
+		WRITE_ONCE(tap_conditions_pending, 1);
 }
 
 static __maybe_unused void tap_unregister_kernel_probes(void)
@@ -386,9 +398,13 @@ static __maybe_unused void tap_unregister_kernel_probes(void)
 		cancel_work_sync(&tap_conditions_work);
 }
 
-/* Instances missed for want of a free kretprobe instance, reported as stap reports them. */
+/*
+ * Instances missed for want of a free kretprobe instance, per probe point, as stap reports
+ * them: only in a timing build (-DSTP_TIMING, stap -t); they always count as skipped probes.
+ */
 static __maybe_unused void tap_report_missed_kretprobes(struct tap_context *c)
 {
+#ifdef STP_TIMING
 	int i;
 
 	for (i = 0; i < tap_kretprobe_count; i++)
@@ -396,6 +412,7 @@ static __maybe_unused void tap_report_missed_kretprobes(struct tap_context *c)
 			tap_channel_stderr(c,
 				"WARNING: Skipped due to missed kretprobe/1 on '%s': %d\n",
 				tap_kretprobe_table[i].pp->pp, tap_kretprobe_table[i].missed);
+#endif
 }
 
 #endif

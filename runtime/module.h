@@ -150,6 +150,37 @@ static bool tap_session_failed(void)
 	return atomic_read(&tap_error_count) || atomic_read(&tap_skipped_too_many);
 }
 
+/* Bytes the loader has read from the rings so far. */
+static u64 tap_rings_read_total(void)
+{
+	u64 total = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		total += READ_ONCE(tap_rings[cpu].tail);
+	return total;
+}
+
+/*
+ * Waits for the loader to empty the rings, for as long as it keeps reading (5 s without a
+ * byte read: it is gone, or stopped), and not at all when no loader has the output open
+ * (-L): a flood can leave them full, and the end probes' output would find no room. A
+ * busy guest may keep the loader off its CPU for a while.
+ */
+static void tap_wait_drained(void)
+{
+	u64 read_before = tap_rings_read_total();
+	int idle = 0;
+
+	while (idle < 10 &&
+	       !wait_event_timeout(tap_drained_wait, tap_output_taken(), HZ / 2)) {
+		u64 read_now = tap_rings_read_total();
+
+		idle = read_now == read_before ? idle + 1 : 0;
+		read_before = read_now;
+	}
+}
+
 static void tap_stop_work_fn(struct work_struct *work)
 {
 	/* Not while a begin probe still runs (exit() in one): end probes come after it. */
@@ -163,10 +194,10 @@ static void tap_stop_work_fn(struct work_struct *work)
 		/*
 		 * The other probes' output goes out before the end probes' (they may run on
 		 * another CPU, whose ring the loader could read first): wait for the loader to
-		 * empty the rings (the poll timer wakes it), unless nobody reads (-L), and not
-		 * forever for one that reads no more (stopped).
+		 * empty the rings (the poll timer wakes it), as long as it reads, unless nobody
+		 * reads (-L).
 		 */
-		wait_event_timeout(tap_drained_wait, tap_output_taken(), 10 * HZ);
+		tap_wait_drained();
 		if (atomic_read(&tap_skipped_too_many))
 			tap_report_skipped_too_many();
 		/* As stap: after errors the error probes run, and the end probes do not. */
@@ -189,6 +220,7 @@ static void tap_poll_timer_fn(struct timer_list *timer)
 
 	if (state == TAP_STOP_REQUESTED)
 		schedule_work(&tap_stop_work);
+	tap_conditions_poll();
 	if (tap_rings_have_data())
 		wake_up_interruptible(&tap_read_wait);
 	if (state != TAP_STOPPED)
@@ -346,6 +378,7 @@ static void __exit tap_module_exit(void)
 	atomic_set(&tap_state, TAP_STOPPED);
 	tap_timer_delete_sync(&tap_poll_timer);
 	cancel_work_sync(&tap_stop_work);
+	cancel_work_sync(&tap_conditions_work);	/* the poll timer may have queued it */
 	tap_module_cleanup();
 }
 

@@ -233,14 +233,20 @@ static void unsupported(struct node *n, const char *what)
 	diag_error_at("semantic error", &tok, n->loc, "tapster does not support %s yet", what);
 }
 
-/* A write to a $target or @cast: guru mode only, as in stap. */
+/* A write to a $target, @cast or @var: guru mode only, as in stap, which names the kind. */
 static void refuse_target_write(struct elab *e, struct node *lhs)
 {
-	struct token_desc tok = node_token(lhs);
+	bool is_cast = lhs->kind == N_CAST && lhs->text;
+	bool is_var = lhs->kind == N_ATVAR;
+	struct token_desc tok = is_cast ? (struct token_desc){ "operator", "@cast" } :
+				is_var	? (struct token_desc){ "operator", "@var" } :
+					  node_token(lhs);
 
 	if (!e->env || !e->env->guru)
 		diag_error_at("semantic error", &tok, lhs->loc,
-			      "write to target variable not permitted; need stap -g");
+			      "write to %s not permitted; need stap -g",
+			      is_cast ? "@cast context variable" :
+			      is_var  ? "@var variable" : "target variable");
 	else
 		diag_error_at("semantic error", &tok, lhs->loc,
 			      "tapster does not support writing target variables yet");
@@ -603,7 +609,8 @@ static void resolve_node(struct elab *e, struct node *n)
 	case N_EXPR_STMT:
 	case N_RETURN:
 		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&
-		    n->lhs && (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST)) {
+		    n->lhs && (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST ||
+			       n->lhs->kind == N_ATVAR)) {
 			refuse_target_write(e, n->lhs);
 			return;
 		}
