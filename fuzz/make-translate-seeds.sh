@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Writes the seed corpus of fuzz/translate_fuzz into OUTDIR (emptied first):
-#   make-translate-seeds.sh SRCDIR OUTDIR
+#   make-translate-seeds.sh SRCDIR OUTDIR [GEN_SCRIPT]
 # Every testsuite/parseok, semok and runok script is a seed, in the target's input form when
 # its case has options or arguments: SCRIPT NUL FLAGS ARG1 NUL ARG2 ..., FLAGS 1 for -g and
-# 16 for -u (see fuzz/translate_fuzz.c).
+# 16 for -u (see fuzz/translate_fuzz.c). With GEN_SCRIPT (fuzz/gen_script), 40 random valid
+# scripts of it too (seeds 1001-1040), for inputs that get far into pass 2 and 3.
 set -e
-srcdir=$1 outdir=$2
+srcdir=$1 outdir=$2 gen=${3:-}
 [ -n "$srcdir" ] && [ -n "$outdir" ] || { echo "usage: $0 SRCDIR OUTDIR" >&2; exit 2; }
 rm -rf "$outdir"
 mkdir -p "$outdir"
@@ -47,3 +48,10 @@ for dir in parseok semok runok; do
 		} >"$outdir/$name"
 	done
 done
+if [ -n "$gen" ]; then
+	seed=1001
+	while [ "$seed" -le 1040 ]; do
+		"$gen" "$seed" >"$outdir/gen_script_$seed"
+		seed=$((seed + 1))
+	done
+fi

@@ -6,8 +6,8 @@
  *
  * The kernel's info is the bundled VM kit's snapshot of kernel 6.1.0-56-cloud-amd64 (its
  * kallsyms, BTF, module functions, .config and headers; scripts/tapster-vmkit makes it):
- * $TRANSLATE_FUZZ_KIT, else $TAPSTER_DIR/vm/KVER (TAPSTER_DIR as tapster has it, by default
- * ~/.cache/tapster). It is read once, at the start. Without it, the target still runs, and
+ * $TRANSLATE_FUZZ_KIT, else CACHE/vm/KVER with CACHE as tapster-vmkit has it ($TAPSTER_CACHE,
+ * else $XDG_CACHE_HOME/tapster, else ~/.cache/tapster). It is read once, at the start. Without it, the target still runs, and
  * every kernel probe point fails in pass 2 for want of symbols.
  *
  * An input is a script, optionally followed by a NUL byte and a tail (as parse_fuzz's):
@@ -125,10 +125,13 @@ static char *kit_directory(void)
 	const char *dir = getenv("TRANSLATE_FUZZ_KIT");
 	const char *home = getenv("HOME");
 
-	if (dir)
+	if (dir && *dir)
 		return xstrdup(dir);
-	if ((dir = getenv("TAPSTER_DIR")) || (dir = getenv("TAPSTER_CACHE")))
+	/* Where scripts/tapster-vmkit keeps it. */
+	if ((dir = getenv("TAPSTER_CACHE")) && *dir)
 		return xasprintf("%s/vm/%s", dir, KIT_RELEASE);
+	if ((dir = getenv("XDG_CACHE_HOME")) && *dir)
+		return xasprintf("%s/tapster/vm/%s", dir, KIT_RELEASE);
 	return xasprintf("%s/.cache/tapster/vm/%s", home ? home : "", KIT_RELEASE);
 }
 
