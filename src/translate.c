@@ -705,9 +705,11 @@ static void write_stat_global(struct module *m, const struct var *v)
 		fprintf(m->out, "\tstruct tap_stat_variance variance;\n");
 	if (v->hist != HIST_NONE)
 		fprintf(m->out, "\tint64_t buckets[%d];\n", hist_buckets(v));
-	fprintf(m->out, "} tap_g_%s;\n", v->c_name);
+	fprintf(m->out, "} tap_g_%s __maybe_unused;\n", v->c_name);
 }
 
+/* The scalar globals; __maybe_unused, as pass 3 may fold away their last use (a branch of a
+ * ?: whose condition is constant). */
 static void write_scalars(struct module *m)
 {
 	for (struct var *v = m->program->globals; v; v = v->next)
@@ -722,11 +724,12 @@ static void write_scalars(struct module *m)
 		} else if (v->type == TYPE_STRING) {
 			char *init = c_string_literal(g->init ? g->init->text : "");
 
-			fprintf(m->out, "static char tap_g_%s[MAXSTRINGLEN] = %s;\n", v->c_name, init);
+			fprintf(m->out, "static char tap_g_%s[MAXSTRINGLEN] __maybe_unused = %s;\n",
+				v->c_name, init);
 			free(init);
 		} else {
-			fprintf(m->out, "static int64_t tap_g_%s = %lldLL;\n", v->c_name,
-				g->init ? (long long)g->init->num : 0LL);
+			fprintf(m->out, "static int64_t tap_g_%s __maybe_unused = %lldLL;\n",
+				v->c_name, g->init ? (long long)g->init->num : 0LL);
 		}
 	}
 	if (m->program->globals)
