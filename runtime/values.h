@@ -11,6 +11,27 @@
 
 #include "context.h"
 
+/*
+ * Truth values and comparisons as functions, so that the generated C holds none of the
+ * constructs gcc warns about whatever the script wrote: x == x, ~ or - on a comparison,
+ * a product or a ?: of constants as a condition.
+ */
+static __always_inline int64_t tap_truth(int64_t v)
+{
+	return v != 0;
+}
+
+static __always_inline int64_t tap_not(int64_t v)
+{
+	return v == 0;
+}
+
+/* -1, 0 or 1 as a is less than, equal to or greater than b. */
+static __always_inline int tap_compare(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
 static __always_inline void tap_set_error(struct tap_context *c, const char *message,
 					  const char *location)
 {

@@ -246,6 +246,19 @@ int diag_quiet_end(void)
 	return quiet_errors;
 }
 
+void diag_quiet_suspend(struct diag_quiet_state *saved)
+{
+	saved->depth = quiet_depth;
+	saved->errors = quiet_errors;
+	quiet_depth = 0;
+}
+
+void diag_quiet_resume(const struct diag_quiet_state *saved)
+{
+	quiet_depth = saved->depth;
+	quiet_errors = saved->errors;
+}
+
 /* Counts an error; false when it is not to be printed at all. */
 static bool count_error(void)
 {
@@ -487,4 +500,33 @@ void diag_warning(const char *fmt, ...)
 	if (start_warning(fmt, ap))
 		fputc('\n', diag_out);
 	va_end(ap);
+}
+
+/*
+ * Everything diag remembers, forgotten: the counts, the messages and formats already seen,
+ * a pending head; messages go to `stderr` (as it is now). For a process that translates
+ * several scripts, one after the other (fuzz/translate_fuzz).
+ */
+void diag_reset_all(void)
+{
+	for (int i = 0; i < nseen_messages; i++)
+		free(seen_messages[i]);
+	free(seen_messages);
+	seen_messages = NULL;
+	nseen_messages = 0;
+	free(seen_formats);
+	seen_formats = NULL;
+	nseen_formats = 0;
+	for (int i = 0; i < nseen_warnings; i++)
+		free(seen_warnings[i]);
+	free(seen_warnings);
+	seen_warnings = NULL;
+	nseen_warnings = suppressed_warnings = 0;
+	free(pending_head);
+	pending_head = NULL;
+	source_before_head = last_semantic_source = NULL;
+	continues = last_suppressed = false;
+	quiet_depth = quiet_errors = 0;
+	error_count = suppressed_count = 0;
+	diag_out = stderr;
 }

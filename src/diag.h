@@ -119,6 +119,13 @@ void diag_set_suppression(bool enabled);
  * were. They nest. */
 void diag_quiet_begin(void);
 int diag_quiet_end(void);
+/* Errors said aloud again for a while (a probe body resolved while its optional point is
+ * derived quietly: its errors are the script's), then quiet as before. */
+struct diag_quiet_state {
+	int depth, errors;
+};
+void diag_quiet_suspend(struct diag_quiet_state *saved);
+void diag_quiet_resume(const struct diag_quiet_state *saved);
 
 /* An unlocated error or warning: "semantic error: ..." / "WARNING: ...". */
 void diag_error(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -133,6 +140,8 @@ int diag_error_count(void);
  * stap reports but does not count among the script's parse errors. */
 void diag_forget_errors(int count);
 void diag_reset(void);
+/* All of diag's state forgotten, as at the start of a process (fuzz/translate_fuzz). */
+void diag_reset_all(void);
 
 /* -w: warnings are not printed. */
 void diag_set_warnings(bool enabled);

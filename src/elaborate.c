@@ -1145,9 +1145,15 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 	d->index = e->program->nprobes++;
 	e->scope = &d->scope;
 	e->probe = d;
+	/* An error in the body is the script's, also where the point is optional (?, !) and
+	 * derived quietly: said, counted, never a probe left half resolved. */
+	struct diag_quiet_state quiet;
+
+	diag_quiet_suspend(&quiet);
 	if (d->cond)
 		resolve_node(e, d->cond);
 	resolve_node(e, d->body);
+	diag_quiet_resume(&quiet);
 	e->probe = NULL;
 	e->scope = NULL;
 	**x->tail = d;

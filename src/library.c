@@ -36,7 +36,8 @@ static char **list_files(const char *dir, const char *suffix, int *n)
 		}
 	}
 	closedir(d);
-	qsort(names, (size_t)*n, sizeof(*names), compare_names);
+	if (names)	/* qsort's array may not be NULL, even for no element */
+		qsort(names, (size_t)*n, sizeof(*names), compare_names);
 	return names;
 }
 

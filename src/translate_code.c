@@ -226,14 +226,15 @@ static char *gen_logical(struct body *b, struct node *n)
 	char *result;
 
 	if (!*code) {
-		result = xasprintf("((int64_t)(%s %s %s))", lhs, is_and ? "&&" : "||", rhs);
+		result = xasprintf("tap_truth(tap_truth(%s) %s tap_truth(%s))", lhs,
+				   is_and ? "&&" : "||", rhs);
 	} else {
 		/* The right side's statements run only when it is evaluated. */
 		result = new_temp(b, TYPE_LONG);
-		emit(b, "%s = !!(%s);", result, lhs);
+		emit(b, "%s = tap_truth(%s);", result, lhs);
 		emit(b, "if (%s%s) {", is_and ? "" : "!", result);
 		sb_add(b->sink, code);
-		emit(b, "\t%s = !!(%s);", result, rhs);
+		emit(b, "\t%s = tap_truth(%s);", result, rhs);
 		emit(b, "}");
 	}
 	free(lhs);
@@ -251,12 +252,12 @@ static char *gen_ternary(struct body *b, struct node *n)
 	char *result;
 
 	if (!*then_code && !*else_code) {
-		result = xasprintf("(%s ? %s : %s)", cond, then_expr, else_expr);
+		result = xasprintf("(tap_truth(%s) ? %s : %s)", cond, then_expr, else_expr);
 	} else {
 		char *temp = new_temp(b, n->type);
 		const char *fmt = n->type == TYPE_STRING ? "\ttap_strcpy(%s, %s);" : "\t%s = %s;";
 
-		emit(b, "if (%s) {", cond);
+		emit(b, "if (tap_truth(%s)) {", cond);
 		sb_add(b->sink, then_code);
 		emit(b, fmt, temp, then_expr);
 		emit(b, "} else {");
@@ -298,7 +299,7 @@ static char *binary_expr(struct body *b, const struct node *n, int op, enum type
 		return temp;
 	}
 	if (operand_type == TYPE_STRING)
-		return xasprintf("((int64_t)(strcmp(%s, %s) %s 0))", lhs, rhs, cop ? cop : opc);
+		return xasprintf("tap_truth(strcmp(%s, %s) %s 0)", lhs, rhs, cop ? cop : opc);
 	if (op == '/' || op == '%') {
 		/* A division by zero ends the probe before its value is used. */
 		char *loc = location_literal(n);
@@ -313,8 +314,8 @@ static char *binary_expr(struct body *b, const struct node *n, int op, enum type
 	if (op == OP_SHL || op == OP_SHR || op == OP_USHR)
 		return xasprintf("tap_%s(%s, %s)",
 				 op == OP_SHL ? "shl" : op == OP_SHR ? "shr" : "ushr", lhs, rhs);
-	if (cop)
-		return xasprintf("((int64_t)(%s %s %s))", lhs, cop, rhs);
+	if (cop || op == '<' || op == '>')
+		return xasprintf("tap_truth(tap_compare(%s, %s) %s 0)", lhs, rhs, cop ? cop : opc);
 	if (op == '+' || op == '-' || op == '*')
 		/* Wrapping arithmetic, done unsigned so that C calls nothing undefined. */
 		return xasprintf("((int64_t)((uint64_t)%s %c (uint64_t)%s))", lhs, op, rhs);
@@ -331,7 +332,7 @@ static char *gen_regex_match(struct body *b, struct node *n)
 	char *result;
 
 	emit(b, "%s = tap_regex_match(&c->regex, &tap_regex_%d, %s);", matched, pattern, str);
-	result = n->op == OP_NOMATCH ? xasprintf("((int64_t)!%s)", matched) : xstrdup(matched);
+	result = n->op == OP_NOMATCH ? xasprintf("tap_not(%s)", matched) : xstrdup(matched);
 	free(str);
 	free(matched);
 	return result;
@@ -361,7 +362,7 @@ static char *gen_unary(struct body *b, struct node *n)
 
 	switch (n->op) {
 	case '-': result = xasprintf("((int64_t)(0 - (uint64_t)%s))", operand); break;
-	case '!': result = xasprintf("((int64_t)!%s)", operand); break;
+	case '!': result = xasprintf("tap_not(%s)", operand); break;
 	case '~': result = xasprintf("(~%s)", operand); break;
 	default: result = xstrdup(operand); break;
 	}
@@ -617,13 +618,13 @@ static char *gen_in(struct body *b, struct node *n)
 	gen_operands(b, n->args.items, n->args.len, exprs);
 	keys = keys_literal(n->lhs->sym, exprs, n->args.len);
 	if (per_cpu_stats(n->lhs->sym))
-		result = xasprintf("((int64_t)tap_pmap_any(tap_pm_%s, %s, %#x))",
+		result = xasprintf("tap_truth(tap_pmap_any(tap_pm_%s, %s, %#x))",
 				   ((struct var *)n->lhs->sym)->c_name, keys, wild_mask(&n->args));
 	else if (wild_mask(&n->args))
-		result = xasprintf("((int64_t)tap_map_slice_any(%s, %s, %#x))", map, keys,
+		result = xasprintf("tap_truth(tap_map_slice_any(%s, %s, %#x))", map, keys,
 				   wild_mask(&n->args));
 	else
-		result = xasprintf("((int64_t)(tap_map_find(%s, %s) != NULL))", map, keys);
+		result = xasprintf("tap_truth(tap_map_find(%s, %s) != NULL)", map, keys);
 	for (int i = 0; i < n->args.len; i++)
 		free(exprs[i]);
 	free(exprs);
@@ -1255,7 +1256,7 @@ static void gen_if(struct body *b, struct node *n)
 	record_actions(b, 1, n, true);
 	char *cond = gen_expr(b, n->cond);
 
-	emit(b, "if (%s) {", cond);
+	emit(b, "if (tap_truth(%s)) {", cond);
 	b->indent++;
 	gen_stmt(b, n->then);
 	record_actions(b, 0, n->then, true);
@@ -1296,7 +1297,7 @@ static void gen_loop(struct body *b, struct node *n)
 	if (n->cond) {
 		char *cond = gen_expr(b, n->cond);
 
-		emit(b, "if (!(%s))", cond);
+		emit(b, "if (!tap_truth(%s))", cond);
 		emit(b, "\tbreak;");
 		free(cond);
 	}
