@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "btf_image.h"
-#include "cache.h"
 #include "kmodules.h"
 #include "session.h"
 #include "util.h"

@@ -371,20 +371,6 @@ static bool module_key(const struct session *s, const char *c_path, char out[65]
 
 /* ---- Where ---- */
 
-char *tapster_dir(void)
-{
-	const char *dir = getenv("TAPSTER_DIR"), *cache = getenv("TAPSTER_CACHE");
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (dir && *dir)
-		return xstrdup(dir);
-	if (cache && *cache)
-		return xstrdup(cache);
-	if (xdg && *xdg)
-		return xasprintf("%s/tapster", xdg);
-	return xasprintf("%s/.cache/tapster", home ? home : "");
-}
-
 static char *cache_dir(void)
 {
 	char *root = tapster_dir();
@@ -392,27 +378,6 @@ static char *cache_dir(void)
 
 	free(root);
 	return dir;
-}
-
-int make_dirs(const char *dir)
-{
-	char *path = xstrdup(dir);
-	int ret = 0;
-
-	for (char *p = path + 1; ret == 0; p++) {
-		bool end = !*p;
-
-		if (*p != '/' && !end)
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			ret = -1;
-		if (end)
-			break;
-		*p = '/';
-	}
-	free(path);
-	return ret;
 }
 
 /* ---- Lookup and store ---- */

@@ -15,13 +15,7 @@
 #include <stdbool.h>
 
 #include "session.h"
-
-/* tapster's directory of caches (malloc'd): $TAPSTER_DIR, else $TAPSTER_CACHE, else
- * ${XDG_CACHE_HOME:-~/.cache}/tapster. */
-char *tapster_dir(void);
-
-/* mkdir -p DIR; 0, or -1 with errno. */
-int make_dirs(const char *dir);
+#include "util.h"
 
 struct module_cache {
 	bool enabled;	/* neither -m nor --disable-cache, pass 4 or 5 */

@@ -2,10 +2,12 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void out_of_memory(void)
 {
@@ -251,4 +253,39 @@ char *similar_names_within(const char *name, const char *const *names, size_t co
 		sb_addf(&sb, "%s%s", i ? ", " : "", best[i].name);
 	sb_addc(&sb, ')');
 	return sb_steal(&sb);
+}
+
+int make_dirs(const char *dir)
+{
+	char *path = xstrdup(dir);
+	int ret = 0;
+
+	for (char *p = path + 1; ret == 0; p++) {
+		bool end = !*p;
+
+		if (*p != '/' && !end)
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			ret = -1;
+		if (end)
+			break;
+		*p = '/';
+	}
+	free(path);
+	return ret;
+}
+
+char *tapster_dir(void)
+{
+	const char *dir = getenv("TAPSTER_DIR"), *cache = getenv("TAPSTER_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (dir && *dir)
+		return xstrdup(dir);
+	if (cache && *cache)
+		return xstrdup(cache);
+	if (xdg && *xdg)
+		return xasprintf("%s/tapster", xdg);
+	return xasprintf("%s/.cache/tapster", home ? home : "");
 }

@@ -40,4 +40,11 @@ void sort_nearest(const char *name, const char **names, size_t count);
 char *similar_names_within(const char *name, const char *const *names, size_t count,
 			   size_t distance);
 
+/* tapster's directory of caches (malloc'd): $TAPSTER_DIR, else $TAPSTER_CACHE, else
+ * ${XDG_CACHE_HOME:-~/.cache}/tapster. */
+char *tapster_dir(void);
+
+/* mkdir -p DIR; 0, or -1 with errno. */
+int make_dirs(const char *dir);
+
 #endif
