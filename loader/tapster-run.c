@@ -39,6 +39,7 @@
 struct record {
 	uint32_t len;
 	uint32_t channel;
+	uint64_t seq;	/* the order of writing; the module hands records out in it */
 };
 
 enum { CHANNEL_STDOUT = 1, CHANNEL_STDERR = 2 };

@@ -10,6 +10,11 @@
  * by its bytes; the reader hands out whole records only, so lines are never cut. When a record
  * does not fit, it is dropped and counted; the loader reports the count at the end.
  *
+ * Each record takes a number from one counter of the session, and the reader hands the
+ * records of all rings out in that order: lines come out in the order they were written,
+ * also when they were written on different CPUs (a task that moved, or two tasks), as
+ * stap's output does. Only a record being written while the reader passes may come later.
+ *
  * Probe context never wakes anybody up (a probe may sit on the scheduler's own path): a timer
  * polls the rings every few milliseconds and wakes the reader.
  */
@@ -35,6 +40,7 @@ enum tap_channel {
 struct tap_record {
 	u32 len;	/* bytes following the header */
 	u32 channel;	/* enum tap_channel, and the writer's CPU << TAP_RECORD_CPU_SHIFT */
+	u64 seq;	/* the order of writing, across CPUs */
 };
 
 #define TAP_RECORD_CPU_SHIFT 8
@@ -53,6 +59,7 @@ struct tap_ring {
 };
 
 static struct tap_ring *tap_rings;	/* one per possible CPU */
+static atomic64_t tap_record_seq = ATOMIC64_INIT(0);
 static DEFINE_MUTEX(tap_read_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(tap_read_wait);
 /* Woken when a read leaves every ring empty, or the last reader goes (module.h waits for
@@ -81,6 +88,7 @@ static void tap_ring_write(struct tap_ring *ring, enum tap_channel channel,
 	struct tap_record rec = {
 		.len = len,
 		.channel = channel | (u32)(ring - tap_rings) << TAP_RECORD_CPU_SHIFT,
+		.seq = atomic64_inc_return(&tap_record_seq),
 	};
 	u32 head = ring->head;
 	u32 used = head - smp_load_acquire(&ring->tail);
@@ -126,52 +134,62 @@ static int tap_ring_copy_out(struct tap_ring *ring, u32 pos, char __user *dst, u
 	return 0;
 }
 
-/* Moves whole records of one ring to user space; returns bytes moved or -EFAULT. */
-static ssize_t tap_ring_read(struct tap_ring *ring, char __user *dst, size_t room)
+/* The header of the next record of `ring`, if it has one. */
+static bool tap_ring_peek(struct tap_ring *ring, struct tap_record *rec)
 {
 	u32 tail = ring->tail;
-	u32 head = smp_load_acquire(&ring->head);
+	u32 off = tail & ring->mask;
+	u32 first = min_t(u32, sizeof(*rec), ring->mask + 1 - off);
+
+	if (tail == smp_load_acquire(&ring->head))
+		return false;
+	memcpy(rec, ring->data + off, first);
+	memcpy((char *)rec + first, ring->data, sizeof(*rec) - first);
+	return true;
+}
+
+/*
+ * Moves whole records to user space, from all rings in the order they were written (the
+ * lowest number first); returns bytes moved or -EFAULT.
+ */
+static ssize_t tap_rings_read(char __user *dst, size_t room)
+{
 	size_t done = 0;
 
-	while (tail != head) {
-		struct tap_record rec;
-		u32 off = tail & ring->mask;
-		u32 first = min_t(u32, sizeof(rec), ring->mask + 1 - off);
+	for (;;) {
+		struct tap_ring *next = NULL;
+		struct tap_record rec, next_rec;
 		u32 size;
+		int cpu;
 
-		memcpy(&rec, ring->data + off, first);
-		memcpy((char *)&rec + first, ring->data, sizeof(rec) - first);
-		size = sizeof(rec) + rec.len;
+		for_each_possible_cpu(cpu)
+			if (tap_ring_peek(&tap_rings[cpu], &rec) &&
+			    (!next || rec.seq < next_rec.seq)) {
+				next = &tap_rings[cpu];
+				next_rec = rec;
+			}
+		if (!next)
+			break;
+		size = sizeof(next_rec) + next_rec.len;
 		if (size > room - done)
 			break;
-		if (tap_ring_copy_out(ring, tail, dst + done, size))
+		if (tap_ring_copy_out(next, next->tail, dst + done, size))
 			return -EFAULT;
 		done += size;
-		tail += size;
+		smp_store_release(&next->tail, next->tail + size);
 	}
-	smp_store_release(&ring->tail, tail);
 	return done;
 }
 
 static ssize_t tap_out_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
 {
 	ssize_t total;
-	int cpu;
 
 	for (;;) {
 		bool stopped = tap_session_state() == TAP_STOPPED;
 
-		total = 0;
 		mutex_lock(&tap_read_mutex);
-		for_each_possible_cpu(cpu) {
-			ssize_t n = tap_ring_read(&tap_rings[cpu], buf + total, count - total);
-
-			if (n < 0) {
-				total = n;
-				break;
-			}
-			total += n;
-		}
+		total = tap_rings_read(buf, count);
 		mutex_unlock(&tap_read_mutex);
 		if (total > 0 && !tap_rings_have_data())
 			wake_up(&tap_drained_wait);
