@@ -77,27 +77,8 @@ static const char *kit_release(void *ctx)
 /* CONFIG_NAME's value in the kit's .config, its quotes removed; "" when unset. */
 static const char *kit_config(void *ctx, const char *name)
 {
-	static char value[256];
-	size_t len = strlen(name);
-
 	(void)ctx;
-	for (const char *line = kernel_config ? kernel_config : ""; *line;) {
-		const char *end = strchrnul(line, '\n');
-
-		if (!strncmp(line, name, len) && line[len] == '=') {
-			const char *v = line + len + 1;
-			size_t n = (size_t)(end - v);
-
-			if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
-				v++;
-				n -= 2;
-			}
-			snprintf(value, sizeof(value), "%.*s", (int)n, v);
-			return value;
-		}
-		line = *end ? end + 1 : end;
-	}
-	return "";
+	return config_value(kernel_config, name);
 }
 
 static const struct parse_target target = { kit_release, kit_config, NULL };

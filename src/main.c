@@ -449,8 +449,6 @@ static const char *target_release(void *ctx)
 static const char *target_config(void *ctx, const char *name)
 {
 	struct session *s = ctx;
-	static char value[256];
-	size_t len = strlen(name);
 
 	if (!ensure_target(s))
 		return "";
@@ -462,23 +460,7 @@ static const char *target_config(void *ctx, const char *name)
 		if (!s->kernel_config)
 			s->kernel_config = xstrdup("");
 	}
-	for (const char *line = s->kernel_config; *line; ) {
-		const char *end = strchrnul(line, '\n');
-
-		if (!strncmp(line, name, len) && line[len] == '=') {
-			const char *v = line + len + 1;
-			size_t n = (size_t)(end - v);
-
-			if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
-				v++;
-				n -= 2;
-			}
-			snprintf(value, sizeof(value), "%.*s", (int)n, v);
-			return value;
-		}
-		line = *end ? end + 1 : end;
-	}
-	return "";
+	return config_value(s->kernel_config, name);
 }
 
 /* The target's function symbols, for pass 2's providers: loaded once, when first asked. */

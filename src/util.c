@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE
 #include "util.h"
 
 #include <errno.h>
@@ -288,4 +289,28 @@ char *tapster_dir(void)
 	if (xdg && *xdg)
 		return xasprintf("%s/tapster", xdg);
 	return xasprintf("%s/.cache/tapster", home ? home : "");
+}
+
+const char *config_value(const char *config, const char *name)
+{
+	static char value[256];
+	size_t len = strlen(name);
+
+	for (const char *line = config ? config : ""; *line;) {
+		const char *end = strchrnul(line, '\n');
+
+		if (!strncmp(line, name, len) && line[len] == '=') {
+			const char *v = line + len + 1;
+			size_t n = (size_t)(end - v);
+
+			if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+				v++;
+				n -= 2;
+			}
+			snprintf(value, sizeof(value), "%.*s", (int)n, v);
+			return value;
+		}
+		line = *end ? end + 1 : end;
+	}
+	return "";
 }

@@ -47,4 +47,8 @@ char *tapster_dir(void);
 /* mkdir -p DIR; 0, or -1 with errno. */
 int make_dirs(const char *dir);
 
+/* CONFIG_NAME's value in the text of a kernel .config (NULL: none), its quotes removed;
+ * "" when unset. The value lives until the next call. */
+const char *config_value(const char *config, const char *name);
+
 #endif
