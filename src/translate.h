@@ -51,6 +51,11 @@ void emit(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2,
 /* A C expression of the node's value: int64_t for longs, const char * for strings. */
 char *gen_expr(struct body *b, struct node *n);
 void gen_stmt(struct body *b, struct node *n);
+/* Evaluates nodes[0..n) left to right into exprs[] (translate_code.c's top comment). */
+void gen_operands(struct body *b, struct node **nodes, int n, char **exprs);
+/* print and its kin (translate_print.c); a histogram's drawing (translate_code.c). */
+char *gen_print(struct body *b, struct node *n);
+char *gen_hist_print(struct body *b, struct node *n);
 
 /* A new temporary of the body's frame (its C name), and the check after an operation
  * that may fail: to the catch of a try, else out of the body. */
