@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The DWARF backend of ktypes.h (dwtypes.h): the kernel's types read with libdw. */
+#define _GNU_SOURCE
+#include "dwtypes.h"
+
+#include <dwarf.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo.h"
+#include "util.h"
+
+#define OFFSET_MASK 0x0fffffffu
+#define SKIP_SHIFT 28
+
+/* A name -> value table (open addressing); `tag` tells kinds of one name apart. */
+struct name_entry {
+	const char *name;
+	uint64_t value;
+	int tag;
+};
+
+struct name_index {
+	struct name_entry *entries;
+	size_t cap, count;
+};
+
+struct dwtypes {
+	Dwarf *dwarf;
+	Elf *elf;
+	struct name_index functions;	/* FUNC symbols: name -> address */
+	bool functions_built;
+	struct name_index types;	/* named types of the CUs' top level: name -> DIE */
+	bool types_built;
+};
+
+/* ---- Name tables ---- */
+
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static const struct name_entry *index_find(const struct name_index *ix, const char *name,
+					   int tag)
+{
+	size_t mask = ix->cap - 1;
+
+	if (!ix->cap)
+		return NULL;
+	for (size_t i = hash_name(name) & mask; ix->entries[i].name; i = (i + 1) & mask)
+		if ((tag < 0 || ix->entries[i].tag == tag) && !strcmp(ix->entries[i].name, name))
+			return &ix->entries[i];
+	return NULL;
+}
+
+static void index_grow(struct name_index *ix)
+{
+	struct name_index bigger = { xcalloc(ix->cap ? 2 * ix->cap : 4096,
+					     sizeof(struct name_entry)),
+				     ix->cap ? 2 * ix->cap : 4096, 0 };
+
+	for (size_t i = 0; i < ix->cap; i++) {
+		struct name_entry *e = &ix->entries[i];
+		size_t mask = bigger.cap - 1, j;
+
+		if (!e->name)
+			continue;
+		for (j = hash_name(e->name) & mask; bigger.entries[j].name; j = (j + 1) & mask)
+			;
+		bigger.entries[j] = *e;
+		bigger.count++;
+	}
+	free(ix->entries);
+	*ix = bigger;
+}
+
+/* Adds `name` unless it is there with `tag` already (the first one stays). */
+static void index_add(struct name_index *ix, const char *name, int tag, uint64_t value)
+{
+	size_t mask, i;
+
+	if (2 * (ix->count + 1) > ix->cap)
+		index_grow(ix);
+	mask = ix->cap - 1;
+	for (i = hash_name(name) & mask; ix->entries[i].name; i = (i + 1) & mask)
+		if (ix->entries[i].tag == tag && !strcmp(ix->entries[i].name, name))
+			return;
+	ix->entries[i] = (struct name_entry){ name, value, tag };
+	ix->count++;
+}
+
+/* The FUNC symbols of the debuginfo's symbol table. */
+static void build_functions(struct dwtypes *dt)
+{
+	Elf_Scn *scn = NULL;
+
+	dt->functions_built = true;
+	while ((scn = elf_nextscn(dt->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value)
+				continue;
+			name = elf_strptr(dt->elf, shdr.sh_link, sym.st_name);
+			if (name && *name)
+				index_add(&dt->functions, name, 0, sym.st_value);
+		}
+	}
+}
+
+static bool is_indexed_tag(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef ||
+	       tag == DW_TAG_base_type;
+}
+
+/* The named types (not declarations) at the top level of every CU, the first of each
+ * name and tag. */
+static void build_types(struct dwtypes *dt)
+{
+	Dwarf_Off offset = 0, next;
+	size_t header_size;
+
+	dt->types_built = true;
+	while (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
+			       NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(dt->dwarf, offset + header_size, &cu) &&
+		    dwarf_child(&cu, &child) == 0) {
+			do {
+				int tag = dwarf_tag(&child);
+				const char *name;
+
+				if (!is_indexed_tag(tag) || dwarf_hasattr(&child, DW_AT_declaration) ||
+				    !(name = dwarf_diename(&child)))
+					continue;
+				index_add(&dt->types, name, tag, dwarf_dieoffset(&child));
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		offset = next;
+	}
+}
+
+static const struct name_entry *find_type(struct dwtypes *dt, const char *name, int tag)
+{
+	if (!dt->types_built)
+		build_types(dt);
+	return index_find(&dt->types, name, tag);
+}
+
+/* ---- DIEs of ids ---- */
+
+struct dwtypes *dwtypes_open(const struct debuginfo *di)
+{
+	struct dwtypes *dt;
+	Elf_Scn *scn = NULL;
+
+	/* The ids keep four bits for made-up types: .debug_info must be under 256 MiB. */
+	while ((scn = elf_nextscn(debuginfo_elf(di), scn))) {
+		GElf_Shdr shdr;
+		size_t shstrndx;
+		const char *name;
+
+		if (gelf_getshdr(scn, &shdr) && elf_getshdrstrndx(debuginfo_elf(di), &shstrndx) == 0 &&
+		    (name = elf_strptr(debuginfo_elf(di), shstrndx, shdr.sh_name)) &&
+		    !strcmp(name, ".debug_info") && shdr.sh_size > OFFSET_MASK)
+			return NULL;
+	}
+	dt = xcalloc(1, sizeof(*dt));
+	dt->dwarf = debuginfo_dwarf(di);
+	dt->elf = debuginfo_elf(di);
+	return dt;
+}
+
+Dwarf *dwtypes_dwarf(struct dwtypes *dt)
+{
+	return dt->dwarf;
+}
+
+static bool is_declared_only(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type || tag == DW_TAG_class_type;
+}
+
+/* The DIE of a plain id; a struct, union or enum that its CU only declares is its
+ * definition from another CU where there is one. */
+bool dwtypes_die(struct dwtypes *dt, ktype_id id, Dwarf_Die *die)
+{
+	const struct name_entry *def;
+	const char *name;
+	int tag;
+
+	if (!id || id > OFFSET_MASK || !dwarf_offdie(dt->dwarf, id, die))
+		return false;
+	tag = dwarf_tag(die);
+	if (is_declared_only(tag) && dwarf_hasattr(die, DW_AT_declaration) &&
+	    (name = dwarf_diename(die)) &&
+	    (def = find_type(dt, name, tag == DW_TAG_class_type ? DW_TAG_structure_type : tag)))
+		return dwarf_offdie(dt->dwarf, def->value, die) != NULL;
+	return true;
+}
+
+/* The id of the type that `die`'s DW_AT_type names; 0 (void) without one. */
+static ktype_id type_attr(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die type;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type))
+		return 0;
+	return (ktype_id)dwarf_dieoffset(&type);
+}
+
+static uint64_t udata_attr(Dwarf_Die *die, int name, uint64_t otherwise)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word value;
+
+	if (!dwarf_attr_integrate(die, name, &attr) || dwarf_formudata(&attr, &value))
+		return otherwise;
+	return value;
+}
+
+static unsigned skipped_dims(ktype_id id)
+{
+	return id & DWT_PTR ? 0 : id >> SKIP_SHIFT;
+}
+
+/* The `index`th subrange of an array DIE. */
+static bool subrange(Dwarf_Die *array, unsigned index, Dwarf_Die *range)
+{
+	if (dwarf_child(array, range))
+		return false;
+	do {
+		if (dwarf_tag(range) == DW_TAG_subrange_type && index-- == 0)
+			return true;
+	} while (dwarf_siblingof(range, range) == 0);
+	return false;
+}
+
+/* ---- Questions ---- */
+
+static enum ktype_kind kind_of_die(Dwarf_Die *die)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+		return udata_attr(die, DW_AT_encoding, 0) == DW_ATE_float ? KT_FLOAT : KT_INT;
+	case DW_TAG_pointer_type: case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type: return KT_PTR;
+	case DW_TAG_array_type: return KT_ARRAY;
+	case DW_TAG_structure_type: case DW_TAG_class_type:
+		return dwarf_hasattr(die, DW_AT_declaration) ? KT_FWD : KT_STRUCT;
+	case DW_TAG_union_type:
+		return dwarf_hasattr(die, DW_AT_declaration) ? KT_FWD : KT_UNION;
+	case DW_TAG_enumeration_type:
+		return dwarf_hasattr(die, DW_AT_declaration) ? KT_FWD : KT_ENUM;
+	case DW_TAG_typedef: return KT_TYPEDEF;
+	case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type: return KT_QUALIFIER;
+	case DW_TAG_subroutine_type: case DW_TAG_subprogram: return KT_FUNC_PROTO;
+	default: return KT_OTHER;
+	}
+}
+
+enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die;
+
+	if (id & DWT_PTR)
+		return KT_PTR;
+	if (skipped_dims(id))
+		return KT_ARRAY;
+	return dwtypes_die(dt, id, &die) ? kind_of_die(&die) : KT_VOID;
+}
+
+ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id)
+{
+	unsigned skip = skipped_dims(id);
+	Dwarf_Die die, range;
+
+	if (id & DWT_PTR)
+		return id & OFFSET_MASK;
+	if (!dwtypes_die(dt, id & OFFSET_MASK, &die))
+		return 0;
+	switch (kind_of_die(&die)) {
+	case KT_ARRAY:
+		if (skip < 7 && subrange(&die, skip + 1, &range))
+			return (ktype_id)(skip + 1) << SKIP_SHIFT | (id & OFFSET_MASK);
+		return type_attr(&die);
+	case KT_PTR: case KT_TYPEDEF: case KT_QUALIFIER:
+		return type_attr(&die);
+	default:
+		return 0;
+	}
+}
+
+uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die, range;
+	uint64_t count;
+
+	if (dwtypes_kind(dt, id) != KT_ARRAY || !dwtypes_die(dt, id & OFFSET_MASK, &die) ||
+	    !subrange(&die, skipped_dims(id), &range))
+		return 0;
+	count = udata_attr(&range, DW_AT_count, UINT64_MAX);
+	if (count == UINT64_MAX) {
+		Dwarf_Attribute attr;
+		Dwarf_Sword upper;
+
+		if (!dwarf_attr(&range, DW_AT_upper_bound, &attr) || dwarf_formsdata(&attr, &upper) ||
+		    upper < 0)
+			return 0;
+		count = (uint64_t)upper + 1;
+	}
+	return count > UINT32_MAX ? 0 : (uint32_t)count;
+}
+
+uint32_t dwtypes_size(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die;
+
+	switch (dwtypes_kind(dt, id)) {
+	case KT_PTR:
+		return 8;
+	case KT_ARRAY: {
+		ktype_id elem = dwtypes_target(dt, id);
+
+		while (dwtypes_kind(dt, elem) == KT_TYPEDEF || dwtypes_kind(dt, elem) == KT_QUALIFIER)
+			elem = dwtypes_target(dt, elem);
+		return dwtypes_array_len(dt, id) * dwtypes_size(dt, elem);
+	}
+	case KT_INT: case KT_FLOAT: case KT_STRUCT: case KT_UNION: case KT_ENUM:
+		if (!dwtypes_die(dt, id, &die))
+			return 0;
+		return (uint32_t)udata_attr(&die, DW_AT_byte_size, 0);
+	default:
+		return 0;
+	}
+}
+
+static bool signed_encoding(uint64_t encoding)
+{
+	return encoding == DW_ATE_signed || encoding == DW_ATE_signed_char;
+}
+
+bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die, child;
+	ktype_id base;
+
+	if (id & ~OFFSET_MASK || !dwtypes_die(dt, id, &die))
+		return false;
+	if (dwarf_tag(&die) == DW_TAG_base_type)
+		return signed_encoding(udata_attr(&die, DW_AT_encoding, 0));
+	if (dwarf_tag(&die) != DW_TAG_enumeration_type)
+		return false;
+	base = type_attr(&die);
+	while (base && (dwtypes_kind(dt, base) == KT_TYPEDEF ||
+			dwtypes_kind(dt, base) == KT_QUALIFIER))
+		base = dwtypes_target(dt, base);
+	if (base)
+		return dwtypes_is_signed(dt, base);
+	/* No underlying type: signed when a constant is negative. */
+	if (dwarf_child(&die, &child))
+		return false;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Sword value;
+
+		if (dwarf_attr(&child, DW_AT_const_value, &attr) &&
+		    !dwarf_formsdata(&attr, &value) && value < 0)
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static const char *keyword_of(int tag)
+{
+	switch (tag) {
+	case DW_TAG_structure_type: case DW_TAG_class_type: return "struct ";
+	case DW_TAG_union_type: return "union ";
+	case DW_TAG_enumeration_type: return "enum ";
+	default: return "";
+	}
+}
+
+static const char *qualifier_of(int tag)
+{
+	switch (tag) {
+	case DW_TAG_const_type: return " const";
+	case DW_TAG_volatile_type: return " volatile";
+	default: return "";
+	}
+}
+
+/* As btf.c names its types, so that both backends print the same. */
+void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth)
+{
+	Dwarf_Die die;
+	const char *name;
+
+	if (depth > 32) {
+		sb_add(sb, "?");
+		return;
+	}
+	switch (dwtypes_kind(dt, id)) {
+	case KT_VOID:
+		sb_add(sb, "void");
+		return;
+	case KT_PTR:
+		dwtypes_add_name(dt, dwtypes_target(dt, id), sb, depth + 1);
+		sb_addc(sb, '*');
+		return;
+	case KT_ARRAY:
+		dwtypes_add_name(dt, dwtypes_target(dt, id), sb, depth + 1);
+		sb_addf(sb, "[%u]", dwtypes_array_len(dt, id));
+		return;
+	case KT_FUNC_PROTO:
+		sb_add(sb, "func");
+		return;
+	default:
+		break;
+	}
+	dwtypes_die(dt, id, &die);
+	if (kind_of_die(&die) == KT_QUALIFIER) {
+		dwtypes_add_name(dt, type_attr(&die), sb, depth + 1);
+		sb_add(sb, qualifier_of(dwarf_tag(&die)));
+		return;
+	}
+	name = dwarf_diename(&die);
+	sb_add(sb, keyword_of(dwarf_tag(&die)));
+	sb_add(sb, name ? name : "{...}");
+}
+
+/* The `index`th DW_TAG_member of a struct or union (index -1: counts them). */
+static int member_die(struct dwtypes *dt, ktype_id id, int index, Dwarf_Die *member)
+{
+	Dwarf_Die die;
+	int count = 0;
+	enum ktype_kind kind = dwtypes_kind(dt, id);
+
+	if ((kind != KT_STRUCT && kind != KT_UNION) || !dwtypes_die(dt, id, &die) ||
+	    dwarf_child(&die, member))
+		return 0;
+	do {
+		if (dwarf_tag(member) != DW_TAG_member)
+			continue;
+		if (count++ == index)
+			return count;
+	} while (dwarf_siblingof(member, member) == 0);
+	return index < 0 ? count : 0;
+}
+
+int dwtypes_nmembers(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die member;
+
+	return member_die(dt, id, -1, &member);
+}
+
+/* A member's offset in bits from the start of its struct. */
+static uint32_t member_bit_offset(Dwarf_Die *member, uint32_t bit_size)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word bytes = 0;
+	uint64_t bits = udata_attr(member, DW_AT_data_bit_offset, UINT64_MAX);
+
+	if (bits != UINT64_MAX)
+		return (uint32_t)bits;
+	if (dwarf_attr(member, DW_AT_data_member_location, &attr) &&
+	    dwarf_formudata(&attr, &bytes))
+		bytes = 0;
+	bits = bytes * 8;
+	if (bit_size && dwarf_hasattr(member, DW_AT_bit_offset)) {
+		/* DWARF 2's big-endian view: from the top of the storage unit. */
+		uint64_t unit = udata_attr(member, DW_AT_byte_size, 0) * 8;
+
+		bits += unit - udata_attr(member, DW_AT_bit_offset, 0) - bit_size;
+	}
+	return (uint32_t)bits;
+}
+
+void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmember *m)
+{
+	Dwarf_Die member;
+	const char *name;
+
+	if (!member_die(dt, id, index, &member)) {
+		*m = (struct kmember){ "", 0, 0, 0 };
+		return;
+	}
+	name = dwarf_diename(&member);
+	m->name = name ? name : "";
+	m->type = type_attr(&member);
+	m->bit_size = (uint32_t)udata_attr(&member, DW_AT_bit_size, 0);
+	m->bit_offset = member_bit_offset(&member, m->bit_size);
+}
+
+const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value)
+{
+	Dwarf_Die die, child;
+
+	if (dwtypes_kind(dt, id) != KT_ENUM || !dwtypes_die(dt, id, &die) ||
+	    dwarf_child(&die, &child))
+		return NULL;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Sword sval;
+		Dwarf_Word uval;
+
+		if (dwarf_tag(&child) != DW_TAG_enumerator ||
+		    !dwarf_attr(&child, DW_AT_const_value, &attr))
+			continue;
+		if ((!dwarf_formsdata(&attr, &sval) && sval == value) ||
+		    (!dwarf_formudata(&attr, &uval) && (int64_t)uval == value))
+			return dwarf_diename(&child);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return NULL;
+}
+
+/* The subprogram DIE of the CU `cu` whose code starts at `addr`. */
+static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(cu, &child))
+		return false;
+	do {
+		Dwarf_Addr low;
+
+		if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_lowpc(&child, &low) == 0 &&
+		    low == addr) {
+			*out = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+ktype_id dwtypes_function(struct dwtypes *dt, const char *name)
+{
+	const struct name_entry *sym;
+	Dwarf_Die cu, fn;
+
+	if (!dt->functions_built)
+		build_functions(dt);
+	sym = index_find(&dt->functions, name, 0);
+	if (!sym || !dwarf_addrdie(dt->dwarf, sym->value, &cu) ||
+	    !subprogram_at(&cu, sym->value, &fn))
+		return 0;
+	return (ktype_id)dwarf_dieoffset(&fn);
+}
+
+ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto)
+{
+	Dwarf_Die die;
+
+	return dwtypes_kind(dt, proto) == KT_FUNC_PROTO && dwtypes_die(dt, proto, &die) ?
+	       type_attr(&die) : 0;
+}
+
+/* The `index`th formal parameter of a prototype (index -1: counts them). */
+static int param_die(struct dwtypes *dt, ktype_id proto, int index, Dwarf_Die *param)
+{
+	Dwarf_Die die;
+	int count = 0;
+
+	if (dwtypes_kind(dt, proto) != KT_FUNC_PROTO || !dwtypes_die(dt, proto, &die) ||
+	    dwarf_child(&die, param))
+		return 0;
+	do {
+		if (dwarf_tag(param) != DW_TAG_formal_parameter)
+			continue;
+		if (count++ == index)
+			return count;
+	} while (dwarf_siblingof(param, param) == 0);
+	return index < 0 ? count : 0;
+}
+
+int dwtypes_nparams(struct dwtypes *dt, ktype_id proto)
+{
+	Dwarf_Die param;
+
+	return param_die(dt, proto, -1, &param);
+}
+
+const char *dwtypes_param_name(struct dwtypes *dt, ktype_id proto, int index)
+{
+	Dwarf_Die param;
+	const char *name;
+
+	if (!param_die(dt, proto, index, &param))
+		return "";
+	name = dwarf_diename(&param);
+	return name ? name : "";
+}
+
+ktype_id dwtypes_param_type(struct dwtypes *dt, ktype_id proto, int index)
+{
+	Dwarf_Die param;
+
+	return param_die(dt, proto, index, &param) ? type_attr(&param) : 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char **names_in(const struct name_index *ix, int tag, const char *prefix,
+			     size_t *count)
+{
+	size_t len = strlen(prefix), n = 0;
+	const char **names = NULL;
+
+	for (size_t i = 0; i < ix->cap; i++) {
+		const struct name_entry *e = &ix->entries[i];
+
+		if (!e->name || e->tag != tag || strncmp(e->name, prefix, len))
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = e->name;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
+	*count = n;
+	return names;
+}
+
+const char **dwtypes_typedef_names(struct dwtypes *dt, const char *prefix, size_t *count)
+{
+	if (!dt->types_built)
+		build_types(dt);
+	return names_in(&dt->types, DW_TAG_typedef, prefix, count);
+}
+
+const char **dwtypes_function_names(struct dwtypes *dt, const char *prefix, size_t *count)
+{
+	if (!dt->functions_built)
+		build_functions(dt);
+	return names_in(&dt->functions, 0, prefix, count);
+}
+
+ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name)
+{
+	static const struct { const char *prefix; int tag; } keywords[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "enum ", DW_TAG_enumeration_type },
+	};
+	static const int bare_tags[] = { DW_TAG_typedef, DW_TAG_base_type, DW_TAG_structure_type,
+					 DW_TAG_union_type, DW_TAG_enumeration_type };
+	const struct name_entry *e = NULL;
+
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
+		size_t plen = strlen(keywords[i].prefix);
+
+		if (!strncmp(name, keywords[i].prefix, plen)) {
+			e = find_type(dt, name + plen, keywords[i].tag);
+			return e ? (ktype_id)e->value : 0;
+		}
+	}
+	for (size_t i = 0; !e && i < sizeof(bare_tags) / sizeof(bare_tags[0]); i++)
+		e = find_type(dt, name, bare_tags[i]);
+	return e ? (ktype_id)e->value : 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The DWARF backend of ktypes.h (dwtypes.c): the target kernel's types read with libdw
+ * from its debuginfo (debuginfo.h). btf.c hands every ktypes_* question on a DWARF
+ * `struct ktypes` to the function of the same name here.
+ *
+ * A type id is the offset of its DIE in .debug_info; ids with a non-zero top nibble are
+ * made up for what DWARF has no DIE for: DWT_PTR | id, a pointer to id (@cast's "T*"),
+ * and k << 28 | id (k of 1..7), the array id without its first k dimensions. A function's
+ * prototype is its DW_TAG_subprogram DIE (a subroutine type's is its own).
+ *
+ * A function is found through the ELF symbol table and .debug_aranges (dwarf_addrdie),
+ * never by reading every CU; the index of named types (@cast, and a struct that a CU only
+ * declares) is built on first need from the CUs' top-level DIEs.
+ */
+#ifndef TAPSTER_DWTYPES_H
+#define TAPSTER_DWTYPES_H
+
+#include <elfutils/libdw.h>
+
+#include "ktypes.h"
+
+struct debuginfo;
+struct strbuf;
+struct dwtypes;
+
+#define DWT_PTR 0x80000000u
+
+/* NULL when the debuginfo's .debug_info is too large for 28-bit offsets. */
+struct dwtypes *dwtypes_open(const struct debuginfo *di);
+
+enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id);
+ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id);
+uint32_t dwtypes_size(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
+bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
+uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
+void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth);
+int dwtypes_nmembers(struct dwtypes *dt, ktype_id id);		/* of a stripped type */
+void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmember *m);
+const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value);
+ktype_id dwtypes_function(struct dwtypes *dt, const char *name);
+ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto);
+int dwtypes_nparams(struct dwtypes *dt, ktype_id proto);
+const char *dwtypes_param_name(struct dwtypes *dt, ktype_id proto, int index);
+ktype_id dwtypes_param_type(struct dwtypes *dt, ktype_id proto, int index);
+const char **dwtypes_typedef_names(struct dwtypes *dt, const char *prefix, size_t *count);
+const char **dwtypes_function_names(struct dwtypes *dt, const char *prefix, size_t *count);
+/* A named type without a trailing '*': "struct x", "union x", "enum x", or a typedef's,
+ * a base type's or (without its keyword) a struct's, union's or enum's name. */
+ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name);
+
+/* For probes inside a function: the DIE of a type id, and the function's DIE (its
+ * DW_TAG_subprogram, for the scopes and variables visible at a pc). */
+bool dwtypes_die(struct dwtypes *dt, ktype_id id, Dwarf_Die *die);
+Dwarf *dwtypes_dwarf(struct dwtypes *dt);
+
+#endif
