@@ -481,6 +481,11 @@ const char *ktypes_source(const struct ktypes *kt)
 	return kt->source;
 }
 
+struct dwtypes *ktypes_dwarf(const struct ktypes *kt)
+{
+	return kt->dw;
+}
+
 /* ---- Questions ---- */
 
 static const struct btf_type *type_of(const struct ktypes *kt, ktype_id id)

@@ -411,7 +411,24 @@ static const char *qualifier_of(int tag)
 	}
 }
 
-/* As btf.c names its types, so that both backends print the same. */
+/* A pointer to a function as stap names it: "int (*) (struct dentry*, void*)". */
+static void add_function_pointer_name(struct dwtypes *dt, ktype_id proto, struct strbuf *sb,
+				      int depth)
+{
+	int count = dwtypes_nparams(dt, proto);
+
+	dwtypes_add_name(dt, dwtypes_return_type(dt, proto), sb, depth + 1);
+	sb_add(sb, " (*) (");
+	for (int i = 0; i < count; i++) {
+		if (i)
+			sb_add(sb, ", ");
+		dwtypes_add_name(dt, dwtypes_param_type(dt, proto, i), sb, depth + 1);
+	}
+	sb_addc(sb, ')');
+}
+
+/* As btf.c names its types, so that both backends print the same (but a function
+ * pointer, which stap spells out from DWARF). */
 void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth)
 {
 	Dwarf_Die die;
@@ -426,6 +443,10 @@ void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int de
 		sb_add(sb, "void");
 		return;
 	case KT_PTR:
+		if (dwtypes_kind(dt, dwtypes_target(dt, id)) == KT_FUNC_PROTO) {
+			add_function_pointer_name(dt, dwtypes_target(dt, id), sb, depth);
+			return;
+		}
 		dwtypes_add_name(dt, dwtypes_target(dt, id), sb, depth + 1);
 		sb_addc(sb, '*');
 		return;
@@ -536,6 +557,16 @@ const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value)
 	return NULL;
 }
 
+/* A function's entry: its low pc, or where its first range begins (a function split
+ * into hot and cold parts). */
+static bool entry_of(Dwarf_Die *function, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, end;
+
+	return dwarf_lowpc(function, entry) == 0 ||
+	       dwarf_ranges(function, 0, &base, entry, &end) > 0;
+}
+
 /* The subprogram DIE of the CU `cu` whose code starts at `addr`. */
 static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out)
 {
@@ -546,7 +577,7 @@ static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out)
 	do {
 		Dwarf_Addr low;
 
-		if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_lowpc(&child, &low) == 0 &&
+		if (dwarf_tag(&child) == DW_TAG_subprogram && entry_of(&child, &low) &&
 		    low == addr) {
 			*out = child;
 			return true;
@@ -680,4 +711,355 @@ ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name)
 	for (size_t i = 0; !e && i < sizeof(bare_tags) / sizeof(bare_tags[0]); i++)
 		e = find_type(dt, name, bare_tags[i]);
 	return e ? (ktype_id)e->value : 0;
+}
+
+/* ---- Variables and their locations ---- */
+
+static bool text_bytes(struct dwtypes *dt, Dwarf_Addr addr, unsigned char *out, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(dt->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
+		    !(shdr.sh_flags & SHF_EXECINSTR) || addr < shdr.sh_addr ||
+		    addr + len > shdr.sh_addr + shdr.sh_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || addr - shdr.sh_addr + len > data->d_size)
+			return false;
+		memcpy(out, (const char *)data->d_buf + (addr - shdr.sh_addr), len);
+		return true;
+	}
+	return false;
+}
+
+Dwarf_Addr dwtypes_probe_pc(struct dwtypes *dt, Dwarf_Die *function)
+{
+	static const unsigned char nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	unsigned char code[5];
+	Dwarf_Addr entry;
+
+	if (!entry_of(function, &entry))
+		return 0;
+	if (text_bytes(dt, entry, code, sizeof(code)) &&
+	    (code[0] == 0xe8 || !memcmp(code, nop5, sizeof(nop5))))
+		return entry + 5;
+	return entry;
+}
+
+static bool holds_pc(Dwarf_Die *die, Dwarf_Addr pc)
+{
+	return dwarf_haspc(die, pc) == 1;
+}
+
+static void add_var(struct dwvar **vars, size_t *count, Dwarf_Die *die, bool is_param)
+{
+	const char *name = dwarf_diename(die);
+
+	if (!name)
+		return;
+	for (size_t i = 0; i < *count; i++)
+		if (!strcmp((*vars)[i].name, name)) {
+			/* An inner declaration hides the outer one. */
+			(*vars)[i] = (struct dwvar){ name, *die, is_param };
+			return;
+		}
+	*vars = xrealloc(*vars, (*count + 1) * sizeof(**vars));
+	(*vars)[(*count)++] = (struct dwvar){ name, *die, is_param };
+}
+
+static void scope_vars(Dwarf_Die *scope, Dwarf_Addr pc, struct dwvar **vars, size_t *count,
+		       int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 32 || dwarf_child(scope, &child))
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_formal_parameter:
+			add_var(vars, count, &child, true);
+			break;
+		case DW_TAG_variable:
+			add_var(vars, count, &child, false);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	/* Then the blocks that hold pc: their names hide these. */
+	dwarf_child(scope, &child);
+	do {
+		if (dwarf_tag(&child) == DW_TAG_lexical_block && holds_pc(&child, pc))
+			scope_vars(&child, pc, vars, count, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+size_t dwtypes_scope_vars(struct dwtypes *dt, Dwarf_Die *scope, Dwarf_Addr pc,
+			  struct dwvar **vars)
+{
+	size_t count = 0;
+
+	(void)dt;
+	*vars = NULL;
+	scope_vars(scope, pc, vars, &count, 0);
+	return count;
+}
+
+/* pt_regs' member of a DWARF register number (x86_64), or NULL. */
+static const char *register_name(unsigned reg)
+{
+	static const char *const names[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+					     "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+					     "r15" };
+
+	return reg < sizeof(names) / sizeof(names[0]) ? names[reg] : NULL;
+}
+
+static char *register_value(unsigned reg)
+{
+	if (reg == 7)
+		return xstrdup("((int64_t)kernel_stack_pointer(c->regs))");
+	return xasprintf("((int64_t)c->regs->%s)", register_name(reg));
+}
+
+static const char *op_name(unsigned atom)
+{
+	switch (atom) {
+	case DW_OP_deref: return "DW_OP_deref";
+	case DW_OP_entry_value: case DW_OP_GNU_entry_value: return "DW_OP_entry_value";
+	case DW_OP_implicit_value: return "DW_OP_implicit_value";
+	case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
+		return "DW_OP_implicit_pointer";
+	case DW_OP_piece: return "DW_OP_piece";
+	case DW_OP_bit_piece: return "DW_OP_bit_piece";
+	case DW_OP_GNU_parameter_ref: return "DW_OP_GNU_parameter_ref";
+	case DW_OP_addr: return "DW_OP_addr";
+	default: return NULL;
+	}
+}
+
+struct loc_stack {
+	char *items[8];
+	int depth;
+	bool is_value;		/* the result is a value, not an address */
+	char *error;
+};
+
+static void loc_push(struct loc_stack *st, char *expr)
+{
+	if (st->depth == 8) {
+		free(expr);
+		if (!st->error)
+			st->error = xstrdup("a location expression this deep");
+		return;
+	}
+	st->items[st->depth++] = expr;
+}
+
+static char *loc_pop(struct loc_stack *st)
+{
+	if (!st->depth) {
+		if (!st->error)
+			st->error = xstrdup("a location expression that pops an empty stack");
+		return xstrdup("0");
+	}
+	return st->items[--st->depth];
+}
+
+static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st);
+
+/* One operation of a location expression, on the stack `st` (st->error: it cannot). */
+static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, Dwarf_Addr pc,
+		   struct loc_stack *st);
+
+static void frame_base(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Addr pc,
+		       struct loc_stack *st)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr_integrate(function, DW_AT_frame_base, &attr) ||
+	    dwarf_getlocation_addr(&attr, pc, &ops, &nops, 1) != 1) {
+		st->error = xstrdup("a frame base that tapster cannot find");
+		return;
+	}
+	for (size_t i = 0; i < nops && !st->error; i++) {
+		if (ops[i].atom == DW_OP_call_frame_cfa)
+			frame_cfa(dt, pc, st);
+		else
+			loc_op(dt, &ops[i], function, pc, st);
+	}
+	st->is_value = false;
+}
+
+static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
+{
+	Dwarf_CFI *cfi = dwarf_getcfi(dt->dwarf);
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) || dwarf_frame_cfa(frame, &ops, &nops) ||
+	    nops != 1 || (ops[0].atom != DW_OP_bregx &&
+			  (ops[0].atom < DW_OP_breg0 || ops[0].atom > DW_OP_breg31))) {
+		st->error = xstrdup("DW_OP_call_frame_cfa");
+		return false;
+	}
+	loc_op(dt, &ops[0], NULL, pc, st);
+	return true;
+}
+
+static void loc_binary(struct loc_stack *st, const char *op)
+{
+	char *b = loc_pop(st), *a = loc_pop(st);
+
+	loc_push(st, xasprintf("(%s %s %s)", a, op, b));
+	free(a);
+	free(b);
+}
+
+static void loc_register(struct loc_stack *st, unsigned reg, int64_t offset, bool is_value)
+{
+	if (!register_name(reg)) {
+		if (!st->error)
+			st->error = xasprintf("DWARF register %u", reg);
+		return;
+	}
+	char *value = register_value(reg);
+
+	if (is_value) {
+		loc_push(st, value);
+		st->is_value = true;
+		return;
+	}
+	loc_push(st, xasprintf("(%s + %lldLL)", value, (long long)offset));
+	free(value);
+}
+
+static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, Dwarf_Addr pc,
+		   struct loc_stack *st)
+{
+	unsigned atom = op->atom;
+
+	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
+		loc_register(st, atom - DW_OP_reg0, 0, true);
+	else if (atom == DW_OP_regx)
+		loc_register(st, (unsigned)op->number, 0, true);
+	else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31)
+		loc_register(st, atom - DW_OP_breg0, (int64_t)op->number, false);
+	else if (atom == DW_OP_bregx)
+		loc_register(st, (unsigned)op->number, (int64_t)op->number2, false);
+	else if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
+		loc_push(st, xasprintf("%uLL", atom - DW_OP_lit0));
+	else if (atom == DW_OP_const1u || atom == DW_OP_const2u || atom == DW_OP_const4u ||
+		 atom == DW_OP_const8u || atom == DW_OP_constu)
+		loc_push(st, xasprintf("((int64_t)%lluULL)", (unsigned long long)op->number));
+	else if (atom == DW_OP_const1s || atom == DW_OP_const2s || atom == DW_OP_const4s ||
+		 atom == DW_OP_const8s || atom == DW_OP_consts)
+		loc_push(st, xasprintf("(%lldLL)", (long long)(int64_t)op->number));
+	else if (atom == DW_OP_plus_uconst) {
+		char *a = loc_pop(st);
+
+		loc_push(st, xasprintf("(%s + %lluLL)", a, (unsigned long long)op->number));
+		free(a);
+	} else if (atom == DW_OP_fbreg && function) {
+		frame_base(dt, function, pc, st);
+		if (!st->error) {
+			char *a = loc_pop(st);
+
+			loc_push(st, xasprintf("(%s + %lldLL)", a, (long long)(int64_t)op->number));
+			free(a);
+		}
+	} else if (atom == DW_OP_call_frame_cfa) {
+		frame_cfa(dt, pc, st);
+	} else if (atom == DW_OP_plus) {
+		loc_binary(st, "+");
+	} else if (atom == DW_OP_minus) {
+		loc_binary(st, "-");
+	} else if (atom == DW_OP_and) {
+		loc_binary(st, "&");
+	} else if (atom == DW_OP_or) {
+		loc_binary(st, "|");
+	} else if (atom == DW_OP_stack_value) {
+		st->is_value = true;
+	} else if (!st->error) {
+		const char *name = op_name(atom);
+
+		st->error = name ? xstrdup(name) : xasprintf("DWARF operation %#x", atom);
+	}
+}
+
+/* "[0x..,0x..], [...]": where the variable has a location. */
+static char *location_ranges(Dwarf_Attribute *attr)
+{
+	struct strbuf sb = { 0 };
+	ptrdiff_t offset = 0;
+	Dwarf_Addr base, start, end;
+	Dwarf_Op *expr;
+	size_t len;
+
+	sb_add(&sb, "");
+	while ((offset = dwarf_getlocations(attr, offset, &base, &start, &end, &expr, &len)) > 0)
+		sb_addf(&sb, "%s[%#llx,%#llx]", sb.len ? ", " : "", (unsigned long long)start,
+			(unsigned long long)end);
+	return sb_steal(&sb);
+}
+
+enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
+				Dwarf_Addr pc, char **c_expr, char **detail)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+	struct loc_stack st = { 0 };
+
+	*c_expr = *detail = NULL;
+	if (!dwarf_attr_integrate(var, DW_AT_location, &attr)) {
+		*detail = xstrdup("");
+		return DWLOC_NONE;
+	}
+	if (dwarf_getlocation_addr(&attr, pc, &ops, &nops, 1) != 1 || !nops) {
+		*detail = location_ranges(&attr);
+		return DWLOC_NONE;
+	}
+	for (size_t i = 0; i < nops && !st.error; i++) {
+		if (ops[i].atom == DW_OP_piece && i == nops - 1 && i > 0)
+			break;	/* one piece: the whole variable */
+		loc_op(dt, &ops[i], function, pc, &st);
+	}
+	if (!st.error && st.depth != 1)
+		st.error = xstrdup("a location expression that leaves no single result");
+	if (st.error) {
+		while (st.depth)
+			free(st.items[--st.depth]);
+		*detail = st.error;
+		return DWLOC_UNSUPPORTED;
+	}
+	*c_expr = st.items[0];
+	return st.is_value ? DWLOC_VALUE : DWLOC_ADDRESS;
+}
+
+ktype_id dwtypes_var_type(Dwarf_Die *var)
+{
+	return type_attr(var);
+}
+
+char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *file;
+	int lineno = 0, column = 0;
+
+	if (!dwarf_addrdie(dt->dwarf, pc, &cu) || !(line = dwarf_getsrc_die(&cu, pc)) ||
+	    !(file = dwarf_linesrc(line, NULL, NULL)))
+		return NULL;
+	dwarf_lineno(line, &lineno);
+	dwarf_linecol(line, &column);
+	return xasprintf("%s:%d:%d", file, lineno, column);
 }

@@ -54,4 +54,46 @@ ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name);
 bool dwtypes_die(struct dwtypes *dt, ktype_id id, Dwarf_Die *die);
 Dwarf *dwtypes_dwarf(struct dwtypes *dt);
 
+/* A function's probe address as stap reports it: its entry, after the 5-byte __fentry__
+ * call (or the nop that replaced it) when it begins with one. */
+Dwarf_Addr dwtypes_probe_pc(struct dwtypes *dt, Dwarf_Die *function);
+
+/* A variable or parameter visible at a pc. */
+struct dwvar {
+	const char *name;
+	Dwarf_Die die;
+	bool is_param;
+};
+
+/*
+ * The parameters and variables visible at `pc` in `scope` (a DW_TAG_subprogram or a
+ * DW_TAG_inlined_subroutine DIE): its own and those of its lexical blocks that hold `pc`,
+ * outer first, each in DIE order, an inner name hiding an outer one. The count; *vars is
+ * malloc'd. This is what a probe anywhere in a function or an inlined instance asks.
+ */
+size_t dwtypes_scope_vars(struct dwtypes *dt, Dwarf_Die *scope, Dwarf_Addr pc,
+			  struct dwvar **vars);
+
+/* The type of a variable's or parameter's DIE. */
+ktype_id dwtypes_var_type(Dwarf_Die *var);
+/* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
+char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
+
+enum dwloc {
+	DWLOC_ADDRESS,		/* *c_expr: the variable's address */
+	DWLOC_VALUE,		/* *c_expr: its value (a register, DW_OP_stack_value) */
+	DWLOC_NONE,		/* no location at pc; *detail: the ranges where it has one
+				 * ("[0x..,0x..], ...", "" for none) */
+	DWLOC_UNSUPPORTED,	/* *detail: what can't be translated ("DW_OP_entry_value") */
+};
+
+/*
+ * Where the variable `var` of the function `function` is at `pc`, as a C expression of
+ * type int64_t over the probe context's registers (`c->regs`, a `struct pt_regs *`).
+ * Location lists are picked by pc; the frame base is the CFA from .debug_frame
+ * (DW_OP_call_frame_cfa). *c_expr or *detail is malloc'd.
+ */
+enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
+				Dwarf_Addr pc, char **c_expr, char **detail);
+
 #endif

@@ -65,6 +65,8 @@ const struct ktypes *ktypes_load_module(const struct session *s, const char *nam
 /* What they were read from: "BTF" or "DWARF", and the file. */
 const char *ktypes_backend(const struct ktypes *kt);
 const char *ktypes_source(const struct ktypes *kt);
+/* The DWARF backend's own view (dwtypes.h: locals, locations), NULL for BTF types. */
+struct dwtypes *ktypes_dwarf(const struct ktypes *kt);
 
 enum ktype_kind ktypes_kind(const struct ktypes *kt, ktype_id id);
 /* The type without its typedefs and qualifiers. */
