@@ -4,6 +4,7 @@
 #include "dwtypes.h"
 
 #include <dwarf.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,8 @@ struct name_index {
 struct dwtypes {
 	Dwarf *dwarf;
 	Elf *elf;
-	struct name_index functions;	/* FUNC symbols: name -> address */
+	struct name_index functions;	/* FUNC (tag 0) and OBJECT (tag 1) symbols: name ->
+					 * address */
 	bool functions_built;
 	struct name_index types;	/* named types of the CUs' top level: name -> DIE */
 	bool types_built;
@@ -113,12 +115,14 @@ static void build_functions(struct dwtypes *dt)
 			GElf_Sym sym;
 			const char *name;
 
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value)
+			if (!gelf_getsym(data, (int)i, &sym) || !sym.st_value ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_OBJECT))
 				continue;
 			name = elf_strptr(dt->elf, shdr.sh_link, sym.st_name);
 			if (name && *name)
-				index_add(&dt->functions, name, 0, sym.st_value);
+				index_add(&dt->functions, name,
+					  GELF_ST_TYPE(sym.st_info) == STT_FUNC ? 0 : 1, sym.st_value);
 		}
 	}
 }
@@ -130,8 +134,11 @@ static bool is_indexed_tag(int tag)
 	       tag == DW_TAG_base_type;
 }
 
-/* The named types (not declarations) at the top level of every CU, the first of each
- * name and tag. */
+/* A variable DIE's tag in the index: a declaration (extern) is kept apart. */
+#define DECLARED_VARIABLE (DW_TAG_variable | 0x10000)
+
+/* The named types (not declarations) and variables at the top level of every CU, the first
+ * of each name and tag. */
 static void build_types(struct dwtypes *dt)
 {
 	Dwarf_Off offset = 0, next;
@@ -148,6 +155,12 @@ static void build_types(struct dwtypes *dt)
 				int tag = dwarf_tag(&child);
 				const char *name;
 
+				if (tag == DW_TAG_variable && (name = dwarf_diename(&child))) {
+					index_add(&dt->types, name,
+						  dwarf_hasattr(&child, DW_AT_location) ?
+						  tag : DECLARED_VARIABLE, dwarf_dieoffset(&child));
+					continue;
+				}
 				if (!is_indexed_tag(tag) || dwarf_hasattr(&child, DW_AT_declaration) ||
 				    !(name = dwarf_diename(&child)))
 					continue;
@@ -1062,4 +1075,94 @@ char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
 	dwarf_lineno(line, &lineno);
 	dwarf_linecol(line, &column);
 	return xasprintf("%s:%d:%d", file, lineno, column);
+}
+
+/* ---- Globals ---- */
+
+Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function)
+{
+	const struct name_entry *sym;
+
+	if (!dt->functions_built)
+		build_functions(dt);
+	sym = index_find(&dt->functions, name, function ? 0 : 1);
+	return sym ? sym->value : 0;
+}
+
+/* Whether the CU name `cu` is the file `file` names: a glob over the whole name or over
+ * its end after a '/'. */
+static bool file_matches(const char *file, const char *cu)
+{
+	const char *slash;
+
+	if (!fnmatch(file, cu, 0))
+		return true;
+	for (slash = strchr(cu, '/'); slash; slash = strchr(slash + 1, '/'))
+		if (!fnmatch(file, slash + 1, 0))
+			return true;
+	return false;
+}
+
+/* The variable `name` at the top level of a CU whose name matches `file`, one with a
+ * location first. */
+static bool global_in_file(struct dwtypes *dt, const char *name, const char *file,
+			   Dwarf_Die *var)
+{
+	Dwarf_Off offset = 0, next;
+	size_t header_size;
+	bool found = false;
+
+	while (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
+			       NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+		const char *cu_name;
+
+		if (dwarf_offdie(dt->dwarf, offset + header_size, &cu) &&
+		    (cu_name = dwarf_diename(&cu)) && file_matches(file, cu_name) &&
+		    dwarf_child(&cu, &child) == 0) {
+			do {
+				const char *var_name;
+
+				if (dwarf_tag(&child) != DW_TAG_variable ||
+				    !(var_name = dwarf_diename(&child)) || strcmp(var_name, name))
+					continue;
+				if (dwarf_hasattr(&child, DW_AT_location)) {
+					*var = child;
+					return true;
+				}
+				if (!found)
+					*var = child;
+				found = true;
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		offset = next;
+	}
+	return found;
+}
+
+bool dwtypes_global(struct dwtypes *dt, const char *name, const char *file, Dwarf_Die *var,
+		    Dwarf_Addr *addr)
+{
+	const struct name_entry *e;
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (file) {
+		if (!global_in_file(dt, name, file, var))
+			return false;
+	} else {
+		if (!(e = find_type(dt, name, DW_TAG_variable)) &&
+		    !(e = find_type(dt, name, DECLARED_VARIABLE)))
+			return false;
+		if (!dwarf_offdie(dt->dwarf, e->value, var))
+			return false;
+	}
+	*addr = 0;
+	if (dwarf_attr_integrate(var, DW_AT_location, &attr) &&
+	    dwarf_getlocation(&attr, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_addr)
+		*addr = ops[0].number;
+	else
+		*addr = dwtypes_symbol(dt, name, false);	/* extern, or linker-defined */
+	return true;
 }

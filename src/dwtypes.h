@@ -79,6 +79,15 @@ ktype_id dwtypes_var_type(Dwarf_Die *var);
 /* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
 
+/* The link-time address of the ELF symbol `name` (a function's, else a data object's);
+ * 0 when there is none. */
+Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);
+/* The kernel's global variable `name`, in the CU whose source file matches the glob `file`
+ * when not NULL: its DIE and its link-time address (its DW_OP_addr, else its symbol's: a
+ * per-CPU variable's is its offset in the per-CPU area); 0 when it has neither. */
+bool dwtypes_global(struct dwtypes *dt, const char *name, const char *file, Dwarf_Die *var,
+		    Dwarf_Addr *addr);
+
 enum dwloc {
 	DWLOC_ADDRESS,		/* *c_expr: the variable's address */
 	DWLOC_VALUE,		/* *c_expr: its value (a register, DW_OP_stack_value) */

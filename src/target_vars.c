@@ -1146,14 +1146,88 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
  * too. In the kernel, a global's type would come from BTF, but a 6.1 kernel's BTF
  * describes only per-CPU variables, and the VM kit's symbol table has no data symbols.
  */
+/* The kernel's link-time address `addr` as C at run time: moved by KASLR's offset, measured
+ * from an exported function the module links against (its address less its link-time
+ * one); a per-CPU variable's offset (below the kernel's map) becomes this CPU's copy. */
+static char *global_address(struct dwtypes *dt, Dwarf_Addr addr)
+{
+	const char *anchor_name = "_printk";
+	Dwarf_Addr anchor = dwtypes_symbol(dt, anchor_name, true);
+
+	if (addr < 0xffffffff80000000ULL)
+		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
+				 (unsigned long long)addr);
+	if (!anchor) {
+		anchor_name = "printk";
+		anchor = dwtypes_symbol(dt, anchor_name, true);
+	}
+	if (!anchor)
+		return NULL;
+	return xasprintf("((int64_t)(%#llxUL + ((unsigned long)&%s - %#llxUL)))",
+			 (unsigned long long)addr, anchor_name, (unsigned long long)anchor);
+}
+
+/* @var("name[@file]") from the kernel's DWARF: its address, then its components. */
+static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool quiet)
+{
+	struct walk w = { kt, n, { "operator", "@var" }, quiet, NULL, 0, NULL, false };
+	char *name = xstrdup(n->text), *file = strchr(name, '@'), *expr = NULL, *where;
+	struct target_access *a;
+	Dwarf_Die var;
+	Dwarf_Addr addr = 0;
+	bool found;
+
+	if (file)
+		*file++ = '\0';
+	found = dwtypes_global(ktypes_dwarf(kt), name, file, &var, &addr);
+	if (found && addr)
+		expr = global_address(ktypes_dwarf(kt), addr);
+	if (!expr) {
+		if (!found && file)
+			fail(&w, "unable to find global '%s' in kernel, in %s", name, file);
+		else if (!found)
+			fail(&w, "unable to find global '%s' in kernel", name);
+		else
+			fail(&w, "tapster cannot place kernel global '%s': it has no address", name);
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
+		free(name);
+		return false;
+	}
+	free(name);
+	a = xcalloc(1, sizeof(*a));
+	a->base = BASE_EXPR;
+	a->expr = expr;
+	a->lvalue = true;
+	w.a = a;
+	w.type = dwtypes_var_type(&var);
+	if (!walk_comps(&w, n->comps)) {
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
+		free(a->steps);
+		free(a->expr);
+		free(a);
+		return false;
+	}
+	where = xasprintf("operator '@var' at %s:%d:%d", n->loc.source ? n->loc.source->name : "",
+			  n->loc.line, n->loc.col);
+	a->location = c_string_literal(where);
+	free(where);
+	n->sym = a;
+	n->type = TYPE_LONG;
+	return true;
+}
+
 bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet)
 {
 	struct token_desc tok = { "operator", "@var" };
 	bool in_kernel = (n->module && !strcmp(n->module, "kernel")) ||
 			 (!n->module && on_kernel_functions(p));
+	const struct ktypes *kt = in_kernel && env && env->types ? env->types(env->ctx) : NULL;
 
-	(void)env;
+	if (kt && ktypes_dwarf(kt))
+		return resolve_dwarf_atvar(kt, n, quiet);
 	if (quiet)
 		return false;
 	if (!in_kernel || strchr(n->text, '@')) {
