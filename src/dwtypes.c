@@ -885,6 +885,24 @@ static char *loc_pop(struct loc_stack *st)
 
 static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st);
 
+char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr)
+{
+	const char *anchor_name = "_printk";
+	Dwarf_Addr anchor = dwtypes_symbol(dt, anchor_name, true);
+
+	if (addr < 0xffffffff80000000ULL)
+		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
+				 (unsigned long long)addr);
+	if (!anchor) {
+		anchor_name = "printk";
+		anchor = dwtypes_symbol(dt, anchor_name, true);
+	}
+	if (!anchor)
+		return NULL;
+	return xasprintf("((int64_t)(%#llxUL + ((unsigned long)&%s - %#llxUL)))",
+			 (unsigned long long)addr, anchor_name, (unsigned long long)anchor);
+}
+
 /* One operation of a location expression, on the stack `st` (st->error: it cannot). */
 static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, Dwarf_Addr pc,
 		   struct loc_stack *st);
@@ -998,6 +1016,13 @@ static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, 
 		loc_binary(st, "&");
 	} else if (atom == DW_OP_or) {
 		loc_binary(st, "|");
+	} else if (atom == DW_OP_addr) {
+		char *expr = dwtypes_address_expr(dt, op->number);
+
+		if (expr)
+			loc_push(st, expr);
+		else if (!st->error)
+			st->error = xstrdup("DW_OP_addr");
 	} else if (atom == DW_OP_stack_value) {
 		st->is_value = true;
 	} else if (!st->error) {

@@ -82,6 +82,11 @@ char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
 /* The link-time address of the ELF symbol `name` (a function's, else a data object's);
  * 0 when there is none. */
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);
+/* The kernel's link-time address `addr` as a C expression (int64_t) at run time: moved by
+ * KASLR's offset, measured from an exported function the module links against (its
+ * address less its link-time one); a per-CPU variable's offset (below the kernel's map)
+ * becomes this CPU's copy. Malloc'd; NULL when there is no function to measure with. */
+char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr);
 /* The kernel's global variable `name`, in the CU whose source file matches the glob `file`
  * when not NULL: its DIE and its link-time address (its DW_OP_addr, else its symbol's: a
  * per-CPU variable's is its offset in the per-CPU area); 0 when it has neither. */

@@ -1094,6 +1094,20 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	return true;
 }
 
+/* "char const[17] const" -> "char const[] const", as stap's -L names arrays. */
+static void drop_array_lengths(char *type)
+{
+	char *out = type;
+
+	for (const char *in = type; *in; in++) {
+		*out++ = *in;
+		if (*in == '[')
+			while (in[1] >= '0' && in[1] <= '9')
+				in++;
+	}
+	*out = '\0';
+}
+
 /* -L's locals: those with a location at the probe, as stap lists them. */
 static void list_dwarf_locals(const struct ktypes *kt, ktype_id proto, struct strbuf *sb)
 {
@@ -1108,6 +1122,7 @@ static void list_dwarf_locals(const struct ktypes *kt, ktype_id proto, struct st
 		if (vars[i].is_param || !local_readable(kt, &fn, &vars[i], pc))
 			continue;
 		type = ktypes_name(kt, dwtypes_var_type(&vars[i].die));
+		drop_array_lengths(type);
 		sb_addf(sb, " $%s:%s", vars[i].name, type);
 		free(type);
 	}
@@ -1146,27 +1161,6 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
  * too. In the kernel, a global's type would come from BTF, but a 6.1 kernel's BTF
  * describes only per-CPU variables, and the VM kit's symbol table has no data symbols.
  */
-/* The kernel's link-time address `addr` as C at run time: moved by KASLR's offset, measured
- * from an exported function the module links against (its address less its link-time
- * one); a per-CPU variable's offset (below the kernel's map) becomes this CPU's copy. */
-static char *global_address(struct dwtypes *dt, Dwarf_Addr addr)
-{
-	const char *anchor_name = "_printk";
-	Dwarf_Addr anchor = dwtypes_symbol(dt, anchor_name, true);
-
-	if (addr < 0xffffffff80000000ULL)
-		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
-				 (unsigned long long)addr);
-	if (!anchor) {
-		anchor_name = "printk";
-		anchor = dwtypes_symbol(dt, anchor_name, true);
-	}
-	if (!anchor)
-		return NULL;
-	return xasprintf("((int64_t)(%#llxUL + ((unsigned long)&%s - %#llxUL)))",
-			 (unsigned long long)addr, anchor_name, (unsigned long long)anchor);
-}
-
 /* @var("name[@file]") from the kernel's DWARF: its address, then its components. */
 static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool quiet)
 {
@@ -1181,7 +1175,7 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 		*file++ = '\0';
 	found = dwtypes_global(ktypes_dwarf(kt), name, file, &var, &addr);
 	if (found && addr)
-		expr = global_address(ktypes_dwarf(kt), addr);
+		expr = dwtypes_address_expr(ktypes_dwarf(kt), addr);
 	if (!expr) {
 		if (!found && file)
 			fail(&w, "unable to find global '%s' in kernel, in %s", name, file);
