@@ -431,6 +431,28 @@ struct loaded_module {
 	char *error;
 };
 
+/* Module `name`'s DWARF types where the kernel's are DWARF and its debuginfo is found;
+ * else NULL (its split BTF serves). */
+static struct ktypes *load_module_dwarf(const struct session *s, const char *name)
+{
+	const struct ktypes *kernel = ktypes_load(s);
+	char *path = !strchr(name, '/') && kernel && kernel->dw ?
+		     debuginfo_module_path(s, name) : NULL;
+	struct dwtypes *dw = path ? dwtypes_open_module(path) : NULL;
+	struct ktypes *kt;
+
+	if (!dw) {
+		free(path);
+		return NULL;
+	}
+	kt = xcalloc(1, sizeof(*kt));
+	kt->dw = dw;
+	kt->source = path;
+	if (s->verbose > 1)
+		fprintf(stderr, "Types of module %s from DWARF: %s\n", name, path);
+	return kt;
+}
+
 const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
 					const char *modules_dir, const char **error)
 {
@@ -446,14 +468,17 @@ const struct ktypes *ktypes_load_module(const struct session *s, const char *nam
 			*error = loaded[i].error;
 			return loaded[i].types;
 		}
-	base = ktypes_load_btf(s);
-	if (!base) {
+	kt = load_module_dwarf(s, name);
+	base = kt ? NULL : ktypes_load_btf(s);
+	if (!kt && !base) {
 		*error = "the kernel's types are not known";
 		return NULL;
 	}
 	loaded = xrealloc(loaded, (nloaded + 1) * sizeof(*loaded));
 	m = &loaded[nloaded++];
-	*m = (struct loaded_module){ .name = xstrdup(name) };
+	*m = (struct loaded_module){ .name = xstrdup(name), .types = kt };
+	if (kt)
+		return kt;
 	kt = xcalloc(1, sizeof(*kt));
 	ko = modules_dir && !strchr(name, '/') ? kmodules_file(modules_dir, name) : NULL;
 	kt->data = read_module_btf(s, name, ko, &kt->size, &source, &m->error);

@@ -4,6 +4,7 @@
 #include "dwtypes.h"
 
 #include <dwarf.h>
+#include <elfutils/libdwfl.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ struct dwtypes {
 	bool functions_built;
 	struct name_index types;	/* named types of the CUs' top level: name -> DIE */
 	bool types_built;
+	bool relocatable;	/* a module: its functions are found in its CUs by name */
 };
 
 /* ---- Name tables ---- */
@@ -200,6 +202,63 @@ struct dwtypes *dwtypes_open(const struct debuginfo *di)
 	dt->dwarf = debuginfo_dwarf(di);
 	dt->elf = debuginfo_elf(di);
 	return dt;
+}
+
+struct dwtypes *dwtypes_open_module(const char *path)
+{
+	static const Dwfl_Callbacks offline = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl *dwfl = dwfl_begin(&offline);
+	Dwfl_Module *module;
+	Dwarf_Addr bias;
+	struct dwtypes *dt;
+	Dwarf *dwarf;
+	Elf *elf;
+
+	if (!dwfl)
+		return NULL;
+	module = dwfl_report_offline(dwfl, "module", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!module || !(dwarf = dwfl_module_getdwarf(module, &bias)) ||
+	    !(elf = dwfl_module_getelf(module, &bias))) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	dt = xcalloc(1, sizeof(*dt));
+	dt->dwarf = dwarf;
+	dt->elf = elf;
+	dt->relocatable = true;
+	return dt;	/* the Dwfl lives as long as the types */
+}
+
+/* A module's function `name`: the subprogram with code of that name in its CUs. */
+static ktype_id function_in_cus(struct dwtypes *dt, const char *name)
+{
+	Dwarf_Off offset = 0, next;
+	size_t header_size;
+
+	while (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
+			       NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(dt->dwarf, offset + header_size, &cu) &&
+		    dwarf_child(&cu, &child) == 0) {
+			do {
+				const char *fn_name;
+				Dwarf_Addr entry, base, end;
+
+				if (dwarf_tag(&child) == DW_TAG_subprogram &&
+				    (fn_name = dwarf_diename(&child)) && !strcmp(fn_name, name) &&
+				    (dwarf_lowpc(&child, &entry) == 0 ||
+				     dwarf_ranges(&child, 0, &base, &entry, &end) > 0))
+					return (ktype_id)dwarf_dieoffset(&child);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		offset = next;
+	}
+	return 0;
 }
 
 Dwarf *dwtypes_dwarf(struct dwtypes *dt)
@@ -604,6 +663,8 @@ ktype_id dwtypes_function(struct dwtypes *dt, const char *name)
 	const struct name_entry *sym;
 	Dwarf_Die cu, fn;
 
+	if (dt->relocatable)
+		return function_in_cus(dt, name);
 	if (!dt->functions_built)
 		build_functions(dt);
 	sym = index_find(&dt->functions, name, 0);
@@ -888,8 +949,11 @@ static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st);
 char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr)
 {
 	const char *anchor_name = "_printk";
-	Dwarf_Addr anchor = dwtypes_symbol(dt, anchor_name, true);
+	Dwarf_Addr anchor;
 
+	if (dt->relocatable)
+		return NULL;	/* a module's: where it is loaded is not known here */
+	anchor = dwtypes_symbol(dt, anchor_name, true);
 	if (addr < 0xffffffff80000000ULL)
 		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
 				 (unsigned long long)addr);

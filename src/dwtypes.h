@@ -28,6 +28,9 @@ struct dwtypes;
 
 /* NULL when the debuginfo's .debug_info is too large for 28-bit offsets. */
 struct dwtypes *dwtypes_open(const struct debuginfo *di);
+/* A module's debuginfo (a relocatable .ko, relocated by libdwfl as it is read); its
+ * functions are found by name in its CUs. NULL when it can't be read. */
+struct dwtypes *dwtypes_open_module(const char *path);
 
 enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id);
 ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id);
