@@ -36,7 +36,8 @@ struct dwtypes {
 					 * address */
 	bool functions_built;
 	struct name_index types;	/* named types of the CUs' top level: name -> DIE */
-	bool types_built;
+	bool types_built;		/* every CU is in `types` */
+	Dwarf_Off next_cu;		/* the first CU not yet in `types` */
 	bool relocatable;	/* a module: its functions are found in its CUs by name */
 };
 
@@ -139,16 +140,23 @@ static bool is_indexed_tag(int tag)
 /* A variable DIE's tag in the index: a declaration (extern) is kept apart. */
 #define DECLARED_VARIABLE (DW_TAG_variable | 0x10000)
 
-/* The named types (not declarations) and variables at the top level of every CU, the first
- * of each name and tag. */
-static void build_types(struct dwtypes *dt)
+/* Indexes the named types (not declarations) and variables at the top level of the next
+ * CU, the first of each name and tag; false when every CU is in. The index grows CU by
+ * CU, as far as a question needs (the common types are in the first CUs). */
+static bool index_next_cu(struct dwtypes *dt)
 {
-	Dwarf_Off offset = 0, next;
+	Dwarf_Off offset = dt->next_cu, next;
 	size_t header_size;
 
-	dt->types_built = true;
-	while (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
-			       NULL, NULL) == 0) {
+	if (dt->types_built)
+		return false;
+	if (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
+			    NULL, NULL) != 0) {
+		dt->types_built = true;
+		return false;
+	}
+	dt->next_cu = next;
+	{
 		Dwarf_Die cu, child;
 
 		if (dwarf_offdie(dt->dwarf, offset + header_size, &cu) &&
@@ -169,15 +177,35 @@ static void build_types(struct dwtypes *dt)
 				index_add(&dt->types, name, tag, dwarf_dieoffset(&child));
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
-		offset = next;
 	}
+	return true;
+}
+
+static void build_types(struct dwtypes *dt)
+{
+	while (index_next_cu(dt))
+		;
+}
+
+/* The first of `tags` (in their order) that `name` has in the CUs indexed when one of
+ * them is first found. */
+static const struct name_entry *find_type_of(struct dwtypes *dt, const char *name,
+					     const int *tags, size_t ntags)
+{
+	do {
+		for (size_t i = 0; i < ntags; i++) {
+			const struct name_entry *e = index_find(&dt->types, name, tags[i]);
+
+			if (e)
+				return e;
+		}
+	} while (index_next_cu(dt));
+	return NULL;
 }
 
 static const struct name_entry *find_type(struct dwtypes *dt, const char *name, int tag)
 {
-	if (!dt->types_built)
-		build_types(dt);
-	return index_find(&dt->types, name, tag);
+	return find_type_of(dt, name, &tag, 1);
 }
 
 /* ---- DIEs of ids ---- */
@@ -338,12 +366,11 @@ static enum ktype_kind kind_of_die(Dwarf_Die *die)
 	case DW_TAG_pointer_type: case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type: return KT_PTR;
 	case DW_TAG_array_type: return KT_ARRAY;
-	case DW_TAG_structure_type: case DW_TAG_class_type:
-		return dwarf_hasattr(die, DW_AT_declaration) ? KT_FWD : KT_STRUCT;
-	case DW_TAG_union_type:
-		return dwarf_hasattr(die, DW_AT_declaration) ? KT_FWD : KT_UNION;
-	case DW_TAG_enumeration_type:
-		return dwarf_hasattr(die, DW_AT_declaration) ? KT_FWD : KT_ENUM;
+	/* One a CU only declares too: its definition elsewhere answers the rest (BTF has the
+	 * one definition), and looking it up is left to the questions that need it. */
+	case DW_TAG_structure_type: case DW_TAG_class_type: return KT_STRUCT;
+	case DW_TAG_union_type: return KT_UNION;
+	case DW_TAG_enumeration_type: return KT_ENUM;
 	case DW_TAG_typedef: return KT_TYPEDEF;
 	case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type:
 	case DW_TAG_atomic_type: return KT_QUALIFIER;
@@ -360,7 +387,7 @@ enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id)
 		return KT_PTR;
 	if (skipped_dims(id))
 		return KT_ARRAY;
-	return dwtypes_die(dt, id, &die) ? kind_of_die(&die) : KT_VOID;
+	return id && dwarf_offdie(dt->dwarf, id, &die) ? kind_of_die(&die) : KT_VOID;
 }
 
 ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id)
@@ -532,7 +559,7 @@ void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int de
 	default:
 		break;
 	}
-	dwtypes_die(dt, id, &die);
+	dwarf_offdie(dt->dwarf, id, &die);	/* a declaration has its definition's name */
 	if (kind_of_die(&die) == KT_QUALIFIER) {
 		dwtypes_add_name(dt, type_attr(&die), sb, depth + 1);
 		sb_add(sb, qualifier_of(dwarf_tag(&die)));
@@ -782,8 +809,7 @@ ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name)
 			return e ? (ktype_id)e->value : 0;
 		}
 	}
-	for (size_t i = 0; !e && i < sizeof(bare_tags) / sizeof(bare_tags[0]); i++)
-		e = find_type(dt, name, bare_tags[i]);
+	e = find_type_of(dt, name, bare_tags, sizeof(bare_tags) / sizeof(bare_tags[0]));
 	return e ? (ktype_id)e->value : 0;
 }
 
@@ -1241,8 +1267,9 @@ bool dwtypes_global(struct dwtypes *dt, const char *name, const char *file, Dwar
 		if (!global_in_file(dt, name, file, var))
 			return false;
 	} else {
-		if (!(e = find_type(dt, name, DW_TAG_variable)) &&
-		    !(e = find_type(dt, name, DECLARED_VARIABLE)))
+		static const int tags[] = { DW_TAG_variable, DECLARED_VARIABLE };
+
+		if (!(e = find_type_of(dt, name, tags, 2)))
 			return false;
 		if (!dwarf_offdie(dt->dwarf, e->value, var))
 			return false;
