@@ -105,10 +105,12 @@ enum dwloc {
 };
 
 /*
- * Where the variable `var` of the function `function` is at `pc`, as a C expression of
+ * Where the variable (or parameter) `var` is at `pc`, as a C expression of
  * type int64_t over the probe context's registers (`c->regs`, a `struct pt_regs *`).
  * Location lists are picked by pc; the frame base is the CFA from .debug_frame
- * (DW_OP_call_frame_cfa). *c_expr or *detail is malloc'd.
+ * (DW_OP_call_frame_cfa) of `function`, the DW_TAG_subprogram whose frame holds `var` (for
+ * a variable of an inlined instance, the out-of-line function it is inlined into: its
+ * DW_AT_frame_base applies). *c_expr or *detail is malloc'd.
  */
 enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
 				Dwarf_Addr pc, char **c_expr, char **detail);
