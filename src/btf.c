@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "btf_image.h"
+#include "debuginfo.h"
+#include "dwtypes.h"
 #include "kmodules.h"
 #include "session.h"
 #include "util.h"
@@ -69,6 +71,7 @@ struct ktypes {
 	struct name_table functions;	/* FUNC by name */
 	struct name_table named;	/* struct, union, enum, typedef, int, float by name */
 	char *source;
+	struct dwtypes *dw;	/* the DWARF backend answers (dwtypes.c) */
 };
 
 /* ---- Parsing ---- */
@@ -284,7 +287,7 @@ static char *read_target_btf(const struct session *s, size_t *size, char **sourc
 	return NULL;
 }
 
-const struct ktypes *ktypes_load(const struct session *s)
+const struct ktypes *ktypes_load_btf(const struct session *s)
 {
 	static struct ktypes *loaded;
 	static bool tried;
@@ -308,6 +311,37 @@ const struct ktypes *ktypes_load(const struct session *s)
 	if (s->verbose > 1)
 		fprintf(stderr, "Kernel types from BTF: %s\n", kt->source);
 	loaded = kt;
+	return loaded;
+}
+
+/* The kernel's DWARF types, or NULL when its debuginfo is not there. */
+static struct ktypes *load_dwarf(const struct session *s)
+{
+	const struct debuginfo *di = debuginfo_kernel(s);
+	struct dwtypes *dw = di ? dwtypes_open(di) : NULL;
+	struct ktypes *kt;
+
+	if (!dw)
+		return NULL;
+	kt = xcalloc(1, sizeof(*kt));
+	kt->dw = dw;
+	kt->source = xstrdup(debuginfo_path(di));
+	if (s->verbose > 1)
+		fprintf(stderr, "Kernel types from DWARF: %s\n", kt->source);
+	return kt;
+}
+
+const struct ktypes *ktypes_load(const struct session *s)
+{
+	static const struct ktypes *loaded;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		loaded = load_dwarf(s);
+		if (!loaded)
+			loaded = ktypes_load_btf(s);
+	}
 	return loaded;
 }
 
@@ -397,6 +431,28 @@ struct loaded_module {
 	char *error;
 };
 
+/* Module `name`'s DWARF types where the kernel's are DWARF and its debuginfo is found;
+ * else NULL (its split BTF serves). */
+static struct ktypes *load_module_dwarf(const struct session *s, const char *name)
+{
+	const struct ktypes *kernel = ktypes_load(s);
+	char *path = !strchr(name, '/') && kernel && kernel->dw ?
+		     debuginfo_module_path(s, name) : NULL;
+	struct dwtypes *dw = path ? dwtypes_open_module(path) : NULL;
+	struct ktypes *kt;
+
+	if (!dw) {
+		free(path);
+		return NULL;
+	}
+	kt = xcalloc(1, sizeof(*kt));
+	kt->dw = dw;
+	kt->source = path;
+	if (s->verbose > 1)
+		fprintf(stderr, "Types of module %s from DWARF: %s\n", name, path);
+	return kt;
+}
+
 const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
 					const char *modules_dir, const char **error)
 {
@@ -412,14 +468,17 @@ const struct ktypes *ktypes_load_module(const struct session *s, const char *nam
 			*error = loaded[i].error;
 			return loaded[i].types;
 		}
-	base = ktypes_load(s);
-	if (!base) {
+	kt = load_module_dwarf(s, name);
+	base = kt ? NULL : ktypes_load_btf(s);
+	if (!kt && !base) {
 		*error = "the kernel's types are not known";
 		return NULL;
 	}
 	loaded = xrealloc(loaded, (nloaded + 1) * sizeof(*loaded));
 	m = &loaded[nloaded++];
-	*m = (struct loaded_module){ .name = xstrdup(name) };
+	*m = (struct loaded_module){ .name = xstrdup(name), .types = kt };
+	if (kt)
+		return kt;
 	kt = xcalloc(1, sizeof(*kt));
 	ko = modules_dir && !strchr(name, '/') ? kmodules_file(modules_dir, name) : NULL;
 	kt->data = read_module_btf(s, name, ko, &kt->size, &source, &m->error);
@@ -439,13 +498,17 @@ const struct ktypes *ktypes_load_module(const struct session *s, const char *nam
 
 const char *ktypes_backend(const struct ktypes *kt)
 {
-	(void)kt;
-	return "BTF";
+	return kt->dw ? "DWARF" : "BTF";
 }
 
 const char *ktypes_source(const struct ktypes *kt)
 {
 	return kt->source;
+}
+
+struct dwtypes *ktypes_dwarf(const struct ktypes *kt)
+{
+	return kt->dw;
 }
 
 /* ---- Questions ---- */
@@ -457,6 +520,8 @@ static const struct btf_type *type_of(const struct ktypes *kt, ktype_id id)
 
 enum ktype_kind ktypes_kind(const struct ktypes *kt, ktype_id id)
 {
+	if (kt->dw)
+		return dwtypes_kind(kt->dw, id);
 	const struct btf_type *t = type_of(kt, id);
 
 	if (!t)
@@ -480,6 +545,8 @@ enum ktype_kind ktypes_kind(const struct ktypes *kt, ktype_id id)
 
 ktype_id ktypes_target(const struct ktypes *kt, ktype_id id)
 {
+	if (kt->dw)
+		return dwtypes_target(kt->dw, id);
 	const struct btf_type *t = type_of(kt, id);
 
 	if (!t)
@@ -506,6 +573,8 @@ ktype_id ktypes_strip(const struct ktypes *kt, ktype_id id)
 
 uint32_t ktypes_array_len(const struct ktypes *kt, ktype_id id)
 {
+	if (kt->dw)
+		return dwtypes_array_len(kt->dw, ktypes_strip(kt, id));
 	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
 
 	return t && btf_kind(t) == BTF_KIND_ARRAY ? ((const struct btf_array *)(t + 1))->nelems
@@ -514,6 +583,8 @@ uint32_t ktypes_array_len(const struct ktypes *kt, ktype_id id)
 
 uint32_t ktypes_size(const struct ktypes *kt, ktype_id id)
 {
+	if (kt->dw)
+		return dwtypes_size(kt->dw, ktypes_strip(kt, id));
 	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
 
 	if (!t)
@@ -530,6 +601,8 @@ uint32_t ktypes_size(const struct ktypes *kt, ktype_id id)
 
 bool ktypes_is_signed(const struct ktypes *kt, ktype_id id)
 {
+	if (kt->dw)
+		return dwtypes_is_signed(kt->dw, ktypes_strip(kt, id));
 	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
 
 	if (!t)
@@ -593,7 +666,10 @@ char *ktypes_name(const struct ktypes *kt, ktype_id id)
 {
 	struct strbuf sb = { 0 };
 
-	add_type_name(kt, id, &sb, 0);
+	if (kt->dw)
+		dwtypes_add_name(kt->dw, id, &sb, 0);
+	else
+		add_type_name(kt, id, &sb, 0);
 	return sb_steal(&sb);
 }
 
@@ -606,6 +682,8 @@ static const struct btf_type *composite(const struct ktypes *kt, ktype_id id)
 
 int ktypes_nmembers(const struct ktypes *kt, ktype_id id)
 {
+	if (kt->dw)
+		return dwtypes_nmembers(kt->dw, ktypes_strip(kt, id));
 	const struct btf_type *t = composite(kt, id);
 
 	return t ? (int)btf_vlen(t) : 0;
@@ -613,8 +691,15 @@ int ktypes_nmembers(const struct ktypes *kt, ktype_id id)
 
 void ktypes_member_at(const struct ktypes *kt, ktype_id id, int index, struct kmember *m)
 {
-	const struct btf_type *t = composite(kt, id);
-	const struct btf_member *bm = (const struct btf_member *)(t + 1) + index;
+	const struct btf_type *t;
+	const struct btf_member *bm;
+
+	if (kt->dw) {
+		dwtypes_member_at(kt->dw, ktypes_strip(kt, id), index, m);
+		return;
+	}
+	t = composite(kt, id);
+	bm = (const struct btf_member *)(t + 1) + index;
 
 	m->name = btf_str(kt, bm->name_off);
 	m->type = bm->type;
@@ -653,6 +738,8 @@ bool ktypes_member(const struct ktypes *kt, ktype_id id, const char *name, struc
 
 const char *ktypes_enum_name(const struct ktypes *kt, ktype_id id, int64_t value)
 {
+	if (kt->dw)
+		return dwtypes_enum_name(kt->dw, ktypes_strip(kt, id), value);
 	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
 
 	if (t && btf_kind(t) == BTF_KIND_ENUM) {
@@ -674,6 +761,8 @@ const char *ktypes_enum_name(const struct ktypes *kt, ktype_id id, int64_t value
 
 ktype_id ktypes_function(const struct ktypes *kt, const char *name)
 {
+	if (kt->dw)
+		return dwtypes_function(kt->dw, name);
 	uint32_t id = table_find(kt, &kt->functions, name, NULL, NULL);
 
 	return id ? kt->types[id]->size_or_type : 0;
@@ -696,6 +785,8 @@ static const struct btf_param *proto_params(const struct ktypes *kt, ktype_id pr
 
 ktype_id ktypes_return_type(const struct ktypes *kt, ktype_id proto)
 {
+	if (kt->dw)
+		return dwtypes_return_type(kt->dw, proto);
 	const struct btf_type *t = type_of(kt, proto);
 
 	return t ? t->size_or_type : 0;
@@ -703,6 +794,8 @@ ktype_id ktypes_return_type(const struct ktypes *kt, ktype_id proto)
 
 int ktypes_nparams(const struct ktypes *kt, ktype_id proto)
 {
+	if (kt->dw)
+		return dwtypes_nparams(kt->dw, proto);
 	int n;
 
 	proto_params(kt, proto, &n);
@@ -711,6 +804,8 @@ int ktypes_nparams(const struct ktypes *kt, ktype_id proto)
 
 const char *ktypes_param_name(const struct ktypes *kt, ktype_id proto, int index)
 {
+	if (kt->dw)
+		return dwtypes_param_name(kt->dw, proto, index);
 	int n;
 	const struct btf_param *p = proto_params(kt, proto, &n);
 
@@ -719,6 +814,8 @@ const char *ktypes_param_name(const struct ktypes *kt, ktype_id proto, int index
 
 ktype_id ktypes_param_type(const struct ktypes *kt, ktype_id proto, int index)
 {
+	if (kt->dw)
+		return dwtypes_param_type(kt->dw, proto, index);
 	int n;
 	const struct btf_param *p = proto_params(kt, proto, &n);
 
@@ -757,7 +854,16 @@ ktype_id ktypes_find(const struct ktypes *kt, const char *name)
 
 		id = ktypes_find(kt, base);
 		free(base);
+		if (kt->dw)
+			return id && !(id & DWT_PTR) ? DWT_PTR | id : 0;
 		return id ? pointer_to(kt, id) : 0;
+	}
+	if (kt->dw) {
+		char *bare = xstrndup(name, len);
+
+		id = dwtypes_find_named(kt->dw, bare);
+		free(bare);
+		return id;
 	}
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		size_t plen = strlen(keywords[i].prefix);
@@ -813,10 +919,14 @@ static const char **names_with_prefix(const struct ktypes *kt, unsigned kind,
 
 const char **ktypes_typedef_names(const struct ktypes *kt, const char *prefix, size_t *count)
 {
+	if (kt->dw)
+		return dwtypes_typedef_names(kt->dw, prefix, count);
 	return names_with_prefix(kt, BTF_KIND_TYPEDEF, prefix, count);
 }
 
 const char **ktypes_function_names(const struct ktypes *kt, const char *prefix, size_t *count)
 {
+	if (kt->dw)
+		return dwtypes_function_names(kt->dw, prefix, count);
 	return names_with_prefix(kt, BTF_KIND_FUNC, prefix, count);
 }

@@ -272,6 +272,14 @@ static bool count_error(void)
 }
 
 /* "kind: message: token at FILE:L:C", its source line and macro expansions. */
+static char *next_details;
+
+void diag_next_details(const char *lines)
+{
+	free(next_details);
+	next_details = lines ? xstrdup(lines) : NULL;
+}
+
 static void print_semantic_message(const char *kind, const struct token_desc *tok,
 				   struct loc loc, const char *fmt, va_list ap)
 {
@@ -283,6 +291,9 @@ static void print_semantic_message(const char *kind, const struct token_desc *to
 	}
 	print_semantic_loc(loc);
 	fputc('\n', diag_out);
+	if (next_details)
+		fputs(next_details, diag_out);
+	diag_next_details(NULL);
 	diag_print_source(loc, "        source");
 	print_expansions(loc, "        source");
 }
@@ -291,8 +302,10 @@ static void semantic_error(const char *kind, const struct token_desc *tok, struc
 			   const struct token_desc *also_tok, const struct loc *also_loc,
 			   const char *fmt, va_list ap)
 {
-	if (!count_error() || !print_semantic(fmt))
+	if (!count_error() || !print_semantic(fmt)) {
+		diag_next_details(NULL);
 		return;
+	}
 	print_semantic_message(kind, tok, loc, fmt, ap);
 	if (also_tok) {
 		print_token(also_tok);

@@ -45,6 +45,10 @@ struct expansion {
 	struct expansion *next;		/* in its owner's list (see struct file) */
 };
 
+/* Lines that the next semantic error prints between its message and its source line
+ * (stap's DWARF details: "        dieoffset: ...\n"); NULL: none. Copied. */
+void diag_next_details(const char *lines);
+
 /* "kind: message: what 'text' at file:line:col" + source line + caret + blank line. */
 void diag_error_at(const char *kind, const struct token_desc *tok, struct loc loc,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -387,6 +387,7 @@ static enum type infer(struct elab *e, struct node *n)
 	case N_STRING: n->type = TYPE_STRING; break;
 	case N_IDENT: n->type = n->sym ? ((struct var *)n->sym)->type : TYPE_UNKNOWN; break;
 	case N_TARGET: n->type = TYPE_LONG; break;
+	case N_ATVAR: n->type = TYPE_LONG; break;
 	case N_CAST:
 		expect(e, n->lhs, TYPE_LONG);
 		n->type = TYPE_LONG;

@@ -4,11 +4,12 @@
  * (offsets, bitfields, arrays, pointers, unions, enums), typedefs. Pass 2 resolves $target
  * expressions through it; pass 3 only reads what pass 2 worked out.
  *
- * One backend today: BTF (btf.c), from /sys/kernel/btf/vmlinux when the target is the
- * running kernel, else from the `.BTF` section of the target's image (the bundled VM's
- * vmlinuz, decompressed), cached in the VM kit; a module's from its own split BTF over
- * the kernel's (its type ids go on from the kernel's: a kernel type id means the same in
- * both).
+ * Two backends, chosen per target: DWARF (dwtypes.c, libdw) when debuginfo_kernel() finds
+ * the target's debuginfo, else BTF (btf.c), from /sys/kernel/btf/vmlinux when the target
+ * is the running kernel, else from the `.BTF` section of the target's image (the bundled
+ * VM's vmlinuz, decompressed), cached in the VM kit; a module's from its own split BTF over
+ * the kernel's BTF (its type ids go on from the kernel's: a kernel type id means the same
+ * in both). An id means something only to the `struct ktypes` that gave it.
  *
  * A type is a number (ktype_id); 0 is void.
  */
@@ -48,9 +49,12 @@ struct kmember {
 	uint32_t bit_size;	/* 0: not a bitfield */
 };
 
-/* The target's types, loaded once (later calls return the same); NULL after printing an
- * "ERROR: ..." line. */
+/* The target's types, loaded once (later calls return the same): its DWARF where its
+ * debuginfo is found, else its BTF; NULL after printing an "ERROR: ..." line. */
 const struct ktypes *ktypes_load(const struct session *s);
+/* The target's BTF alone (tracepoints are described by BTF typedefs; modules' split BTF
+ * goes on from it). */
+const struct ktypes *ktypes_load_btf(const struct session *s);
 /* The types of the target's module `name`: its split BTF (the types it adds to the
  * kernel's, which it sees too), from /sys/kernel/btf/NAME when the target is the running
  * kernel and has it loaded, else the `.BTF` section of its file (.ko or .ko.xz) that
@@ -58,9 +62,11 @@ const struct ktypes *ktypes_load(const struct session *s);
  * with a '/' is a module's file, read as it is. Loaded once; NULL with *error set to why. */
 const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
 					const char *modules_dir, const char **error);
-/* What they were read from: "BTF" and the file. */
+/* What they were read from: "BTF" or "DWARF", and the file. */
 const char *ktypes_backend(const struct ktypes *kt);
 const char *ktypes_source(const struct ktypes *kt);
+/* The DWARF backend's own view (dwtypes.h: locals, locations), NULL for BTF types. */
+struct dwtypes *ktypes_dwarf(const struct ktypes *kt);
 
 enum ktype_kind ktypes_kind(const struct ktypes *kt, ktype_id id);
 /* The type without its typedefs and qualifiers. */

@@ -492,14 +492,15 @@ static const struct ktypes *target_module_types(void *ctx, const char *module,
 	return ktypes_load_module(ctx, module, dir, error);
 }
 
-/* The target's tracepoints, for kernel.trace: from its BTF and its trace headers. */
+/* The target's tracepoints, for kernel.trace: from its BTF (even where DWARF types the
+ * rest) and its trace headers. */
 static const struct tracepoints *target_tracepoints(void *ctx)
 {
 	static struct tracepoints *tracepoints;
 	const struct session *s = ctx;
 	const struct ktypes *kt;
 
-	if (!tracepoints && (kt = ktypes_load(s)))
+	if (!tracepoints && (kt = ktypes_load_btf(s)))
 		tracepoints = tracepoints_load(kt, s->kernel_build_dir);
 	return tracepoints;
 }

@@ -95,7 +95,8 @@ static bool common_arg(const struct provider_env *env, struct derived_probe *p, 
 bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet)
 {
-	const struct ktypes *kt = env && env->types ? env->types(env->ctx) : NULL;
+	const struct tracepoints *t = env && env->tracepoints ? env->tracepoints(env->ctx) : NULL;
+	const struct ktypes *kt = t ? t->types : NULL;
 	struct target_access *a;
 	ktype_id type = 0;
 	int index;
@@ -201,7 +202,7 @@ bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, 
 char *trace_list_args(const struct provider_env *env, const char *name)
 {
 	const struct tracepoints *t = env->tracepoints ? env->tracepoints(env->ctx) : NULL;
-	const struct ktypes *kt = env->types ? env->types(env->ctx) : NULL;
+	const struct ktypes *kt = t ? t->types : NULL;
 	const struct tracepoint *tp = t ? tracepoints_find(t, name) : NULL;
 	struct strbuf sb = { 0 };
 

@@ -15,6 +15,7 @@
 
 #include "ast_copy.h"
 #include "diag.h"
+#include "dwtypes.h"
 #include "kmodules.h"
 #include "tracepoints.h"
 #include "translate.h"
@@ -263,7 +264,8 @@ static bool same_access(const struct target_access *x, const struct target_acces
 	if (x->base != y->base || x->param != y->param || x->nsteps != y->nsteps ||
 	    x->lvalue != y->lvalue || x->size != y->size || x->is_signed != y->is_signed ||
 	    x->bit_offset != y->bit_offset || x->bit_size != y->bit_size ||
-	    x->address_of != y->address_of || x->base_size != y->base_size)
+	    x->address_of != y->address_of || x->base_size != y->base_size ||
+	    (x->base == BASE_EXPR && strcmp(x->expr, y->expr)))
 		return false;
 	for (int i = 0; i < x->nsteps; i++)
 		if (x->steps[i].kind != y->steps[i].kind ||
@@ -277,10 +279,16 @@ static bool same_access(const struct target_access *x, const struct target_acces
  * stap's error for a name that is no parameter (nor local) of the function, its DWARF facts
  * (the DIE's offset, the pc, the source file) left out: BTF has none of them.
  */
+static bool no_such_dwarf_local(struct walk *w, ktype_id proto, const struct derived_point *d,
+				const char *name);
+
 static bool no_such_local(struct walk *w, ktype_id proto, const struct derived_point *d,
 			  const char *name)
 {
 	int count = ktypes_nparams(w->kt, proto);
+
+	if (ktypes_dwarf(w->kt))
+		return no_such_dwarf_local(w, proto, d, name);
 	const char **names = xcalloc((size_t)count + 1, sizeof(*names));
 	char *alts;
 
@@ -292,6 +300,114 @@ static bool no_such_local(struct walk *w, ktype_id proto, const struct derived_p
 	free(alts);
 	free(names);
 	return false;
+}
+
+/* ---- Locals from DWARF ---- */
+
+/* The probed function's DIE, its probe pc and the variables visible there. */
+static size_t dwarf_scope(const struct ktypes *kt, ktype_id proto, Dwarf_Die *fn,
+			  Dwarf_Addr *pc, struct dwvar **vars)
+{
+	struct dwtypes *dt = ktypes_dwarf(kt);
+
+	*vars = NULL;
+	if (!dt || !dwtypes_die(dt, proto, fn))
+		return 0;
+	*pc = dwtypes_probe_pc(dt, fn);
+	return dwtypes_scope_vars(dt, fn, *pc, vars);
+}
+
+/* stap's error with its DWARF facts: the function's DIE, its entry, its file; the
+ * alternatives are its parameters and the locals visible at the probe. */
+static bool no_such_dwarf_local(struct walk *w, ktype_id proto, const struct derived_point *d,
+				const char *name)
+{
+	Dwarf_Die fn;
+	Dwarf_Addr pc = 0, entry = 0;
+	struct dwvar *vars;
+	size_t count = dwarf_scope(w->kt, proto, &fn, &pc, &vars);
+	const char **names = xcalloc(count + 1, sizeof(*names));
+	const char *file;
+	char *alts;
+
+	for (size_t i = 0; i < count; i++)
+		names[i] = vars[i].name;
+	alts = alternatives(name, names, (int)count, 5, "$");
+	dwarf_lowpc(&fn, &entry);
+	file = dwarf_decl_file(&fn);
+	fail(w, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in %s, near pc"
+	     " %#llx in %s %s (alternatives: %s))", name,
+	     (unsigned long long)dwarf_dieoffset(&fn), *d->module ? d->module : "kernel",
+	     (unsigned long long)entry, d->function, file ? file : "", alts);
+	free(alts);
+	free(names);
+	free(vars);
+	return false;
+}
+
+/* stap's error for a variable without a location at the probe's pc. */
+static bool not_accessible(struct walk *w, const struct dwvar *v, Dwarf_Die *fn,
+			   Dwarf_Addr pc, const char *ranges)
+{
+	struct dwtypes *dt = ktypes_dwarf(w->kt);
+	char *where = dwtypes_pc_source(dt, pc);
+	struct strbuf details = { 0 };
+	Dwarf_Die var = v->die;
+
+	sb_addf(&details, "        dieoffset: %#llx from %s\n",
+		(unsigned long long)dwarf_dieoffset(&var), ktypes_source(w->kt));
+	sb_addf(&details, "        function: %s at %s\n", dwarf_diename(fn),
+		where ? where : "?");
+	if (*ranges)
+		sb_addf(&details, "        alternative locations: %s\n", ranges);
+	if (!w->quiet)
+		diag_next_details(details.buf);
+	free(details.buf);
+	free(where);
+	return fail(w, "not accessible at this address (pc: %#llx) [man error::dwarf]",
+		    (unsigned long long)pc);
+}
+
+/* The base of the local `name` (not a parameter) from its DWARF location at the probe. */
+static bool dwarf_local(struct walk *w, const struct derived_point *d, ktype_id proto,
+			const char *name)
+{
+	Dwarf_Die fn;
+	Dwarf_Addr pc = 0;
+	struct dwvar *vars;
+	size_t count = dwarf_scope(w->kt, proto, &fn, &pc, &vars);
+	const struct dwvar *v = NULL;
+	char *expr, *detail;
+	enum dwloc loc;
+	bool ok = true;
+
+	for (size_t i = 0; i < count; i++)
+		if (!vars[i].is_param && !strcmp(vars[i].name, name))
+			v = &vars[i];
+	if (!v) {
+		free(vars);
+		return no_such_local(w, proto, d, name);
+	}
+	loc = dwtypes_var_location(ktypes_dwarf(w->kt), &fn, (Dwarf_Die *)&v->die, pc, &expr,
+				   &detail);
+	w->type = dwtypes_var_type((Dwarf_Die *)&v->die);
+	if (loc == DWLOC_NONE) {
+		ok = not_accessible(w, v, &fn, pc, detail);
+	} else if (loc == DWLOC_UNSUPPORTED) {
+		ok = fail(w, "tapster cannot translate the location of '%s' at pc %#llx: %s"
+			  " [man error::dwarf]", name, (unsigned long long)pc, detail);
+	} else {
+		w->a->base = BASE_EXPR;
+		w->a->expr = expr;
+		w->a->lvalue = loc == DWLOC_ADDRESS;
+		w->a->base_size = ktypes_size(w->kt, w->type);
+		w->a->base_signed = ktypes_is_signed(w->kt, w->type);
+		if (!w->a->lvalue && (w->a->base_size > 8 || !w->a->base_size))
+			ok = fail(w, "tapster cannot read '%s' of type passed by value", name);
+	}
+	free(detail);
+	free(vars);
+	return ok;
 }
 
 /* The base of `$name` in the function `function`: an argument or the return value. */
@@ -317,6 +433,8 @@ static bool find_base(struct walk *w, const struct derived_point *d)
 		for (int i = 0; i < count; i++)
 			if (!strcmp(ktypes_param_name(w->kt, proto, i), name))
 				w->a->param = i;
+		if (w->a->param < 0 && ktypes_dwarf(w->kt))
+			return dwarf_local(w, d, proto, name);
 		if (w->a->param < 0)
 			return no_such_local(w, proto, d, name);
 		w->type = ktypes_param_type(w->kt, proto, w->a->param);
@@ -874,6 +992,50 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 	return true;
 }
 
+/* Whether the local `v` has a location at `pc` that tapster can read. */
+static bool local_readable(const struct ktypes *kt, Dwarf_Die *fn, struct dwvar *v,
+			   Dwarf_Addr pc)
+{
+	char *expr, *detail;
+	enum dwloc loc = dwtypes_var_location(ktypes_dwarf(kt), fn, &v->die, pc, &expr, &detail);
+
+	free(expr);
+	free(detail);
+	return loc == DWLOC_ADDRESS || loc == DWLOC_VALUE;
+}
+
+/* $$locals' part: "name=0x..." for each local visible at the probe, "name=?" where it has
+ * no location there, a struct or union "{...}" and an array "[...]" (stap's forms). */
+static void add_dwarf_locals(struct pretty *pp, ktype_id proto, struct node *n, bool after,
+			     int depth)
+{
+	Dwarf_Die fn;
+	Dwarf_Addr pc = 0;
+	struct dwvar *vars;
+	size_t count = dwarf_scope(pp->kt, proto, &fn, &pc, &vars);
+
+	for (size_t i = 0; i < count; i++) {
+		ktype_id type = dwtypes_var_type(&vars[i].die);
+		enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
+
+		if (vars[i].is_param)
+			continue;
+		sb_addf(&pp->format, "%s%s=", after ? " " : "", vars[i].name);
+		after = true;
+		if (!local_readable(pp->kt, &fn, &vars[i], pc))
+			sb_add(&pp->format, "?");
+		else if (depth)
+			pretty_value(pp, target_node(vars[i].name, n->loc), type, depth, true);
+		else if (kind == KT_STRUCT || kind == KT_UNION)
+			sb_add(&pp->format, "{...}");
+		else if (kind == KT_ARRAY)
+			sb_add(&pp->format, "[...]");
+		else
+			pretty_arg(pp, "%#x", target_node(vars[i].name, n->loc));
+	}
+	free(vars);
+}
+
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 			struct node *n)
 {
@@ -881,6 +1043,7 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	struct pretty pp = { 0 };
 	bool want_return = !strcmp(n->text, "$$return");
 	bool want_params = !strcmp(n->text, "$$parms") || !strcmp(n->text, "$$vars");
+	bool want_locals = !strcmp(n->text, "$$locals") || !strcmp(n->text, "$$vars");
 	int depth = !n->suffix ? 0 : !strcmp(n->suffix, "$$") ? 32 : 1;
 
 	if (on_tracepoints(p))
@@ -917,6 +1080,8 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		else
 			pretty_arg(&pp, "%#x", target_node(name, n->loc));
 	}
+	if (want_locals && ktypes_dwarf(kt))
+		add_dwarf_locals(&pp, proto, n, want_params && ktypes_nparams(kt, proto), depth);
 	if (want_return && p->is_return && ktypes_return_type(kt, proto)) {
 		sb_add(&pp.format, "return=");
 		if (depth)
@@ -927,6 +1092,41 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	}
 	become_sprintf(n, &pp);
 	return true;
+}
+
+/* "char const[17] const" -> "char const[] const", as stap's -L names arrays. */
+static void drop_array_lengths(char *type)
+{
+	char *out = type;
+
+	for (const char *in = type; *in; in++) {
+		*out++ = *in;
+		if (*in == '[')
+			while (in[1] >= '0' && in[1] <= '9')
+				in++;
+	}
+	*out = '\0';
+}
+
+/* -L's locals: those with a location at the probe, as stap lists them. */
+static void list_dwarf_locals(const struct ktypes *kt, ktype_id proto, struct strbuf *sb)
+{
+	Dwarf_Die fn;
+	Dwarf_Addr pc = 0;
+	struct dwvar *vars;
+	size_t count = dwarf_scope(kt, proto, &fn, &pc, &vars);
+
+	for (size_t i = 0; i < count; i++) {
+		char *type;
+
+		if (vars[i].is_param || !local_readable(kt, &fn, &vars[i], pc))
+			continue;
+		type = ktypes_name(kt, dwtypes_var_type(&vars[i].die));
+		drop_array_lengths(type);
+		sb_addf(sb, " $%s:%s", vars[i].name, type);
+		free(type);
+	}
+	free(vars);
 }
 
 char *target_list_params(const struct ktypes *kt, const char *function, bool is_return)
@@ -949,6 +1149,8 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
 		sb_addf(&sb, " $%s:%s", ktypes_param_name(kt, proto, i), type);
 		free(type);
 	}
+	if (ktypes_dwarf(kt))
+		list_dwarf_locals(kt, proto, &sb);
 	return sb_steal(&sb);
 }
 
@@ -959,14 +1161,67 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
  * too. In the kernel, a global's type would come from BTF, but a 6.1 kernel's BTF
  * describes only per-CPU variables, and the VM kit's symbol table has no data symbols.
  */
+/* @var("name[@file]") from the kernel's DWARF: its address, then its components. */
+static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool quiet)
+{
+	struct walk w = { kt, n, { "operator", "@var" }, quiet, NULL, 0, NULL, false };
+	char *name = xstrdup(n->text), *file = strchr(name, '@'), *expr = NULL, *where;
+	struct target_access *a;
+	Dwarf_Die var;
+	Dwarf_Addr addr = 0;
+	bool found;
+
+	if (file)
+		*file++ = '\0';
+	found = dwtypes_global(ktypes_dwarf(kt), name, file, &var, &addr);
+	if (found && addr)
+		expr = dwtypes_address_expr(ktypes_dwarf(kt), addr);
+	if (!expr) {
+		if (!found && file)
+			fail(&w, "unable to find global '%s' in kernel, in %s", name, file);
+		else if (!found)
+			fail(&w, "unable to find global '%s' in kernel", name);
+		else
+			fail(&w, "tapster cannot place kernel global '%s': it has no address", name);
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
+		free(name);
+		return false;
+	}
+	free(name);
+	a = xcalloc(1, sizeof(*a));
+	a->base = BASE_EXPR;
+	a->expr = expr;
+	a->lvalue = true;
+	w.a = a;
+	w.type = dwtypes_var_type(&var);
+	if (!walk_comps(&w, n->comps)) {
+		if (!quiet)
+			report_untyped(&w.tok, n->loc);
+		free(a->steps);
+		free(a->expr);
+		free(a);
+		return false;
+	}
+	where = xasprintf("operator '@var' at %s:%d:%d", n->loc.source ? n->loc.source->name : "",
+			  n->loc.line, n->loc.col);
+	a->location = c_string_literal(where);
+	free(where);
+	n->sym = a;
+	n->type = TYPE_LONG;
+	return true;
+}
+
 bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet)
 {
 	struct token_desc tok = { "operator", "@var" };
 	bool in_kernel = (n->module && !strcmp(n->module, "kernel")) ||
 			 (!n->module && on_kernel_functions(p));
+	const struct ktypes *kt = in_kernel && env && env->types ? env->types(env->ctx) : NULL;
 
-	(void)env;
+	if (kt && ktypes_dwarf(kt))
+		return resolve_dwarf_atvar(kt, n, quiet);
 	if (quiet)
 		return false;
 	if (!in_kernel || strchr(n->text, '@')) {

@@ -23,8 +23,9 @@ struct target_step {
 };
 
 struct target_access {
-	enum { BASE_PARAM, BASE_RETURN, BASE_VALUE } base;
+	enum { BASE_PARAM, BASE_RETURN, BASE_VALUE, BASE_EXPR } base;
 	int param;			/* BASE_PARAM: which argument, from 0 */
+	char *expr;			/* BASE_EXPR: a DWARF location as C (dwtypes.h) */
 	struct node *value;		/* BASE_VALUE: @cast's address */
 	uint32_t base_size;		/* the base value's size and sign, for a narrow param */
 	bool base_signed;

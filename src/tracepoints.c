@@ -353,6 +353,7 @@ struct tracepoints *tracepoints_load(const struct ktypes *kt, const char *build_
 	size_t count;
 	const char **names = ktypes_typedef_names(kt, "btf_trace_", &count);
 
+	t->types = kt;
 	t->items = xcalloc(count + 1, sizeof(*t->items));
 	for (size_t i = 0; i < count; i++)
 		if (read_tracepoint(kt, names[i], &he, &t->items[t->count]))

@@ -26,6 +26,7 @@ struct tracepoint {
 };
 
 struct tracepoints {
+	const struct ktypes *types;	/* what arg_types are ids of */
 	struct tracepoint *items;	/* sorted by name */
 	size_t count;
 };

@@ -931,7 +931,8 @@ char *gen_expr(struct body *b, struct node *n)
 	case N_STRING: return c_string_literal(n->text);
 	case N_IDENT: return var_ref(n->sym);
 	case N_TARGET:
-	case N_CAST: return gen_target(b, n);
+	case N_CAST:
+	case N_ATVAR: return gen_target(b, n);
 	case N_BINARY: return gen_binary(b, n);
 	case N_UNARY: return gen_unary(b, n);
 	case N_PREINC:

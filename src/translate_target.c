@@ -23,6 +23,10 @@ static char *base_value(struct body *b, const struct target_access *a)
 		return xasprintf("(int64_t)(%s)regs_return_value(c->regs)", cast);
 	case BASE_VALUE:
 		return gen_expr(b, a->value);
+	case BASE_EXPR:
+		if (a->lvalue)
+			return xasprintf("(int64_t)%s", a->expr);
+		return xasprintf("(int64_t)(%s)%s", cast, a->expr);
 	}
 	return xstrdup("0");
 }

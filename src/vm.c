@@ -732,6 +732,7 @@ static void build_qemu_argv(struct argv *a, const struct vm_job *job, struct vm_
 {
 	const char *qemu = getenv("TAPSTER_QEMU");
 	const char *extra = getenv("TAPSTER_VM_APPEND");
+	const char *kaslr = getenv("TAPSTER_VM_KASLR");
 	int cpus = job->cpus > 0 ? job->cpus : 1;
 	int mem = job->mem_mb > 0 ? job->mem_mb : 512;
 	char *console = qemu_escape(st->console);
@@ -771,9 +772,11 @@ static void build_qemu_argv(struct argv *a, const struct vm_job *job, struct vm_
 	argv_add(a, xstrdup("-append"));
 	/* panic=-1 and -no-reboot: a panic ends qemu. nr_uarts: the kernel's default is 4
 	 * already, but the ports are not optional. cryptomgr.notests saves ~0.2 s of crypto
-	 * self-tests; nokaslr keeps kernel addresses the same from run to run. */
-	argv_add(a, xasprintf("console=ttyS0 quiet panic=-1 8250.nr_uarts=4 nokaslr "
+	 * self-tests; nokaslr keeps kernel addresses the same from run to run (not with
+	 * TAPSTER_VM_KASLR=1: a test of what KASLR moves). */
+	argv_add(a, xasprintf("console=ttyS0 quiet panic=-1 8250.nr_uarts=4 %s"
 			      "mitigations=off cryptomgr.notests%s%s",
+			      kaslr && !strcmp(kaslr, "1") ? "" : "nokaslr ",
 			      extra && *extra ? " " : "", extra ? extra : ""));
 	argv_add(a, xstrdup("-chardev"));
 	argv_add(a, xasprintf("file,id=con,path=%s", console));

@@ -1,0 +1,1284 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The DWARF backend of ktypes.h (dwtypes.h): the kernel's types read with libdw. */
+#define _GNU_SOURCE
+#include "dwtypes.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo.h"
+#include "util.h"
+
+#define OFFSET_MASK 0x0fffffffu
+#define SKIP_SHIFT 28
+
+/* A name -> value table (open addressing); `tag` tells kinds of one name apart. */
+struct name_entry {
+	const char *name;
+	uint64_t value;
+	int tag;
+};
+
+struct name_index {
+	struct name_entry *entries;
+	size_t cap, count;
+};
+
+struct dwtypes {
+	Dwarf *dwarf;
+	Elf *elf;
+	struct name_index functions;	/* FUNC (tag 0) and OBJECT (tag 1) symbols: name ->
+					 * address */
+	bool functions_built;
+	struct name_index types;	/* named types of the CUs' top level: name -> DIE */
+	bool types_built;		/* every CU is in `types` */
+	Dwarf_Off next_cu;		/* the first CU not yet in `types` */
+	bool relocatable;	/* a module: its functions are found in its CUs by name */
+};
+
+/* ---- Name tables ---- */
+
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static const struct name_entry *index_find(const struct name_index *ix, const char *name,
+					   int tag)
+{
+	size_t mask = ix->cap - 1;
+
+	if (!ix->cap)
+		return NULL;
+	for (size_t i = hash_name(name) & mask; ix->entries[i].name; i = (i + 1) & mask)
+		if ((tag < 0 || ix->entries[i].tag == tag) && !strcmp(ix->entries[i].name, name))
+			return &ix->entries[i];
+	return NULL;
+}
+
+static void index_grow(struct name_index *ix)
+{
+	struct name_index bigger = { xcalloc(ix->cap ? 2 * ix->cap : 4096,
+					     sizeof(struct name_entry)),
+				     ix->cap ? 2 * ix->cap : 4096, 0 };
+
+	for (size_t i = 0; i < ix->cap; i++) {
+		struct name_entry *e = &ix->entries[i];
+		size_t mask = bigger.cap - 1, j;
+
+		if (!e->name)
+			continue;
+		for (j = hash_name(e->name) & mask; bigger.entries[j].name; j = (j + 1) & mask)
+			;
+		bigger.entries[j] = *e;
+		bigger.count++;
+	}
+	free(ix->entries);
+	*ix = bigger;
+}
+
+/* Adds `name` unless it is there with `tag` already (the first one stays). */
+static void index_add(struct name_index *ix, const char *name, int tag, uint64_t value)
+{
+	size_t mask, i;
+
+	if (2 * (ix->count + 1) > ix->cap)
+		index_grow(ix);
+	mask = ix->cap - 1;
+	for (i = hash_name(name) & mask; ix->entries[i].name; i = (i + 1) & mask)
+		if (ix->entries[i].tag == tag && !strcmp(ix->entries[i].name, name))
+			return;
+	ix->entries[i] = (struct name_entry){ name, value, tag };
+	ix->count++;
+}
+
+/* The FUNC symbols of the debuginfo's symbol table. */
+static void build_functions(struct dwtypes *dt)
+{
+	Elf_Scn *scn = NULL;
+
+	dt->functions_built = true;
+	while ((scn = elf_nextscn(dt->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || !sym.st_value ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_OBJECT))
+				continue;
+			name = elf_strptr(dt->elf, shdr.sh_link, sym.st_name);
+			if (name && *name)
+				index_add(&dt->functions, name,
+					  GELF_ST_TYPE(sym.st_info) == STT_FUNC ? 0 : 1, sym.st_value);
+		}
+	}
+}
+
+static bool is_indexed_tag(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef ||
+	       tag == DW_TAG_base_type;
+}
+
+/* A variable DIE's tag in the index: a declaration (extern) is kept apart. */
+#define DECLARED_VARIABLE (DW_TAG_variable | 0x10000)
+
+/* Indexes the named types (not declarations) and variables at the top level of the next
+ * CU, the first of each name and tag; false when every CU is in. The index grows CU by
+ * CU, as far as a question needs (the common types are in the first CUs). */
+static bool index_next_cu(struct dwtypes *dt)
+{
+	Dwarf_Off offset = dt->next_cu, next;
+	size_t header_size;
+
+	if (dt->types_built)
+		return false;
+	if (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
+			    NULL, NULL) != 0) {
+		dt->types_built = true;
+		return false;
+	}
+	dt->next_cu = next;
+	{
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(dt->dwarf, offset + header_size, &cu) &&
+		    dwarf_child(&cu, &child) == 0) {
+			do {
+				int tag = dwarf_tag(&child);
+				const char *name;
+
+				if (tag == DW_TAG_variable && (name = dwarf_diename(&child))) {
+					index_add(&dt->types, name,
+						  dwarf_hasattr(&child, DW_AT_location) ?
+						  tag : DECLARED_VARIABLE, dwarf_dieoffset(&child));
+					continue;
+				}
+				if (!is_indexed_tag(tag) || dwarf_hasattr(&child, DW_AT_declaration) ||
+				    !(name = dwarf_diename(&child)))
+					continue;
+				index_add(&dt->types, name, tag, dwarf_dieoffset(&child));
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+	}
+	return true;
+}
+
+static void build_types(struct dwtypes *dt)
+{
+	while (index_next_cu(dt))
+		;
+}
+
+/* The first of `tags` (in their order) that `name` has in the CUs indexed when one of
+ * them is first found. */
+static const struct name_entry *find_type_of(struct dwtypes *dt, const char *name,
+					     const int *tags, size_t ntags)
+{
+	do {
+		for (size_t i = 0; i < ntags; i++) {
+			const struct name_entry *e = index_find(&dt->types, name, tags[i]);
+
+			if (e)
+				return e;
+		}
+	} while (index_next_cu(dt));
+	return NULL;
+}
+
+static const struct name_entry *find_type(struct dwtypes *dt, const char *name, int tag)
+{
+	return find_type_of(dt, name, &tag, 1);
+}
+
+/* ---- DIEs of ids ---- */
+
+struct dwtypes *dwtypes_open(const struct debuginfo *di)
+{
+	struct dwtypes *dt;
+	Elf_Scn *scn = NULL;
+
+	/* The ids keep four bits for made-up types: .debug_info must be under 256 MiB. */
+	while ((scn = elf_nextscn(debuginfo_elf(di), scn))) {
+		GElf_Shdr shdr;
+		size_t shstrndx;
+		const char *name;
+
+		if (gelf_getshdr(scn, &shdr) && elf_getshdrstrndx(debuginfo_elf(di), &shstrndx) == 0 &&
+		    (name = elf_strptr(debuginfo_elf(di), shstrndx, shdr.sh_name)) &&
+		    !strcmp(name, ".debug_info") && shdr.sh_size > OFFSET_MASK)
+			return NULL;
+	}
+	dt = xcalloc(1, sizeof(*dt));
+	dt->dwarf = debuginfo_dwarf(di);
+	dt->elf = debuginfo_elf(di);
+	return dt;
+}
+
+struct dwtypes *dwtypes_open_module(const char *path)
+{
+	static const Dwfl_Callbacks offline = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl *dwfl = dwfl_begin(&offline);
+	Dwfl_Module *module;
+	Dwarf_Addr bias;
+	struct dwtypes *dt;
+	Dwarf *dwarf;
+	Elf *elf;
+
+	if (!dwfl)
+		return NULL;
+	module = dwfl_report_offline(dwfl, "module", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!module || !(dwarf = dwfl_module_getdwarf(module, &bias)) ||
+	    !(elf = dwfl_module_getelf(module, &bias))) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	dt = xcalloc(1, sizeof(*dt));
+	dt->dwarf = dwarf;
+	dt->elf = elf;
+	dt->relocatable = true;
+	return dt;	/* the Dwfl lives as long as the types */
+}
+
+/* A module's function `name`: the subprogram with code of that name in its CUs. */
+static ktype_id function_in_cus(struct dwtypes *dt, const char *name)
+{
+	Dwarf_Off offset = 0, next;
+	size_t header_size;
+
+	while (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
+			       NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(dt->dwarf, offset + header_size, &cu) &&
+		    dwarf_child(&cu, &child) == 0) {
+			do {
+				const char *fn_name;
+				Dwarf_Addr entry, base, end;
+
+				if (dwarf_tag(&child) == DW_TAG_subprogram &&
+				    (fn_name = dwarf_diename(&child)) && !strcmp(fn_name, name) &&
+				    (dwarf_lowpc(&child, &entry) == 0 ||
+				     dwarf_ranges(&child, 0, &base, &entry, &end) > 0))
+					return (ktype_id)dwarf_dieoffset(&child);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		offset = next;
+	}
+	return 0;
+}
+
+Dwarf *dwtypes_dwarf(struct dwtypes *dt)
+{
+	return dt->dwarf;
+}
+
+static bool is_declared_only(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type || tag == DW_TAG_class_type;
+}
+
+/* The DIE of a plain id; a struct, union or enum that its CU only declares is its
+ * definition from another CU where there is one. */
+bool dwtypes_die(struct dwtypes *dt, ktype_id id, Dwarf_Die *die)
+{
+	const struct name_entry *def;
+	const char *name;
+	int tag;
+
+	if (!id || id > OFFSET_MASK || !dwarf_offdie(dt->dwarf, id, die))
+		return false;
+	tag = dwarf_tag(die);
+	if (is_declared_only(tag) && dwarf_hasattr(die, DW_AT_declaration) &&
+	    (name = dwarf_diename(die)) &&
+	    (def = find_type(dt, name, tag == DW_TAG_class_type ? DW_TAG_structure_type : tag)))
+		return dwarf_offdie(dt->dwarf, def->value, die) != NULL;
+	return true;
+}
+
+/* The id of the type that `die`'s DW_AT_type names; 0 (void) without one. */
+static ktype_id type_attr(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die type;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type))
+		return 0;
+	return (ktype_id)dwarf_dieoffset(&type);
+}
+
+static uint64_t udata_attr(Dwarf_Die *die, int name, uint64_t otherwise)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word value;
+
+	if (!dwarf_attr_integrate(die, name, &attr) || dwarf_formudata(&attr, &value))
+		return otherwise;
+	return value;
+}
+
+static unsigned skipped_dims(ktype_id id)
+{
+	return id & DWT_PTR ? 0 : id >> SKIP_SHIFT;
+}
+
+/* The `index`th subrange of an array DIE. */
+static bool subrange(Dwarf_Die *array, unsigned index, Dwarf_Die *range)
+{
+	if (dwarf_child(array, range))
+		return false;
+	do {
+		if (dwarf_tag(range) == DW_TAG_subrange_type && index-- == 0)
+			return true;
+	} while (dwarf_siblingof(range, range) == 0);
+	return false;
+}
+
+/* ---- Questions ---- */
+
+static enum ktype_kind kind_of_die(Dwarf_Die *die)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+		return udata_attr(die, DW_AT_encoding, 0) == DW_ATE_float ? KT_FLOAT : KT_INT;
+	case DW_TAG_pointer_type: case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type: return KT_PTR;
+	case DW_TAG_array_type: return KT_ARRAY;
+	/* One a CU only declares too: its definition elsewhere answers the rest (BTF has the
+	 * one definition), and looking it up is left to the questions that need it. */
+	case DW_TAG_structure_type: case DW_TAG_class_type: return KT_STRUCT;
+	case DW_TAG_union_type: return KT_UNION;
+	case DW_TAG_enumeration_type: return KT_ENUM;
+	case DW_TAG_typedef: return KT_TYPEDEF;
+	case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type: return KT_QUALIFIER;
+	case DW_TAG_subroutine_type: case DW_TAG_subprogram: return KT_FUNC_PROTO;
+	default: return KT_OTHER;
+	}
+}
+
+enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die;
+
+	if (id & DWT_PTR)
+		return KT_PTR;
+	if (skipped_dims(id))
+		return KT_ARRAY;
+	return id && dwarf_offdie(dt->dwarf, id, &die) ? kind_of_die(&die) : KT_VOID;
+}
+
+ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id)
+{
+	unsigned skip = skipped_dims(id);
+	Dwarf_Die die, range;
+
+	if (id & DWT_PTR)
+		return id & OFFSET_MASK;
+	if (!dwtypes_die(dt, id & OFFSET_MASK, &die))
+		return 0;
+	switch (kind_of_die(&die)) {
+	case KT_ARRAY:
+		if (skip < 7 && subrange(&die, skip + 1, &range))
+			return (ktype_id)(skip + 1) << SKIP_SHIFT | (id & OFFSET_MASK);
+		return type_attr(&die);
+	case KT_PTR: case KT_TYPEDEF: case KT_QUALIFIER:
+		return type_attr(&die);
+	default:
+		return 0;
+	}
+}
+
+uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die, range;
+	uint64_t count;
+
+	if (dwtypes_kind(dt, id) != KT_ARRAY || !dwtypes_die(dt, id & OFFSET_MASK, &die) ||
+	    !subrange(&die, skipped_dims(id), &range))
+		return 0;
+	count = udata_attr(&range, DW_AT_count, UINT64_MAX);
+	if (count == UINT64_MAX) {
+		Dwarf_Attribute attr;
+		Dwarf_Sword upper;
+
+		if (!dwarf_attr(&range, DW_AT_upper_bound, &attr) || dwarf_formsdata(&attr, &upper) ||
+		    upper < 0)
+			return 0;
+		count = (uint64_t)upper + 1;
+	}
+	return count > UINT32_MAX ? 0 : (uint32_t)count;
+}
+
+uint32_t dwtypes_size(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die;
+
+	switch (dwtypes_kind(dt, id)) {
+	case KT_PTR:
+		return 8;
+	case KT_ARRAY: {
+		ktype_id elem = dwtypes_target(dt, id);
+
+		while (dwtypes_kind(dt, elem) == KT_TYPEDEF || dwtypes_kind(dt, elem) == KT_QUALIFIER)
+			elem = dwtypes_target(dt, elem);
+		return dwtypes_array_len(dt, id) * dwtypes_size(dt, elem);
+	}
+	case KT_INT: case KT_FLOAT: case KT_STRUCT: case KT_UNION: case KT_ENUM:
+		if (!dwtypes_die(dt, id, &die))
+			return 0;
+		return (uint32_t)udata_attr(&die, DW_AT_byte_size, 0);
+	default:
+		return 0;
+	}
+}
+
+static bool signed_encoding(uint64_t encoding)
+{
+	return encoding == DW_ATE_signed || encoding == DW_ATE_signed_char;
+}
+
+bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die die, child;
+	ktype_id base;
+
+	if (id & ~OFFSET_MASK || !dwtypes_die(dt, id, &die))
+		return false;
+	if (dwarf_tag(&die) == DW_TAG_base_type)
+		return signed_encoding(udata_attr(&die, DW_AT_encoding, 0));
+	if (dwarf_tag(&die) != DW_TAG_enumeration_type)
+		return false;
+	base = type_attr(&die);
+	while (base && (dwtypes_kind(dt, base) == KT_TYPEDEF ||
+			dwtypes_kind(dt, base) == KT_QUALIFIER))
+		base = dwtypes_target(dt, base);
+	if (base)
+		return dwtypes_is_signed(dt, base);
+	/* No underlying type: signed when a constant is negative. */
+	if (dwarf_child(&die, &child))
+		return false;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Sword value;
+
+		if (dwarf_attr(&child, DW_AT_const_value, &attr) &&
+		    !dwarf_formsdata(&attr, &value) && value < 0)
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static const char *keyword_of(int tag)
+{
+	switch (tag) {
+	case DW_TAG_structure_type: case DW_TAG_class_type: return "struct ";
+	case DW_TAG_union_type: return "union ";
+	case DW_TAG_enumeration_type: return "enum ";
+	default: return "";
+	}
+}
+
+static const char *qualifier_of(int tag)
+{
+	switch (tag) {
+	case DW_TAG_const_type: return " const";
+	case DW_TAG_volatile_type: return " volatile";
+	default: return "";
+	}
+}
+
+/* A pointer to a function as stap names it: "int (*) (struct dentry*, void*)". */
+static void add_function_pointer_name(struct dwtypes *dt, ktype_id proto, struct strbuf *sb,
+				      int depth)
+{
+	int count = dwtypes_nparams(dt, proto);
+
+	dwtypes_add_name(dt, dwtypes_return_type(dt, proto), sb, depth + 1);
+	sb_add(sb, " (*) (");
+	for (int i = 0; i < count; i++) {
+		if (i)
+			sb_add(sb, ", ");
+		dwtypes_add_name(dt, dwtypes_param_type(dt, proto, i), sb, depth + 1);
+	}
+	sb_addc(sb, ')');
+}
+
+/* As btf.c names its types, so that both backends print the same (but a function
+ * pointer, which stap spells out from DWARF). */
+void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth)
+{
+	Dwarf_Die die;
+	const char *name;
+
+	if (depth > 32) {
+		sb_add(sb, "?");
+		return;
+	}
+	switch (dwtypes_kind(dt, id)) {
+	case KT_VOID:
+		sb_add(sb, "void");
+		return;
+	case KT_PTR:
+		if (dwtypes_kind(dt, dwtypes_target(dt, id)) == KT_FUNC_PROTO) {
+			add_function_pointer_name(dt, dwtypes_target(dt, id), sb, depth);
+			return;
+		}
+		dwtypes_add_name(dt, dwtypes_target(dt, id), sb, depth + 1);
+		sb_addc(sb, '*');
+		return;
+	case KT_ARRAY:
+		dwtypes_add_name(dt, dwtypes_target(dt, id), sb, depth + 1);
+		sb_addf(sb, "[%u]", dwtypes_array_len(dt, id));
+		return;
+	case KT_FUNC_PROTO:
+		sb_add(sb, "func");
+		return;
+	default:
+		break;
+	}
+	dwarf_offdie(dt->dwarf, id, &die);	/* a declaration has its definition's name */
+	if (kind_of_die(&die) == KT_QUALIFIER) {
+		dwtypes_add_name(dt, type_attr(&die), sb, depth + 1);
+		sb_add(sb, qualifier_of(dwarf_tag(&die)));
+		return;
+	}
+	name = dwarf_diename(&die);
+	sb_add(sb, keyword_of(dwarf_tag(&die)));
+	sb_add(sb, name ? name : "{...}");
+}
+
+/* The `index`th DW_TAG_member of a struct or union (index -1: counts them). */
+static int member_die(struct dwtypes *dt, ktype_id id, int index, Dwarf_Die *member)
+{
+	Dwarf_Die die;
+	int count = 0;
+	enum ktype_kind kind = dwtypes_kind(dt, id);
+
+	if ((kind != KT_STRUCT && kind != KT_UNION) || !dwtypes_die(dt, id, &die) ||
+	    dwarf_child(&die, member))
+		return 0;
+	do {
+		if (dwarf_tag(member) != DW_TAG_member)
+			continue;
+		if (count++ == index)
+			return count;
+	} while (dwarf_siblingof(member, member) == 0);
+	return index < 0 ? count : 0;
+}
+
+int dwtypes_nmembers(struct dwtypes *dt, ktype_id id)
+{
+	Dwarf_Die member;
+
+	return member_die(dt, id, -1, &member);
+}
+
+/* A member's offset in bits from the start of its struct. */
+static uint32_t member_bit_offset(Dwarf_Die *member, uint32_t bit_size)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word bytes = 0;
+	uint64_t bits = udata_attr(member, DW_AT_data_bit_offset, UINT64_MAX);
+
+	if (bits != UINT64_MAX)
+		return (uint32_t)bits;
+	if (dwarf_attr(member, DW_AT_data_member_location, &attr) &&
+	    dwarf_formudata(&attr, &bytes))
+		bytes = 0;
+	bits = bytes * 8;
+	if (bit_size && dwarf_hasattr(member, DW_AT_bit_offset)) {
+		/* DWARF 2's big-endian view: from the top of the storage unit. */
+		uint64_t unit = udata_attr(member, DW_AT_byte_size, 0) * 8;
+
+		bits += unit - udata_attr(member, DW_AT_bit_offset, 0) - bit_size;
+	}
+	return (uint32_t)bits;
+}
+
+void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmember *m)
+{
+	Dwarf_Die member;
+	const char *name;
+
+	if (!member_die(dt, id, index, &member)) {
+		*m = (struct kmember){ "", 0, 0, 0 };
+		return;
+	}
+	name = dwarf_diename(&member);
+	m->name = name ? name : "";
+	m->type = type_attr(&member);
+	m->bit_size = (uint32_t)udata_attr(&member, DW_AT_bit_size, 0);
+	m->bit_offset = member_bit_offset(&member, m->bit_size);
+}
+
+const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value)
+{
+	Dwarf_Die die, child;
+
+	if (dwtypes_kind(dt, id) != KT_ENUM || !dwtypes_die(dt, id, &die) ||
+	    dwarf_child(&die, &child))
+		return NULL;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Sword sval;
+		Dwarf_Word uval;
+
+		if (dwarf_tag(&child) != DW_TAG_enumerator ||
+		    !dwarf_attr(&child, DW_AT_const_value, &attr))
+			continue;
+		if ((!dwarf_formsdata(&attr, &sval) && sval == value) ||
+		    (!dwarf_formudata(&attr, &uval) && (int64_t)uval == value))
+			return dwarf_diename(&child);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return NULL;
+}
+
+/* A function's entry: its low pc, or where its first range begins (a function split
+ * into hot and cold parts). */
+static bool entry_of(Dwarf_Die *function, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, end;
+
+	return dwarf_lowpc(function, entry) == 0 ||
+	       dwarf_ranges(function, 0, &base, entry, &end) > 0;
+}
+
+/* The subprogram DIE of the CU `cu` whose code starts at `addr`. */
+static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(cu, &child))
+		return false;
+	do {
+		Dwarf_Addr low;
+
+		if (dwarf_tag(&child) == DW_TAG_subprogram && entry_of(&child, &low) &&
+		    low == addr) {
+			*out = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+ktype_id dwtypes_function(struct dwtypes *dt, const char *name)
+{
+	const struct name_entry *sym;
+	Dwarf_Die cu, fn;
+
+	if (dt->relocatable)
+		return function_in_cus(dt, name);
+	if (!dt->functions_built)
+		build_functions(dt);
+	sym = index_find(&dt->functions, name, 0);
+	if (!sym || !dwarf_addrdie(dt->dwarf, sym->value, &cu) ||
+	    !subprogram_at(&cu, sym->value, &fn))
+		return 0;
+	return (ktype_id)dwarf_dieoffset(&fn);
+}
+
+ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto)
+{
+	Dwarf_Die die;
+
+	return dwtypes_kind(dt, proto) == KT_FUNC_PROTO && dwtypes_die(dt, proto, &die) ?
+	       type_attr(&die) : 0;
+}
+
+/* The `index`th formal parameter of a prototype (index -1: counts them). */
+static int param_die(struct dwtypes *dt, ktype_id proto, int index, Dwarf_Die *param)
+{
+	Dwarf_Die die;
+	int count = 0;
+
+	if (dwtypes_kind(dt, proto) != KT_FUNC_PROTO || !dwtypes_die(dt, proto, &die) ||
+	    dwarf_child(&die, param))
+		return 0;
+	do {
+		if (dwarf_tag(param) != DW_TAG_formal_parameter)
+			continue;
+		if (count++ == index)
+			return count;
+	} while (dwarf_siblingof(param, param) == 0);
+	return index < 0 ? count : 0;
+}
+
+int dwtypes_nparams(struct dwtypes *dt, ktype_id proto)
+{
+	Dwarf_Die param;
+
+	return param_die(dt, proto, -1, &param);
+}
+
+const char *dwtypes_param_name(struct dwtypes *dt, ktype_id proto, int index)
+{
+	Dwarf_Die param;
+	const char *name;
+
+	if (!param_die(dt, proto, index, &param))
+		return "";
+	name = dwarf_diename(&param);
+	return name ? name : "";
+}
+
+ktype_id dwtypes_param_type(struct dwtypes *dt, ktype_id proto, int index)
+{
+	Dwarf_Die param;
+
+	return param_die(dt, proto, index, &param) ? type_attr(&param) : 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char **names_in(const struct name_index *ix, int tag, const char *prefix,
+			     size_t *count)
+{
+	size_t len = strlen(prefix), n = 0;
+	const char **names = NULL;
+
+	for (size_t i = 0; i < ix->cap; i++) {
+		const struct name_entry *e = &ix->entries[i];
+
+		if (!e->name || e->tag != tag || strncmp(e->name, prefix, len))
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = e->name;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
+	*count = n;
+	return names;
+}
+
+const char **dwtypes_typedef_names(struct dwtypes *dt, const char *prefix, size_t *count)
+{
+	if (!dt->types_built)
+		build_types(dt);
+	return names_in(&dt->types, DW_TAG_typedef, prefix, count);
+}
+
+const char **dwtypes_function_names(struct dwtypes *dt, const char *prefix, size_t *count)
+{
+	if (!dt->functions_built)
+		build_functions(dt);
+	return names_in(&dt->functions, 0, prefix, count);
+}
+
+ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name)
+{
+	static const struct { const char *prefix; int tag; } keywords[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "enum ", DW_TAG_enumeration_type },
+	};
+	static const int bare_tags[] = { DW_TAG_typedef, DW_TAG_base_type, DW_TAG_structure_type,
+					 DW_TAG_union_type, DW_TAG_enumeration_type };
+	const struct name_entry *e = NULL;
+
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
+		size_t plen = strlen(keywords[i].prefix);
+
+		if (!strncmp(name, keywords[i].prefix, plen)) {
+			e = find_type(dt, name + plen, keywords[i].tag);
+			return e ? (ktype_id)e->value : 0;
+		}
+	}
+	e = find_type_of(dt, name, bare_tags, sizeof(bare_tags) / sizeof(bare_tags[0]));
+	return e ? (ktype_id)e->value : 0;
+}
+
+/* ---- Variables and their locations ---- */
+
+static bool text_bytes(struct dwtypes *dt, Dwarf_Addr addr, unsigned char *out, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(dt->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
+		    !(shdr.sh_flags & SHF_EXECINSTR) || addr < shdr.sh_addr ||
+		    addr + len > shdr.sh_addr + shdr.sh_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || addr - shdr.sh_addr + len > data->d_size)
+			return false;
+		memcpy(out, (const char *)data->d_buf + (addr - shdr.sh_addr), len);
+		return true;
+	}
+	return false;
+}
+
+Dwarf_Addr dwtypes_probe_pc(struct dwtypes *dt, Dwarf_Die *function)
+{
+	static const unsigned char nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	unsigned char code[5];
+	Dwarf_Addr entry;
+
+	if (!entry_of(function, &entry))
+		return 0;
+	if (text_bytes(dt, entry, code, sizeof(code)) &&
+	    (code[0] == 0xe8 || !memcmp(code, nop5, sizeof(nop5))))
+		return entry + 5;
+	return entry;
+}
+
+static bool holds_pc(Dwarf_Die *die, Dwarf_Addr pc)
+{
+	return dwarf_haspc(die, pc) == 1;
+}
+
+static void add_var(struct dwvar **vars, size_t *count, Dwarf_Die *die, bool is_param)
+{
+	const char *name = dwarf_diename(die);
+
+	if (!name)
+		return;
+	for (size_t i = 0; i < *count; i++)
+		if (!strcmp((*vars)[i].name, name)) {
+			/* An inner declaration hides the outer one. */
+			(*vars)[i] = (struct dwvar){ name, *die, is_param };
+			return;
+		}
+	*vars = xrealloc(*vars, (*count + 1) * sizeof(**vars));
+	(*vars)[(*count)++] = (struct dwvar){ name, *die, is_param };
+}
+
+static void scope_vars(Dwarf_Die *scope, Dwarf_Addr pc, struct dwvar **vars, size_t *count,
+		       int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 32 || dwarf_child(scope, &child))
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_formal_parameter:
+			add_var(vars, count, &child, true);
+			break;
+		case DW_TAG_variable:
+			add_var(vars, count, &child, false);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	/* Then the blocks that hold pc: their names hide these. */
+	dwarf_child(scope, &child);
+	do {
+		if (dwarf_tag(&child) == DW_TAG_lexical_block && holds_pc(&child, pc))
+			scope_vars(&child, pc, vars, count, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+size_t dwtypes_scope_vars(struct dwtypes *dt, Dwarf_Die *scope, Dwarf_Addr pc,
+			  struct dwvar **vars)
+{
+	size_t count = 0;
+
+	(void)dt;
+	*vars = NULL;
+	scope_vars(scope, pc, vars, &count, 0);
+	return count;
+}
+
+/* pt_regs' member of a DWARF register number (x86_64), or NULL. */
+static const char *register_name(unsigned reg)
+{
+	static const char *const names[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+					     "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+					     "r15" };
+
+	return reg < sizeof(names) / sizeof(names[0]) ? names[reg] : NULL;
+}
+
+static char *register_value(unsigned reg)
+{
+	if (reg == 7)
+		return xstrdup("((int64_t)kernel_stack_pointer(c->regs))");
+	return xasprintf("((int64_t)c->regs->%s)", register_name(reg));
+}
+
+static const char *op_name(unsigned atom)
+{
+	switch (atom) {
+	case DW_OP_deref: return "DW_OP_deref";
+	case DW_OP_entry_value: case DW_OP_GNU_entry_value: return "DW_OP_entry_value";
+	case DW_OP_implicit_value: return "DW_OP_implicit_value";
+	case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
+		return "DW_OP_implicit_pointer";
+	case DW_OP_piece: return "DW_OP_piece";
+	case DW_OP_bit_piece: return "DW_OP_bit_piece";
+	case DW_OP_GNU_parameter_ref: return "DW_OP_GNU_parameter_ref";
+	case DW_OP_addr: return "DW_OP_addr";
+	default: return NULL;
+	}
+}
+
+struct loc_stack {
+	char *items[8];
+	int depth;
+	bool is_value;		/* the result is a value, not an address */
+	char *error;
+};
+
+static void loc_push(struct loc_stack *st, char *expr)
+{
+	if (st->depth == 8) {
+		free(expr);
+		if (!st->error)
+			st->error = xstrdup("a location expression this deep");
+		return;
+	}
+	st->items[st->depth++] = expr;
+}
+
+static char *loc_pop(struct loc_stack *st)
+{
+	if (!st->depth) {
+		if (!st->error)
+			st->error = xstrdup("a location expression that pops an empty stack");
+		return xstrdup("0");
+	}
+	return st->items[--st->depth];
+}
+
+static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st);
+
+char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr)
+{
+	const char *anchor_name = "_printk";
+	Dwarf_Addr anchor;
+
+	if (dt->relocatable)
+		return NULL;	/* a module's: where it is loaded is not known here */
+	anchor = dwtypes_symbol(dt, anchor_name, true);
+	if (addr < 0xffffffff80000000ULL)
+		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
+				 (unsigned long long)addr);
+	if (!anchor) {
+		anchor_name = "printk";
+		anchor = dwtypes_symbol(dt, anchor_name, true);
+	}
+	if (!anchor)
+		return NULL;
+	return xasprintf("((int64_t)(%#llxUL + ((unsigned long)&%s - %#llxUL)))",
+			 (unsigned long long)addr, anchor_name, (unsigned long long)anchor);
+}
+
+/* One operation of a location expression, on the stack `st` (st->error: it cannot). */
+static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, Dwarf_Addr pc,
+		   struct loc_stack *st);
+
+static void frame_base(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Addr pc,
+		       struct loc_stack *st)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr_integrate(function, DW_AT_frame_base, &attr) ||
+	    dwarf_getlocation_addr(&attr, pc, &ops, &nops, 1) != 1) {
+		st->error = xstrdup("a frame base that tapster cannot find");
+		return;
+	}
+	for (size_t i = 0; i < nops && !st->error; i++) {
+		if (ops[i].atom == DW_OP_call_frame_cfa)
+			frame_cfa(dt, pc, st);
+		else
+			loc_op(dt, &ops[i], function, pc, st);
+	}
+	st->is_value = false;
+}
+
+static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
+{
+	Dwarf_CFI *cfi = dwarf_getcfi(dt->dwarf);
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) || dwarf_frame_cfa(frame, &ops, &nops) ||
+	    nops != 1 || (ops[0].atom != DW_OP_bregx &&
+			  (ops[0].atom < DW_OP_breg0 || ops[0].atom > DW_OP_breg31))) {
+		st->error = xstrdup("DW_OP_call_frame_cfa");
+		return false;
+	}
+	loc_op(dt, &ops[0], NULL, pc, st);
+	return true;
+}
+
+static void loc_binary(struct loc_stack *st, const char *op)
+{
+	char *b = loc_pop(st), *a = loc_pop(st);
+
+	loc_push(st, xasprintf("(%s %s %s)", a, op, b));
+	free(a);
+	free(b);
+}
+
+static void loc_register(struct loc_stack *st, unsigned reg, int64_t offset, bool is_value)
+{
+	if (!register_name(reg)) {
+		if (!st->error)
+			st->error = xasprintf("DWARF register %u", reg);
+		return;
+	}
+	char *value = register_value(reg);
+
+	if (is_value) {
+		loc_push(st, value);
+		st->is_value = true;
+		return;
+	}
+	loc_push(st, xasprintf("(%s + %lldLL)", value, (long long)offset));
+	free(value);
+}
+
+static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, Dwarf_Addr pc,
+		   struct loc_stack *st)
+{
+	unsigned atom = op->atom;
+
+	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
+		loc_register(st, atom - DW_OP_reg0, 0, true);
+	else if (atom == DW_OP_regx)
+		loc_register(st, (unsigned)op->number, 0, true);
+	else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31)
+		loc_register(st, atom - DW_OP_breg0, (int64_t)op->number, false);
+	else if (atom == DW_OP_bregx)
+		loc_register(st, (unsigned)op->number, (int64_t)op->number2, false);
+	else if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
+		loc_push(st, xasprintf("%uLL", atom - DW_OP_lit0));
+	else if (atom == DW_OP_const1u || atom == DW_OP_const2u || atom == DW_OP_const4u ||
+		 atom == DW_OP_const8u || atom == DW_OP_constu)
+		loc_push(st, xasprintf("((int64_t)%lluULL)", (unsigned long long)op->number));
+	else if (atom == DW_OP_const1s || atom == DW_OP_const2s || atom == DW_OP_const4s ||
+		 atom == DW_OP_const8s || atom == DW_OP_consts)
+		loc_push(st, xasprintf("(%lldLL)", (long long)(int64_t)op->number));
+	else if (atom == DW_OP_plus_uconst) {
+		char *a = loc_pop(st);
+
+		loc_push(st, xasprintf("(%s + %lluLL)", a, (unsigned long long)op->number));
+		free(a);
+	} else if (atom == DW_OP_fbreg && function) {
+		frame_base(dt, function, pc, st);
+		if (!st->error) {
+			char *a = loc_pop(st);
+
+			loc_push(st, xasprintf("(%s + %lldLL)", a, (long long)(int64_t)op->number));
+			free(a);
+		}
+	} else if (atom == DW_OP_call_frame_cfa) {
+		frame_cfa(dt, pc, st);
+	} else if (atom == DW_OP_plus) {
+		loc_binary(st, "+");
+	} else if (atom == DW_OP_minus) {
+		loc_binary(st, "-");
+	} else if (atom == DW_OP_and) {
+		loc_binary(st, "&");
+	} else if (atom == DW_OP_or) {
+		loc_binary(st, "|");
+	} else if (atom == DW_OP_addr) {
+		char *expr = dwtypes_address_expr(dt, op->number);
+
+		if (expr)
+			loc_push(st, expr);
+		else if (!st->error)
+			st->error = xstrdup("DW_OP_addr");
+	} else if (atom == DW_OP_stack_value) {
+		st->is_value = true;
+	} else if (!st->error) {
+		const char *name = op_name(atom);
+
+		st->error = name ? xstrdup(name) : xasprintf("DWARF operation %#x", atom);
+	}
+}
+
+/* "[0x..,0x..], [...]": where the variable has a location. */
+static char *location_ranges(Dwarf_Attribute *attr)
+{
+	struct strbuf sb = { 0 };
+	ptrdiff_t offset = 0;
+	Dwarf_Addr base, start, end;
+	Dwarf_Op *expr;
+	size_t len;
+
+	sb_add(&sb, "");
+	while ((offset = dwarf_getlocations(attr, offset, &base, &start, &end, &expr, &len)) > 0)
+		sb_addf(&sb, "%s[%#llx,%#llx]", sb.len ? ", " : "", (unsigned long long)start,
+			(unsigned long long)end);
+	return sb_steal(&sb);
+}
+
+enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
+				Dwarf_Addr pc, char **c_expr, char **detail)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+	struct loc_stack st = { 0 };
+
+	*c_expr = *detail = NULL;
+	if (!dwarf_attr_integrate(var, DW_AT_location, &attr)) {
+		*detail = xstrdup("");
+		return DWLOC_NONE;
+	}
+	if (dwarf_getlocation_addr(&attr, pc, &ops, &nops, 1) != 1 || !nops) {
+		*detail = location_ranges(&attr);
+		return DWLOC_NONE;
+	}
+	for (size_t i = 0; i < nops && !st.error; i++) {
+		if (ops[i].atom == DW_OP_piece && i == nops - 1 && i > 0)
+			break;	/* one piece: the whole variable */
+		loc_op(dt, &ops[i], function, pc, &st);
+	}
+	if (!st.error && st.depth != 1)
+		st.error = xstrdup("a location expression that leaves no single result");
+	if (st.error) {
+		while (st.depth)
+			free(st.items[--st.depth]);
+		*detail = st.error;
+		return DWLOC_UNSUPPORTED;
+	}
+	*c_expr = st.items[0];
+	return st.is_value ? DWLOC_VALUE : DWLOC_ADDRESS;
+}
+
+ktype_id dwtypes_var_type(Dwarf_Die *var)
+{
+	return type_attr(var);
+}
+
+char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *file;
+	int lineno = 0, column = 0;
+
+	if (!dwarf_addrdie(dt->dwarf, pc, &cu) || !(line = dwarf_getsrc_die(&cu, pc)) ||
+	    !(file = dwarf_linesrc(line, NULL, NULL)))
+		return NULL;
+	dwarf_lineno(line, &lineno);
+	dwarf_linecol(line, &column);
+	return xasprintf("%s:%d:%d", file, lineno, column);
+}
+
+/* ---- Globals ---- */
+
+Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function)
+{
+	const struct name_entry *sym;
+
+	if (!dt->functions_built)
+		build_functions(dt);
+	sym = index_find(&dt->functions, name, function ? 0 : 1);
+	return sym ? sym->value : 0;
+}
+
+/* Whether the CU name `cu` is the file `file` names: a glob over the whole name or over
+ * its end after a '/'. */
+static bool file_matches(const char *file, const char *cu)
+{
+	const char *slash;
+
+	if (!fnmatch(file, cu, 0))
+		return true;
+	for (slash = strchr(cu, '/'); slash; slash = strchr(slash + 1, '/'))
+		if (!fnmatch(file, slash + 1, 0))
+			return true;
+	return false;
+}
+
+/* The variable `name` at the top level of a CU whose name matches `file`, one with a
+ * location first. */
+static bool global_in_file(struct dwtypes *dt, const char *name, const char *file,
+			   Dwarf_Die *var)
+{
+	Dwarf_Off offset = 0, next;
+	size_t header_size;
+	bool found = false;
+
+	while (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
+			       NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+		const char *cu_name;
+
+		if (dwarf_offdie(dt->dwarf, offset + header_size, &cu) &&
+		    (cu_name = dwarf_diename(&cu)) && file_matches(file, cu_name) &&
+		    dwarf_child(&cu, &child) == 0) {
+			do {
+				const char *var_name;
+
+				if (dwarf_tag(&child) != DW_TAG_variable ||
+				    !(var_name = dwarf_diename(&child)) || strcmp(var_name, name))
+					continue;
+				if (dwarf_hasattr(&child, DW_AT_location)) {
+					*var = child;
+					return true;
+				}
+				if (!found)
+					*var = child;
+				found = true;
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		offset = next;
+	}
+	return found;
+}
+
+bool dwtypes_global(struct dwtypes *dt, const char *name, const char *file, Dwarf_Die *var,
+		    Dwarf_Addr *addr)
+{
+	const struct name_entry *e;
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (file) {
+		if (!global_in_file(dt, name, file, var))
+			return false;
+	} else {
+		static const int tags[] = { DW_TAG_variable, DECLARED_VARIABLE };
+
+		if (!(e = find_type_of(dt, name, tags, 2)))
+			return false;
+		if (!dwarf_offdie(dt->dwarf, e->value, var))
+			return false;
+	}
+	*addr = 0;
+	if (dwarf_attr_integrate(var, DW_AT_location, &attr) &&
+	    dwarf_getlocation(&attr, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_addr)
+		*addr = ops[0].number;
+	else
+		*addr = dwtypes_symbol(dt, name, false);	/* extern, or linker-defined */
+	return true;
+}

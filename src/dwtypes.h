@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The DWARF backend of ktypes.h (dwtypes.c): the target kernel's types read with libdw
+ * from its debuginfo (debuginfo.h). btf.c hands every ktypes_* question on a DWARF
+ * `struct ktypes` to the function of the same name here.
+ *
+ * A type id is the offset of its DIE in .debug_info; ids with a non-zero top nibble are
+ * made up for what DWARF has no DIE for: DWT_PTR | id, a pointer to id (@cast's "T*"),
+ * and k << 28 | id (k of 1..7), the array id without its first k dimensions. A function's
+ * prototype is its DW_TAG_subprogram DIE (a subroutine type's is its own).
+ *
+ * A function is found through the ELF symbol table and .debug_aranges (dwarf_addrdie),
+ * never by reading every CU; the index of named types (@cast, and a struct that a CU only
+ * declares) is built on first need from the CUs' top-level DIEs.
+ */
+#ifndef TAPSTER_DWTYPES_H
+#define TAPSTER_DWTYPES_H
+
+#include <elfutils/libdw.h>
+
+#include "ktypes.h"
+
+struct debuginfo;
+struct strbuf;
+struct dwtypes;
+
+#define DWT_PTR 0x80000000u
+
+/* NULL when the debuginfo's .debug_info is too large for 28-bit offsets. */
+struct dwtypes *dwtypes_open(const struct debuginfo *di);
+/* A module's debuginfo (a relocatable .ko, relocated by libdwfl as it is read); its
+ * functions are found by name in its CUs. NULL when it can't be read. */
+struct dwtypes *dwtypes_open_module(const char *path);
+
+enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id);
+ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id);
+uint32_t dwtypes_size(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
+bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
+uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
+void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth);
+int dwtypes_nmembers(struct dwtypes *dt, ktype_id id);		/* of a stripped type */
+void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmember *m);
+const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value);
+ktype_id dwtypes_function(struct dwtypes *dt, const char *name);
+ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto);
+int dwtypes_nparams(struct dwtypes *dt, ktype_id proto);
+const char *dwtypes_param_name(struct dwtypes *dt, ktype_id proto, int index);
+ktype_id dwtypes_param_type(struct dwtypes *dt, ktype_id proto, int index);
+const char **dwtypes_typedef_names(struct dwtypes *dt, const char *prefix, size_t *count);
+const char **dwtypes_function_names(struct dwtypes *dt, const char *prefix, size_t *count);
+/* A named type without a trailing '*': "struct x", "union x", "enum x", or a typedef's,
+ * a base type's or (without its keyword) a struct's, union's or enum's name. */
+ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name);
+
+/* For probes inside a function: the DIE of a type id, and the function's DIE (its
+ * DW_TAG_subprogram, for the scopes and variables visible at a pc). */
+bool dwtypes_die(struct dwtypes *dt, ktype_id id, Dwarf_Die *die);
+Dwarf *dwtypes_dwarf(struct dwtypes *dt);
+
+/* A function's probe address as stap reports it: its entry, after the 5-byte __fentry__
+ * call (or the nop that replaced it) when it begins with one. */
+Dwarf_Addr dwtypes_probe_pc(struct dwtypes *dt, Dwarf_Die *function);
+
+/* A variable or parameter visible at a pc. */
+struct dwvar {
+	const char *name;
+	Dwarf_Die die;
+	bool is_param;
+};
+
+/*
+ * The parameters and variables visible at `pc` in `scope` (a DW_TAG_subprogram or a
+ * DW_TAG_inlined_subroutine DIE): its own and those of its lexical blocks that hold `pc`,
+ * outer first, each in DIE order, an inner name hiding an outer one. The count; *vars is
+ * malloc'd. This is what a probe anywhere in a function or an inlined instance asks.
+ */
+size_t dwtypes_scope_vars(struct dwtypes *dt, Dwarf_Die *scope, Dwarf_Addr pc,
+			  struct dwvar **vars);
+
+/* The type of a variable's or parameter's DIE. */
+ktype_id dwtypes_var_type(Dwarf_Die *var);
+/* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
+char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
+
+/* The link-time address of the ELF symbol `name` (a function's, else a data object's);
+ * 0 when there is none. */
+Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);
+/* The kernel's link-time address `addr` as a C expression (int64_t) at run time: moved by
+ * KASLR's offset, measured from an exported function the module links against (its
+ * address less its link-time one); a per-CPU variable's offset (below the kernel's map)
+ * becomes this CPU's copy. Malloc'd; NULL when there is no function to measure with. */
+char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr);
+/* The kernel's global variable `name`, in the CU whose source file matches the glob `file`
+ * when not NULL: its DIE and its link-time address (its DW_OP_addr, else its symbol's: a
+ * per-CPU variable's is its offset in the per-CPU area); 0 when it has neither. */
+bool dwtypes_global(struct dwtypes *dt, const char *name, const char *file, Dwarf_Die *var,
+		    Dwarf_Addr *addr);
+
+enum dwloc {
+	DWLOC_ADDRESS,		/* *c_expr: the variable's address */
+	DWLOC_VALUE,		/* *c_expr: its value (a register, DW_OP_stack_value) */
+	DWLOC_NONE,		/* no location at pc; *detail: the ranges where it has one
+				 * ("[0x..,0x..], ...", "" for none) */
+	DWLOC_UNSUPPORTED,	/* *detail: what can't be translated ("DW_OP_entry_value") */
+};
+
+/*
+ * Where the variable (or parameter) `var` is at `pc`, as a C expression of
+ * type int64_t over the probe context's registers (`c->regs`, a `struct pt_regs *`).
+ * Location lists are picked by pc; the frame base is the CFA from .debug_frame
+ * (DW_OP_call_frame_cfa) of `function`, the DW_TAG_subprogram whose frame holds `var` (for
+ * a variable of an inlined instance, the out-of-line function it is inlined into: its
+ * DW_AT_frame_base applies). *c_expr or *detail is malloc'd.
+ */
+enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
+				Dwarf_Addr pc, char **c_expr, char **detail);
+
+#endif
