@@ -27,6 +27,7 @@
 
 #include "build.h"
 #include "cache.h"
+#include "debuginfo.h"
 #include "diag.h"
 #include "ksyms.h"
 #include "ktypes.h"
@@ -482,6 +483,12 @@ static const struct ktypes *target_types(void *ctx)
 	return ktypes_load(ctx);
 }
 
+/* The kernel's DWARF, for the probe points that need it. */
+static const struct debuginfo *target_debuginfo(void *ctx)
+{
+	return debuginfo_kernel(ctx);
+}
+
 /* A module's types, for $target expressions in its functions and @cast(p, "t", "module"). */
 static const struct ktypes *target_module_types(void *ctx, const char *module,
 						const char **error)
@@ -700,7 +707,8 @@ static int run_passes(struct session *s)
 	start = stamp_now();
 	struct provider_env env = { .symbols = target_symbols, .types = target_types,
 				    .module_types = target_module_types,
-				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru };
+				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru,
+				    .debuginfo = target_debuginfo, .build_dir = s->kernel_build_dir };
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

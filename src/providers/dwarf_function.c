@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The kernel.function and kernel.statement points that come from the kernel's DWARF
+ * (dwpoints.h), as stap derives them:
+ *     kernel.function("f[@file[:N|:N-M|:*|+N]]")[.call|.inline|.exported|.return]
+ *     kernel.statement("f[@file[:N|:N-M|:*|+N]]")
+ * f and file are globs; file matches the function's declaration file or its end after a
+ * '/'. A function point is each out-of-line copy of f and each instance inlined elsewhere
+ * (.call: the copies only, .inline: the instances only, .return: the copies); its line part
+ * is ignored, as stap 4.8 does (with its warning unless it names f's declaration line).
+ * A statement point is a line of an out-of-line copy of f at the lowest address that has
+ * it (outside what f inlined). pp() shows the function's declaration:
+ * kernel.function("vfs_read@fs/read_write.c:450").
+ */
+#include "dwarf_points.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../diag.h"
+#include "../dwpoints.h"
+#include "../ksyms.h"
+#include "../util.h"
+
+/* "f@file:N-M" taken apart. */
+struct dw_spec {
+	char *function;
+	char *file;		/* NULL: any */
+	enum { LINES_NONE, LINES_ONE, LINES_RANGE, LINES_ALL, LINES_RELATIVE } lines;
+	int first, last;
+};
+
+static bool parse_number(const char *s, const char **end, int *value)
+{
+	char *e;
+	long n = strtol(s, &e, 10);
+
+	if (e == s || n < 0 || n > INT_MAX)
+		return false;
+	*value = (int)n;
+	*end = e;
+	return true;
+}
+
+/* The line part after the file: ":N", ":N-M", ":*", "+N"; false when it is none. */
+static bool parse_lines(const char *s, struct dw_spec *spec)
+{
+	const char *end;
+
+	if (!strcmp(s, ":*")) {
+		spec->lines = LINES_ALL;
+		return true;
+	}
+	if ((*s != ':' && *s != '+') || !parse_number(s + 1, &end, &spec->first))
+		return false;
+	spec->last = spec->first;
+	spec->lines = *s == '+' ? LINES_RELATIVE : LINES_ONE;
+	if (*s == ':' && *end == '-') {
+		if (!parse_number(end + 1, &end, &spec->last) || spec->last < spec->first)
+			return false;
+		spec->lines = LINES_RANGE;
+	}
+	return !*end;
+}
+
+static bool parse_spec(const char *text, struct dw_spec *spec)
+{
+	const char *at = strchr(text, '@');
+	const char *lines;
+
+	memset(spec, 0, sizeof(*spec));
+	if (!at) {
+		spec->function = xstrdup(text);
+		return true;
+	}
+	spec->function = xstrndup(text, at - text);
+	lines = at + 1 + strcspn(at + 1, ":+");
+	spec->file = xstrndup(at + 1, lines - at - 1);
+	return !*lines || parse_lines(lines, spec);
+}
+
+static void free_spec(struct dw_spec *spec)
+{
+	free(spec->function);
+	free(spec->file);
+}
+
+/* Whether `file` is what the pattern names: the whole path, or its end after a '/'. */
+static bool file_matches(const char *pattern, const char *file)
+{
+	char *tail;
+	bool match;
+
+	if (!fnmatch(pattern, file, 0))
+		return true;
+	tail = xasprintf("*/%s", pattern);
+	match = !fnmatch(tail, file, 0);
+	free(tail);
+	return match;
+}
+
+static bool site_matches(const struct dw_site *site, const struct dw_spec *spec)
+{
+	return !fnmatch(spec->function, site->name, 0) &&
+	       (!spec->file || file_matches(spec->file, site->file));
+}
+
+/* Where a kprobe can go for `pc`: the function symbol that holds it, if kprobes take that
+ * function; at the nearest unique symbol below when others share its name (kprobes find
+ * the first of a name). The symbol must exist in the target. */
+static bool placement(const struct dwpoints *dp, const struct ksyms *ks, uint64_t pc,
+		      const char **symbol, uint64_t *offset)
+{
+	uint64_t start;
+	bool unique;
+
+	if (!ks || !dwpoints_symbol(dp, pc, symbol, &start, &unique) ||
+	    ksyms_blacklisted(ks, *symbol))
+		return false;
+	if (!unique && !dwpoints_unique_symbol_below(dp, start, symbol, &start))
+		return false;
+	*offset = pc - start;
+	return ksyms_exists(ks, *symbol);
+}
+
+/* The derived point at `pc` of `site`: pp is FAMILY("name@file:LINE") and the suffixes. */
+static struct derived_point *site_point(const struct probe_point *point,
+					const struct component *first_suffix,
+					const struct dwpoints *dp, const struct dw_site *site,
+					int line, uint64_t pc, const char *symbol, uint64_t offset,
+					enum provider_kind kind)
+{
+	struct derived_point *d = derived_point_new(kind, point);
+	struct strbuf sb = { 0 };
+	bool is_statement = !strcmp(point->components->next->name, "statement");
+
+	sb_addf(&sb, "kernel.%s(\"%s@%s:%d\")", is_statement ? "statement" : "function",
+		site->name, site->file, line);
+	for (const struct component *c = first_suffix; c; c = c->next) {
+		int64_t n;
+
+		sb_addf(&sb, ".%s", c->name);
+		if (component_number(c, &n))
+			sb_addf(&sb, "(%" PRId64 ")", n);
+	}
+	add_marks(&sb, point);
+	free(d->pp);
+	d->pp = sb_steal(&sb);
+	free(d->origin);
+	d->origin = xstrdup(d->pp);
+	free(d->function);
+	d->function = xstrdup(site->name);
+	free(d->comment);
+	d->comment = xasprintf(" /* pc=_stext+0x%" PRIx64 " */",
+			       pc - dwpoints_symbol_address(dp, "_stext"));
+	d->symbol = xstrdup(symbol);
+	d->offset = offset;
+	d->scope_die = site->die;
+	d->mid_function = site->is_inline || pc != site->pc;
+	return d;
+}
+
+/* Which sites a function point takes, by its suffix. */
+static bool wanted(const struct dw_site *site, const struct dw_function_query *q,
+		   const struct ksyms *ks)
+{
+	switch (q->which) {
+	case DW_CALL:
+	case DW_RETURN:
+		return !site->is_inline;
+	case DW_INLINE:
+		return site->is_inline;
+	case DW_EXPORTED:
+		return !site->is_inline && ks && ksyms_exported(ks, site->name);
+	default:
+		return true;
+	}
+}
+
+void dwarf_missing(const struct probe_point *point, const struct provider_env *env)
+{
+	char *reason = xasprintf("missing x86_64 kernel/module debuginfo [man warning::debuginfo]"
+				 " under '%s'", env && env->build_dir ? env->build_dir : "");
+
+	provider_refuse(point, reason);
+	free(reason);
+}
+
+/* stap's "no match", with the nearest function names (none for a statement). */
+static void no_match(const struct probe_point *point, const struct dw_spec *spec,
+		     const struct ksyms *ks)
+{
+	size_t count;
+	const char *const *names = ks ? ksyms_names(ks, &count) : NULL;
+	char *similar = names && spec ? similar_names(spec->function, names, count) : xstrdup("");
+	/* stap names DWARF's suggestions "similar functions". */
+	char *reason = !strncmp(similar, " (similar: ", 11) ?
+		       xasprintf("no match (similar functions: %s", similar + 11) :
+		       xasprintf("no match%s", similar);
+
+	provider_refuse(point, reason);
+	free(reason);
+	free(similar);
+}
+
+/* stap 4.8 ignores the line of a function point; it warns unless the point names one
+ * function by its declaration line. */
+static void warn_line(const struct dw_spec *spec, const struct dw_site *only, size_t count,
+		      const struct provider_env *env)
+{
+	struct token_desc probe_keyword = { "keyword", NULL };
+
+	if (spec->lines == LINES_NONE)
+		return;
+	if (spec->lines == LINES_ONE && count == 1 && only && only->line == spec->first &&
+	    !strpbrk(spec->function, "*?["))
+		return;
+	diag_warning_at(&probe_keyword, env->probe_loc,
+			"For probing a particular line, use a .statement() probe, not"
+			" .function()");
+}
+
+bool derive_dwarf_function(const struct probe_point *point, const struct component *func,
+			   const struct dw_function_query *q, const struct provider_env *env,
+			   const struct debuginfo *di, struct derived_point ***tail)
+{
+	const struct dwpoints *dp = dwpoints_of(di);
+	const struct ksyms *ks = env->symbols ? env->symbols(env->ctx) : NULL;
+	const struct dw_site *sites, *last = NULL;
+	struct derived_point *first = NULL, **local = &first;
+	struct dw_spec spec;
+	size_t count, taken = 0, matched = 0;
+
+	if (!ks || !dp) {
+		if (ks)
+			provider_refuse(point, "the kernel's debuginfo can't be read");
+		else
+			provider_resolving(point);
+		return false;
+	}
+	if (!parse_spec(component_string(func), &spec)) {
+		free_spec(&spec);
+		no_match(point, NULL, NULL);
+		return false;
+	}
+	sites = dwpoints_sites(dp, &count);
+	/* As stap: the out-of-line copies first, then the inlined instances. */
+	for (size_t k = 0; k < 2 * count; k++) {
+		size_t i = k % count;
+		const char *symbol;
+		uint64_t offset;
+
+		if (sites[i].is_inline != (k >= count) || !site_matches(&sites[i], &spec) ||
+		    !wanted(&sites[i], q, ks))
+			continue;
+		if (!last || strcmp(last->name, sites[i].name))
+			matched++;
+		last = &sites[i];
+		if (!placement(dp, ks, sites[i].pc, &symbol, &offset) ||
+		    (q->which == DW_RETURN && offset))
+			continue;
+		add_derived_point(&local, site_point(point, func->next, dp, &sites[i],
+						     sites[i].line, sites[i].pc, symbol, offset,
+						     q->which == DW_RETURN ? PROVIDER_KRETPROBE :
+									     PROVIDER_KPROBE));
+		taken++;
+	}
+	if (taken)
+		warn_line(&spec, matched == 1 ? last : NULL, matched, env);
+	for (struct derived_point *d = first; d; d = d->next)
+		d->maxactive = (int)q->maxactive;
+	if (first) {
+		**tail = first;
+		*tail = local;
+	} else {
+		no_match(point, &spec, ks);
+	}
+	free_spec(&spec);
+	return taken > 0;
+}
+
+/* stap's error for a line without code: the nearest lines before and after that have. */
+static void no_line_records(int line, const char *file, const struct dw_line *lines, size_t n)
+{
+	int before = 0, after = 0;
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i].line < line)
+			before = lines[i].line;
+		else if (lines[i].line > line && !after)
+			after = lines[i].line;
+	}
+	if (before && after)
+		sb_addf(&sb, " (try :%d or :%d)", before, after);
+	else if (before || after)
+		sb_addf(&sb, " (try :%d)", before ? before : after);
+	diag_error("semantic error", "no line records for %s:%d [man error::dwarf]%s\n", file,
+		   line, sb.buf ? sb.buf : "");
+	free(sb.buf);
+}
+
+static bool line_wanted(const struct dw_spec *spec, int line)
+{
+	return spec->lines == LINES_ALL || (line >= spec->first && line <= spec->last);
+}
+
+/* The statement points of one out-of-line function; false when an exact line it lacks
+ * was asked for (nothing added). */
+static size_t add_statements(const struct probe_point *point, const struct dwpoints *dp,
+			     const struct ksyms *ks, const struct dw_site *site,
+			     struct dw_spec *spec, struct derived_point ***tail,
+			     struct dw_line **lines, size_t *nlines)
+{
+	const char *symbol;
+	uint64_t offset;
+	size_t added = 0;
+
+	if (spec->lines == LINES_NONE) {
+		if (!placement(dp, ks, site->pc, &symbol, &offset))
+			return 0;
+		add_derived_point(tail, site_point(point, NULL, dp, site, site->line, site->pc,
+						   symbol, offset, PROVIDER_KPROBE));
+		return 1;
+	}
+	*lines = dwpoints_lines(dp, site, nlines);
+	for (size_t i = 0; i < *nlines; i++) {
+		const struct dw_line *l = &(*lines)[i];
+
+		if (!line_wanted(spec, l->line) || !placement(dp, ks, l->pc, &symbol, &offset))
+			continue;
+		add_derived_point(tail, site_point(point, NULL, dp, site, l->line, l->pc, symbol,
+						   offset, PROVIDER_KPROBE));
+		added++;
+	}
+	return added;
+}
+
+bool derive_dwarf_statement(const struct probe_point *point, const struct component *stmt,
+			    const struct provider_env *env, const struct debuginfo *di,
+			    struct derived_point ***tail)
+{
+	const struct dwpoints *dp = dwpoints_of(di);
+	const struct ksyms *ks = env->symbols ? env->symbols(env->ctx) : NULL;
+	const struct dw_site *sites, *missing = NULL;
+	struct dw_line *missing_lines = NULL;
+	size_t count, nmissing = 0, taken = 0;
+	int missing_line = 0;
+	struct dw_spec spec;
+
+	if (stmt->next) {
+		provider_invalid_suffix(point, stmt->next);
+		return false;
+	}
+	if (!ks || !dp) {
+		if (ks)
+			provider_refuse(point, "the kernel's debuginfo can't be read");
+		else
+			provider_resolving(point);
+		return false;
+	}
+	if (!parse_spec(component_string(stmt), &spec)) {
+		free_spec(&spec);
+		no_match(point, NULL, NULL);
+		return false;
+	}
+	sites = dwpoints_sites(dp, &count);
+	for (size_t i = 0; i < count; i++) {
+		struct dw_line *lines = NULL;
+		size_t nlines = 0, added;
+		struct dw_spec one = spec;
+
+		if (sites[i].is_inline || !site_matches(&sites[i], &spec))
+			continue;
+		if (spec.lines == LINES_RELATIVE) {
+			one.first = one.last = sites[i].line + spec.first;
+			one.lines = LINES_ONE;
+		}
+		added = add_statements(point, dp, ks, &sites[i], &one, tail, &lines, &nlines);
+		taken += added;
+		if (!added && one.lines == LINES_ONE && !missing) {
+			missing = &sites[i];
+			missing_lines = lines;
+			nmissing = nlines;
+			missing_line = one.first;
+			continue;
+		}
+		free(lines);
+	}
+	if (!taken) {
+		if (missing)
+			no_line_records(missing_line, missing->file, missing_lines, nmissing);
+		no_match(point, NULL, ks);
+	}
+	free(missing_lines);
+	free_spec(&spec);
+	return taken > 0;
+}
