@@ -22,6 +22,7 @@ struct dwpoints {
 	Dwarf *dwarf;
 	struct dw_site *sites;
 	size_t nsites, cap;
+	unsigned ncus;
 	struct func_symbol *symbols;	/* by address */
 	size_t nsymbols;
 };
@@ -68,6 +69,7 @@ static void add_site(struct dwpoints *dp, Dwarf_Die *die, uint64_t pc, bool is_i
 	s->pc = pc;
 	s->die = dwarf_dieoffset(die);
 	s->is_inline = is_inline;
+	s->cu = dp->ncus;
 }
 
 /* The first address of a DIE with code: its entry pc, else its first range's start. */
@@ -130,6 +132,7 @@ static void index_functions(struct dwpoints *dp)
 
 			walk_scope(dp, &cu, comp_dir);
 		}
+		dp->ncus++;
 		offset = next;
 	}
 }

@@ -26,6 +26,7 @@ struct dw_site {
 	uint64_t pc;		/* entry: low pc, or an inlined instance's entry pc */
 	uint64_t die;		/* the DIE of the concrete subprogram or inlined_subroutine */
 	bool is_inline;		/* an inlined instance */
+	unsigned cu;		/* the number of its compilation unit, from 0 */
 };
 
 /* The index of the kernel's functions, built on first use (a walk over every DIE that may

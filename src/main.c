@@ -575,7 +575,7 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	const char *error;
 
 	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
-	    !d->address && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
+	    !d->address && !d->mid_function && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
 			    env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)

@@ -223,6 +223,32 @@ static void warn_line(const struct dw_spec *spec, const struct dw_site *only, si
 			" .function()");
 }
 
+/* The index of the n-th site in stap's order: compilation units last to first, each
+ * unit's sites in DIE order. */
+static size_t stap_order(const struct dw_site *sites, size_t count, size_t n)
+{
+	static const struct dw_site *order_of;
+	static size_t *order;
+
+	if (order_of != sites) {
+		size_t out = 0, end = count;
+
+		free(order);
+		order = xcalloc(count + 1, sizeof(*order));
+		while (end > 0) {
+			size_t start = end;
+
+			while (start > 0 && sites[start - 1].cu == sites[end - 1].cu)
+				start--;
+			for (size_t i = start; i < end; i++)
+				order[out++] = i;
+			end = start;
+		}
+		order_of = sites;
+	}
+	return order[n];
+}
+
 bool derive_dwarf_function(const struct probe_point *point, const struct component *func,
 			   const struct dw_function_query *q, const struct provider_env *env,
 			   const struct debuginfo *di, struct derived_point ***tail)
@@ -247,9 +273,10 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		return false;
 	}
 	sites = dwpoints_sites(dp, &count);
-	/* As stap: the out-of-line copies first, then the inlined instances. */
+	/* As stap: the out-of-line copies first, then the inlined instances, each from the
+	 * last compilation unit to the first, in DIE order within one. */
 	for (size_t k = 0; k < 2 * count; k++) {
-		size_t i = k % count;
+		size_t i = stap_order(sites, count, k % count);
 		const char *symbol;
 		uint64_t offset;
 
