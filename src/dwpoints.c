@@ -48,8 +48,9 @@ static const char *die_name(Dwarf_Die *die)
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
 }
 
-static void add_site(struct dwpoints *dp, Dwarf_Die *die, uint64_t pc, bool is_inline,
-		     const char *comp_dir)
+/* Appends a site for `die` to *sites; nothing for a DIE without a name. */
+static void push_site(struct dw_site **sites, size_t *n, size_t *cap, Dwarf_Die *die,
+		      uint64_t pc, bool is_inline, const char *comp_dir)
 {
 	const char *name = die_name(die);
 	struct dw_site *s;
@@ -57,11 +58,11 @@ static void add_site(struct dwpoints *dp, Dwarf_Die *die, uint64_t pc, bool is_i
 
 	if (!name)
 		return;
-	if (dp->nsites == dp->cap) {
-		dp->cap = dp->cap ? dp->cap * 2 : 4096;
-		dp->sites = xrealloc(dp->sites, dp->cap * sizeof(*dp->sites));
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 4096;
+		*sites = xrealloc(*sites, *cap * sizeof(**sites));
 	}
-	s = &dp->sites[dp->nsites++];
+	s = &(*sites)[(*n)++];
 	dwarf_decl_line(die, &line);
 	s->name = name;
 	s->file = display_file(dwarf_decl_file(die), comp_dir);
@@ -69,7 +70,17 @@ static void add_site(struct dwpoints *dp, Dwarf_Die *die, uint64_t pc, bool is_i
 	s->pc = pc;
 	s->die = dwarf_dieoffset(die);
 	s->is_inline = is_inline;
-	s->cu = dp->ncus;
+	s->cu = 0;
+}
+
+static void add_site(struct dwpoints *dp, Dwarf_Die *die, uint64_t pc, bool is_inline,
+		     const char *comp_dir)
+{
+	size_t before = dp->nsites;
+
+	push_site(&dp->sites, &dp->nsites, &dp->cap, die, pc, is_inline, comp_dir);
+	if (dp->nsites > before)
+		dp->sites[before].cu = dp->ncus;
 }
 
 /* The first address of a DIE with code: its entry pc, else its first range's start. */
@@ -302,6 +313,41 @@ static bool in_ranges(const struct ranges *rs, uint64_t pc)
 		if (pc >= rs->r[i][0] && pc < rs->r[i][1])
 			return true;
 	return false;
+}
+
+/* The callees of `parent`: its inlined instances with a low pc, through lexical blocks. */
+static void collect_inlined(Dwarf_Die *parent, const char *comp_dir, struct dw_site **sites,
+			    size_t *n, size_t *cap)
+{
+	Dwarf_Die child;
+	Dwarf_Addr low;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine && dwarf_hasattr(&child, DW_AT_low_pc) &&
+		    dwarf_lowpc(&child, &low) == 0)
+			push_site(sites, n, cap, &child, low, true, comp_dir);
+		else if (tag == DW_TAG_lexical_block)
+			collect_inlined(&child, comp_dir, sites, n, cap);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, size_t *count)
+{
+	Dwarf_Die scope, cu;
+	Dwarf_Attribute attr;
+	struct dw_site *sites = NULL;
+	size_t cap = 0;
+
+	*count = 0;
+	if (!dwarf_offdie(dp->dwarf, die, &scope) || !dwarf_diecu(&scope, &cu, NULL, NULL))
+		return NULL;
+	collect_inlined(&scope, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), &sites,
+			count, &cap);
+	return sites;
 }
 
 static int by_line_then_pc(const void *a, const void *b)

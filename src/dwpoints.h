@@ -49,6 +49,11 @@ bool dwpoints_unique_symbol_below(const struct dwpoints *dp, uint64_t address,
 /* The address of `name` (e.g. _stext) in the symbol table, or 0. */
 uint64_t dwpoints_symbol_address(const struct dwpoints *dp, const char *name);
 
+/* The instances inlined directly in the function or inlined instance `die` (through its
+ * lexical blocks, not through other instances) that have one range (a low pc: stap 4.8
+ * takes only those as callees), in DIE order. The array is the caller's. */
+struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, size_t *count);
+
 /* The source lines of the out-of-line function at `site` that have code in it, in its
  * declaration's file from its declaration's line on, each with the lowest address that
  * has it, in line order. The array is the caller's. */

@@ -580,7 +580,8 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d->function);
-	text = xasprintf("%s%s", d->pp, vars ? vars : "");
+	/* A callee is listed as stap lists it: CALLER.callee("g@file:N"). */
+	text = xasprintf("%s%s", d->scope_die ? d->origin : d->pp, vars ? vars : "");
 	free(vars);
 	return text;
 }
@@ -631,13 +632,23 @@ static int list_probe_points(struct file *user, struct file *library,
 		}
 		for (struct derived_point *d = p->points; d; d = d->next) {
 			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
-			pps[count++] = with_vars ? point_with_vars(env, d) : d->pp;
+			pps[count++] = with_vars ? point_with_vars(env, d) :
+				       d->scope_die ? d->origin : d->pp;
 		}
 	}
 	qsort(pps, count, sizeof(*pps), compare_strings);
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(pps[i]), next = i + 1;
+
+		/* A point listed with its variables (an out-of-line copy) hides the same point
+		 * without (an inlined instance, whose variables need DWARF). */
+		while (next < count && !strcmp(pps[next], pps[i]))
+			next++;
+		if (next < count && !strncmp(pps[i], pps[next], len) && pps[next][len] == ' ')
+			continue;
 		if (!i || strcmp(pps[i], pps[i - 1]))
 			puts(pps[i]);
+	}
 	free(pps);
 	return 0;
 }

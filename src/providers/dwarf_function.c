@@ -170,6 +170,7 @@ static bool wanted(const struct dw_site *site, const struct dw_function_query *q
 	switch (q->which) {
 	case DW_CALL:
 	case DW_RETURN:
+	case DW_CALLEES:
 		return !site->is_inline;
 	case DW_INLINE:
 		return site->is_inline;
@@ -249,6 +250,56 @@ static size_t stap_order(const struct dw_site *sites, size_t count, size_t n)
 	return order[n];
 }
 
+/* A site's canonical point, kernel.function("name@file:line"). */
+static char *site_text(const struct dw_site *site)
+{
+	return xasprintf("kernel.function(\"%s@%s:%d\")", site->name, site->file, site->line);
+}
+
+/* .callees(depth): the instances inlined in `caller` (stap 4.8 finds no other callees in
+ * this kernel's DWARF 5), each probed at its entry as a function point whose origin is
+ * CALLER.callee("name@file:line"); then, breadth first, theirs down to `depth`. */
+static size_t add_callees(const struct probe_point *point, const struct dwpoints *dp,
+			  const struct ksyms *ks, const struct dw_site *caller,
+			  const char *caller_text, const struct dw_function_query *q,
+			  int64_t depth, struct derived_point ***tail)
+{
+	size_t n, added = 0;
+	struct dw_site *callees = dwpoints_inlined_in(dp, caller->die, &n);
+	bool *taken = xcalloc(n + 1, sizeof(*taken));
+
+	for (size_t i = 0; i < n; i++) {
+		const struct dw_site *s = &callees[i];
+		const char *symbol;
+		uint64_t offset;
+		struct derived_point *d;
+
+		if ((q->callee && fnmatch(q->callee, s->name, 0)) ||
+		    !placement(dp, ks, s->pc, &symbol, &offset))
+			continue;
+		d = site_point(point, NULL, dp, s, s->line, s->pc, symbol, offset,
+			       PROVIDER_KPROBE);
+		free(d->origin);
+		d->origin = xasprintf("%s.callee(\"%s@%s:%d\")", caller_text, s->name, s->file,
+				      s->line);
+		add_derived_point(tail, d);
+		taken[i] = true;
+		added++;
+	}
+	for (size_t i = 0; depth > 1 && i < n; i++) {
+		char *text;
+
+		if (!taken[i])
+			continue;
+		text = site_text(&callees[i]);
+		added += add_callees(point, dp, ks, &callees[i], text, q, depth - 1, tail);
+		free(text);
+	}
+	free(taken);
+	free(callees);
+	return added;
+}
+
 bool derive_dwarf_function(const struct probe_point *point, const struct component *func,
 			   const struct dw_function_query *q, const struct provider_env *env,
 			   const struct debuginfo *di, struct derived_point ***tail)
@@ -286,6 +337,13 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		if (!last || strcmp(last->name, sites[i].name))
 			matched++;
 		last = &sites[i];
+		if (q->which == DW_CALLEES) {
+			char *text = site_text(&sites[i]);
+
+			taken += add_callees(point, dp, ks, &sites[i], text, q, q->depth, &local);
+			free(text);
+			continue;
+		}
 		if (!placement(dp, ks, sites[i].pc, &symbol, &offset) ||
 		    (q->which == DW_RETURN && offset))
 			continue;

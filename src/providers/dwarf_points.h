@@ -8,10 +8,13 @@
 struct debuginfo;
 
 /* What a function point's suffix asks for: every site, the out-of-line copies (.call),
- * the inlined instances (.inline), the exported copies (.exported), a return probe. */
+ * the inlined instances (.inline), the exported copies (.exported), a return probe, the
+ * callees (.callees(depth), or .callee("pattern") at depth 1). */
 struct dw_function_query {
-	enum { DW_ALL, DW_CALL, DW_INLINE, DW_EXPORTED, DW_RETURN } which;
+	enum { DW_ALL, DW_CALL, DW_INLINE, DW_EXPORTED, DW_RETURN, DW_CALLEES } which;
 	int64_t maxactive;
+	int64_t depth;
+	const char *callee;	/* NULL: any */
 };
 
 /* kernel.function(SPEC) resolved against the DWARF of `di`; false after an error. */

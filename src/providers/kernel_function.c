@@ -70,19 +70,27 @@ static void no_match(const struct probe_point *point, const char *pattern,
 	free(similar);
 }
 
-/* .call, .return and .return.maxactive(N) after function(...), or .exported or .inline
- * alone (`kernel` says whether they may); false after an error. */
+/* .call, .return and .return.maxactive(N) after function(...), or .exported, .inline,
+ * .callees[(N)] or .callee("g") alone (`kernel` says whether they may); false after an
+ * error. */
 static bool read_suffixes(const struct probe_point *point, const struct component *func,
 			  bool kernel, enum provider_kind *kind, int64_t *maxactive,
-			  bool *exported, bool *inline_only)
+			  bool *exported, bool *inline_only, const struct component **callees)
 {
 	const struct component *comp = func->next;
+	int64_t depth;
 
 	*kind = PROVIDER_KPROBE;
 	*maxactive = -1;
 	*exported = false;
 	*inline_only = false;
-	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+	*callees = NULL;
+	if (comp && kernel && ((!strcmp(comp->name, "callees") &&
+				(!comp->arg || (component_number(comp, &depth) && depth > 0))) ||
+			       (!strcmp(comp->name, "callee") && component_string(comp)))) {
+		*callees = comp;
+		comp = comp->next;
+	} else if (comp && !comp->arg && !strcmp(comp->name, "call")) {
 		comp = comp->next;
 	} else if (comp && !comp->arg && kernel && !strcmp(comp->name, "exported")) {
 		*exported = true;
@@ -149,11 +157,17 @@ static bool check_function(const struct probe_point *point, const struct compone
 static bool derive_from_dwarf(const struct probe_point *point, const struct component *func,
 			      const struct provider_env *env, const struct debuginfo *di,
 			      enum provider_kind kind, int64_t maxactive, bool exported,
-			      bool inline_only, struct derived_point ***tail)
+			      bool inline_only, const struct component *callees,
+			      struct derived_point ***tail)
 {
-	struct dw_function_query q = { DW_ALL, maxactive };
+	struct dw_function_query q = { DW_ALL, maxactive, 0, NULL };
 
-	if (kind == PROVIDER_KRETPROBE)
+	if (callees) {
+		q.which = DW_CALLEES;
+		q.depth = 1;
+		component_number(callees, &q.depth);
+		q.callee = component_string(callees);
+	} else if (kind == PROVIDER_KRETPROBE)
 		q.which = DW_RETURN;
 	else if (exported)
 		q.which = DW_EXPORTED;
@@ -175,15 +189,17 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 	const char **names;
 	size_t count;
 	bool exported, inline_only;
+	const struct component *callees;
 	const struct debuginfo *di;
 
-	if (!read_suffixes(point, func, is_kernel, &kind, &maxactive, &exported, &inline_only))
+	if (!read_suffixes(point, func, is_kernel, &kind, &maxactive, &exported, &inline_only,
+			   &callees))
 		return false;
 	di = is_kernel && env && env->debuginfo ? env->debuginfo(env->ctx) : NULL;
 	if (di)
 		return derive_from_dwarf(point, func, env, di, kind, maxactive, exported,
-					 inline_only, tail);
-	if (is_kernel && (strchr(pattern, '@') || inline_only)) {
+					 inline_only, callees, tail);
+	if (is_kernel && (strchr(pattern, '@') || inline_only || callees)) {
 		dwarf_missing(point, env);
 		return false;
 	}
