@@ -25,6 +25,9 @@ struct dwpoints {
 	unsigned ncus;
 	struct func_symbol *symbols;	/* by address */
 	size_t nsymbols;
+	struct func_symbol **by_name;	/* the same by name, then address */
+	uint64_t *entries;		/* the out-of-line sites' pcs, sorted */
+	size_t nentries;
 };
 
 /* A file name as stap shows it: relative to the compilation directory, without "./". */
@@ -158,11 +161,14 @@ static int by_address(const void *a, const void *b)
 static int by_name(const void *a, const void *b)
 {
 	const struct func_symbol *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
 
-	return strcmp((*x)->name, (*y)->name);
+	if (c)
+		return c;
+	return (*x)->address < (*y)->address ? -1 : (*x)->address > (*y)->address;
 }
 
-/* Marks the symbols whose name no other symbol has. */
+/* Sorts the symbols by name and marks those whose name no other symbol has. */
 static void mark_unique(struct dwpoints *dp)
 {
 	struct func_symbol **sorted = xcalloc(dp->nsymbols + 1, sizeof(*sorted));
@@ -174,7 +180,28 @@ static void mark_unique(struct dwpoints *dp)
 		sorted[i]->unique = (!i || strcmp(sorted[i - 1]->name, sorted[i]->name)) &&
 				    (i + 1 == dp->nsymbols ||
 				     strcmp(sorted[i + 1]->name, sorted[i]->name));
-	free(sorted);
+	dp->by_name = sorted;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static void sort_entries(struct dwpoints *dp)
+{
+	dp->entries = xcalloc(dp->nsites + 1, sizeof(*dp->entries));
+	for (size_t i = 0; i < dp->nsites; i++)
+		if (!dp->sites[i].is_inline)
+			dp->entries[dp->nentries++] = dp->sites[i].pc;
+	qsort(dp->entries, dp->nentries, sizeof(*dp->entries), by_value);
+}
+
+bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc)
+{
+	return bsearch(&pc, dp->entries, dp->nentries, sizeof(*dp->entries), by_value) != NULL;
 }
 
 static void read_symbols(struct dwpoints *dp, Elf *elf)
@@ -223,6 +250,7 @@ const struct dwpoints *dwpoints_of(const struct debuginfo *di)
 	index_functions(kernel);
 	read_symbols(kernel, debuginfo_elf(di));
 	mark_unique(kernel);
+	sort_entries(kernel);
 	return kernel;
 }
 
@@ -279,10 +307,18 @@ bool dwpoints_unique_symbol_below(const struct dwpoints *dp, uint64_t address,
 
 uint64_t dwpoints_symbol_address(const struct dwpoints *dp, const char *name)
 {
-	for (size_t i = 0; i < dp->nsymbols; i++)
-		if (!strcmp(dp->symbols[i].name, name))
-			return dp->symbols[i].address;
-	return 0;
+	size_t lo = 0, hi = dp->nsymbols;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(dp->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < dp->nsymbols && !strcmp(dp->by_name[lo]->name, name) ?
+	       dp->by_name[lo]->address : 0;
 }
 
 /* Address ranges, to tell which of a function's addresses belong to what it inlined. */

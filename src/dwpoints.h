@@ -46,8 +46,11 @@ bool dwpoints_symbol(const struct dwpoints *dp, uint64_t pc, const char **name,
  * symbol's end: they find the function that holds the sum). */
 bool dwpoints_unique_symbol_below(const struct dwpoints *dp, uint64_t address,
 				  const char **name, uint64_t *start);
-/* The address of `name` (e.g. _stext) in the symbol table, or 0. */
+/* The address of `name` (e.g. _stext) in the symbol table (the first of that name), or 0. */
 uint64_t dwpoints_symbol_address(const struct dwpoints *dp, const char *name);
+
+/* Whether an out-of-line function of the DWARF starts at `pc`. */
+bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc);
 
 /* The instances inlined directly in the function or inlined instance `die` (through its
  * lexical blocks, not through other instances) that have one range (a low pc: stap 4.8

@@ -802,7 +802,7 @@ static char *points_text(const struct probe_point_list *points, const char *sepa
 static void set_origin(struct derived_point *points, const char *origin)
 {
 	for (struct derived_point *p = points; p; p = p->next) {
-		if (p->scope_die)
+		if (p->pc)
 			continue;
 		free(p->origin);
 		p->origin = xstrdup(origin);

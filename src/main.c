@@ -581,7 +581,7 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d->function);
 	/* A callee is listed as stap lists it: CALLER.callee("g@file:N"). */
-	text = xasprintf("%s%s", d->scope_die ? d->origin : d->pp, vars ? vars : "");
+	text = xasprintf("%s%s", d->pc ? d->origin : d->pp, vars ? vars : "");
 	free(vars);
 	return text;
 }
@@ -633,7 +633,7 @@ static int list_probe_points(struct file *user, struct file *library,
 		for (struct derived_point *d = p->points; d; d = d->next) {
 			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
 			pps[count++] = with_vars ? point_with_vars(env, d) :
-				       d->scope_die ? d->origin : d->pp;
+				       d->pc ? d->origin : d->pp;
 		}
 	}
 	qsort(pps, count, sizeof(*pps), compare_strings);

@@ -78,13 +78,15 @@ struct derived_point {
 	int nargs;		/* kernel.trace: the tracepoint's number of arguments */
 	/* Points placed from DWARF (dwpoints.h): the kprobe goes at `symbol` + `offset`
 	 * (symbol NULL: at `function`). A $var lookup there needs the DIE of the function or
-	 * inlined instance that holds the probe (`scope_die`, 0 without DWARF) and the pc,
-	 * `symbol` + `offset` in the debuginfo's vmlinux. `mid_function`: the probe is not at
+	 * inlined instance that holds the probe (`scope_die`, 0 without DWARF) and the pc
+	 * (`pc`: `symbol` + `offset`, a link-time address of the debuginfo's vmlinux, which
+	 * dwarf_getscopes() and location lists take). `mid_function`: the probe is not at
 	 * the entry of an out-of-line function (a statement, an inlined instance), so the
 	 * calling convention does not place its parameters. */
 	char *symbol;
 	uint64_t offset;
 	uint64_t scope_die;
+	uint64_t pc;
 	bool mid_function;
 	struct derived_point *next;
 };

@@ -159,6 +159,7 @@ static struct derived_point *site_point(const struct probe_point *point,
 	d->symbol = xstrdup(symbol);
 	d->offset = offset;
 	d->scope_die = site->die;
+	d->pc = pc;
 	d->mid_function = site->is_inline || pc != site->pc;
 	return d;
 }
@@ -300,6 +301,61 @@ static size_t add_callees(const struct probe_point *point, const struct dwpoints
 	return added;
 }
 
+/* The functions of the symbol table that the DWARF does not describe (assembly, .cold
+ * parts): stap probes them too, as kernel.function("name"). */
+static size_t add_symbol_functions(const struct probe_point *point, const struct component *func,
+				   const struct dwpoints *dp, const struct ksyms *ks,
+				   const struct dw_spec *spec, const struct dw_function_query *q,
+				   struct derived_point ***tail)
+{
+	size_t count, added = 0;
+	const char **names;
+
+	if (spec->file || q->which == DW_INLINE || q->which == DW_CALLEES)
+		return 0;
+	if (q->which == DW_EXPORTED && !ksyms_exports_known(ks))
+		return 0;
+	names = q->which == DW_EXPORTED ? ksyms_match_exported(ks, spec->function, &count) :
+					  ksyms_match(ks, spec->function, &count);
+	for (size_t i = 0; i < count; i++) {
+		uint64_t address = dwpoints_symbol_address(dp, names[i]), start;
+		struct derived_point *d;
+		struct strbuf sb = { 0 };
+		const char *holder;
+		bool unique;
+
+		if (!address || dwpoints_is_function_entry(dp, address) ||
+		    !dwpoints_symbol(dp, address, &holder, &start, &unique) || start != address)
+			continue;
+		d = derived_point_new(q->which == DW_RETURN ? PROVIDER_KRETPROBE : PROVIDER_KPROBE,
+				      point);
+		sb_addf(&sb, "kernel.function(\"%s\")", names[i]);
+		for (const struct component *c = func->next; c; c = c->next) {
+			int64_t n;
+
+			sb_addf(&sb, ".%s", c->name);
+			if (component_number(c, &n))
+				sb_addf(&sb, "(%" PRId64 ")", n);
+		}
+		add_marks(&sb, point);
+		free(d->pp);
+		d->pp = sb_steal(&sb);
+		free(d->origin);
+		d->origin = xstrdup(d->pp);
+		free(d->function);
+		d->function = xstrdup(names[i]);
+		free(d->comment);
+		d->comment = xasprintf(" /* pc=_stext+0x%" PRIx64 " */",
+				       address - dwpoints_symbol_address(dp, "_stext"));
+		d->pc = address;
+		d->maxactive = (int)q->maxactive;
+		add_derived_point(tail, d);
+		added++;
+	}
+	free(names);
+	return added;
+}
+
 bool derive_dwarf_function(const struct probe_point *point, const struct component *func,
 			   const struct dw_function_query *q, const struct provider_env *env,
 			   const struct debuginfo *di, struct derived_point ***tail)
@@ -355,6 +411,7 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	}
 	if (taken)
 		warn_line(&spec, matched == 1 ? last : NULL, matched, env);
+	taken += add_symbol_functions(point, func, dp, ks, &spec, q, &local);
 	for (struct derived_point *d = first; d; d = d->next)
 		d->maxactive = (int)q->maxactive;
 	if (first) {
