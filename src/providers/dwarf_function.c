@@ -5,9 +5,13 @@
  *     kernel.function("f[@file[:N|:N-M|:*|+N]]")[.call|.inline|.exported|.return]
  *     kernel.statement("f[@file[:N|:N-M|:*|+N]]")
  * f and file are globs; file matches the function's declaration file or its end after a
- * '/'. A function point is each out-of-line copy of f and each instance inlined elsewhere
- * (.call: the copies only, .inline: the instances only, .return: the copies); its line part
- * is ignored, as stap 4.8 does (with its warning unless it names f's declaration line).
+ * '/'. A function point is each out-of-line copy of f (.call: only those, .return: a
+ * return probe on them), or each instance inlined elsewhere (.inline); a plain point takes
+ * the copies, and the instances of a function that has no copy. (stap takes both for a
+ * function that has both; we will too once $var can be read at an inlined instance: until
+ * then, tapset aliases on such functions, vfs_open, would lose their target variables when
+ * the DWARF is installed.) Its line part is ignored, as stap 4.8 does (with its warning
+ * unless it names f's declaration line).
  * A statement point is a line of an out-of-line copy of f at the lowest address that has
  * it (outside what f inlined). pp() shows the function's declaration:
  * kernel.function("vfs_read@fs/read_write.c:450").
@@ -124,6 +128,21 @@ static bool placement(const struct dwpoints *dp, const struct ksyms *ks, uint64_
 		return false;
 	*offset = pc - start;
 	return ksyms_exists(ks, *symbol);
+}
+
+/* stap's warning for an out-of-line function that kprobes refuse (once per point). */
+static void warn_blacklisted(const struct dwpoints *dp, const struct ksyms *ks,
+			     const struct dw_site *site, const struct provider_env *env)
+{
+	struct token_desc probe_keyword = { "keyword", NULL };
+	const char *symbol;
+	uint64_t start;
+	bool unique;
+
+	if (site->is_inline || !dwpoints_symbol(dp, site->pc, &symbol, &start, &unique) ||
+	    !ksyms_blacklisted(ks, symbol))
+		return;
+	diag_warning_at(&probe_keyword, env->probe_loc, "function %s is blocklisted", site->name);
 }
 
 /* The derived point at `pc` of `site`: pp is FAMILY("name@file:LINE") and the suffixes. */
@@ -356,6 +375,38 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 	return added;
 }
 
+/* The names of the functions with an out-of-line copy, kept in order. */
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool has_name(const char **names, size_t n, const char *name)
+{
+	return n && bsearch(&name, names, n, sizeof(*names), compare_names);
+}
+
+static const char **remember_name(const char **names, size_t *n, const char *name)
+{
+	size_t at = 0, hi = *n;
+
+	while (at < hi) {
+		size_t mid = at + (hi - at) / 2;
+
+		if (strcmp(names[mid], name) < 0)
+			at = mid + 1;
+		else
+			hi = mid;
+	}
+	if (at < *n && !strcmp(names[at], name))
+		return names;
+	names = xrealloc(names, (*n + 1) * sizeof(*names));
+	memmove(names + at + 1, names + at, (*n - at) * sizeof(*names));
+	names[at] = name;
+	(*n)++;
+	return names;
+}
+
 bool derive_dwarf_function(const struct probe_point *point, const struct component *func,
 			   const struct dw_function_query *q, const struct provider_env *env,
 			   const struct debuginfo *di, struct derived_point ***tail)
@@ -365,7 +416,8 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	const struct dw_site *sites, *last = NULL;
 	struct derived_point *first = NULL, **local = &first;
 	struct dw_spec spec;
-	size_t count, taken = 0, matched = 0;
+	size_t count, taken = 0, matched = 0, ncopies = 0;
+	const char **copies = NULL;
 
 	if (!ks || !dp) {
 		if (ks)
@@ -390,6 +442,10 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		if (sites[i].is_inline != (k >= count) || !site_matches(&sites[i], &spec) ||
 		    !wanted(&sites[i], q, ks))
 			continue;
+		if (k < count && q->which == DW_ALL)
+			copies = remember_name(copies, &ncopies, sites[i].name);
+		if (k >= count && q->which == DW_ALL && has_name(copies, ncopies, sites[i].name))
+			continue;
 		if (!last || strcmp(last->name, sites[i].name))
 			matched++;
 		last = &sites[i];
@@ -401,14 +457,17 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 			continue;
 		}
 		if (!placement(dp, ks, sites[i].pc, &symbol, &offset) ||
-		    (q->which == DW_RETURN && offset))
+		    (q->which == DW_RETURN && offset)) {
+			warn_blacklisted(dp, ks, &sites[i], env);
 			continue;
+		}
 		add_derived_point(&local, site_point(point, func->next, dp, &sites[i],
 						     sites[i].line, sites[i].pc, symbol, offset,
 						     q->which == DW_RETURN ? PROVIDER_KRETPROBE :
 									     PROVIDER_KPROBE));
 		taken++;
 	}
+	free(copies);
 	if (taken)
 		warn_line(&spec, matched == 1 ? last : NULL, matched, env);
 	taken += add_symbol_functions(point, func, dp, ks, &spec, q, &local);
