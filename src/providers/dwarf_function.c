@@ -407,20 +407,69 @@ static const char **remember_name(const char **names, size_t *n, const char *nam
 	return names;
 }
 
+/* What derive_dwarf_function gathers while it goes over the sites. */
+struct function_search {
+	const struct probe_point *point;
+	const struct component *func;
+	const struct dw_function_query *q;
+	const struct provider_env *env;
+	const struct dwpoints *dp;
+	const struct ksyms *ks;
+	struct derived_point **local;	/* where the next point goes */
+	const char **copies;		/* DW_ALL: the functions that have a copy, sorted */
+	size_t ncopies;
+	const struct dw_site *last;	/* the last site taken, and how many functions */
+	size_t matched;
+};
+
+/* The points of one matching site: its own, or its callees'. */
+static size_t take_site(struct function_search *fs, const struct dw_site *site)
+{
+	const struct dw_function_query *q = fs->q;
+	const char *symbol;
+	uint64_t offset;
+
+	if (!site->is_inline && q->which == DW_ALL)
+		fs->copies = remember_name(fs->copies, &fs->ncopies, site->name);
+	if (site->is_inline && q->which == DW_ALL && has_name(fs->copies, fs->ncopies, site->name))
+		return 0;
+	if (!fs->last || strcmp(fs->last->name, site->name))
+		fs->matched++;
+	fs->last = site;
+	if (q->which == DW_CALLEES) {
+		char *text = site_text(site);
+		size_t added = add_callees(fs->point, fs->dp, fs->ks, site, text, q, q->depth,
+					   &fs->local);
+
+		free(text);
+		return added;
+	}
+	if (!placement(fs->dp, fs->ks, site->pc, &symbol, &offset) ||
+	    (q->which == DW_RETURN && offset)) {
+		warn_blacklisted(fs->dp, fs->ks, site, fs->env);
+		return 0;
+	}
+	add_derived_point(&fs->local, site_point(fs->point, fs->func->next, fs->dp, site,
+						 site->line, site->pc, symbol, offset,
+						 q->which == DW_RETURN ? PROVIDER_KRETPROBE :
+									 PROVIDER_KPROBE));
+	return 1;
+}
+
 bool derive_dwarf_function(const struct probe_point *point, const struct component *func,
 			   const struct dw_function_query *q, const struct provider_env *env,
 			   const struct debuginfo *di, struct derived_point ***tail)
 {
-	const struct dwpoints *dp = dwpoints_of(di);
-	const struct ksyms *ks = env->symbols ? env->symbols(env->ctx) : NULL;
-	const struct dw_site *sites, *last = NULL;
-	struct derived_point *first = NULL, **local = &first;
+	struct derived_point *first = NULL;
+	struct function_search fs = { point, func, q, env, dwpoints_of(di),
+				      env->symbols ? env->symbols(env->ctx) : NULL, &first,
+				      NULL, 0, NULL, 0 };
+	const struct dw_site *sites;
 	struct dw_spec spec;
-	size_t count, taken = 0, matched = 0, ncopies = 0;
-	const char **copies = NULL;
+	size_t count, taken = 0;
 
-	if (!ks || !dp) {
-		if (ks)
+	if (!fs.ks || !fs.dp) {
+		if (fs.ks)
 			provider_refuse(point, "the kernel's debuginfo can't be read");
 		else
 			provider_resolving(point);
@@ -431,53 +480,27 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		no_match(point, NULL, NULL);
 		return false;
 	}
-	sites = dwpoints_sites(dp, &count);
+	sites = dwpoints_sites(fs.dp, &count);
 	/* As stap: the out-of-line copies first, then the inlined instances, each from the
 	 * last compilation unit to the first, in DIE order within one. */
 	for (size_t k = 0; k < 2 * count; k++) {
-		size_t i = stap_order(sites, count, k % count);
-		const char *symbol;
-		uint64_t offset;
+		const struct dw_site *site = &sites[stap_order(sites, count, k % count)];
 
-		if (sites[i].is_inline != (k >= count) || !site_matches(&sites[i], &spec) ||
-		    !wanted(&sites[i], q, ks))
-			continue;
-		if (k < count && q->which == DW_ALL)
-			copies = remember_name(copies, &ncopies, sites[i].name);
-		if (k >= count && q->which == DW_ALL && has_name(copies, ncopies, sites[i].name))
-			continue;
-		if (!last || strcmp(last->name, sites[i].name))
-			matched++;
-		last = &sites[i];
-		if (q->which == DW_CALLEES) {
-			char *text = site_text(&sites[i]);
-
-			taken += add_callees(point, dp, ks, &sites[i], text, q, q->depth, &local);
-			free(text);
-			continue;
-		}
-		if (!placement(dp, ks, sites[i].pc, &symbol, &offset) ||
-		    (q->which == DW_RETURN && offset)) {
-			warn_blacklisted(dp, ks, &sites[i], env);
-			continue;
-		}
-		add_derived_point(&local, site_point(point, func->next, dp, &sites[i],
-						     sites[i].line, sites[i].pc, symbol, offset,
-						     q->which == DW_RETURN ? PROVIDER_KRETPROBE :
-									     PROVIDER_KPROBE));
-		taken++;
+		if (site->is_inline == (k >= count) && site_matches(site, &spec) &&
+		    wanted(site, q, fs.ks))
+			taken += take_site(&fs, site);
 	}
-	free(copies);
+	free(fs.copies);
 	if (taken)
-		warn_line(&spec, matched == 1 ? last : NULL, matched, env);
-	taken += add_symbol_functions(point, func, dp, ks, &spec, q, &local);
+		warn_line(&spec, fs.matched == 1 ? fs.last : NULL, fs.matched, env);
+	taken += add_symbol_functions(point, func, fs.dp, fs.ks, &spec, q, &fs.local);
 	for (struct derived_point *d = first; d; d = d->next)
 		d->maxactive = (int)q->maxactive;
 	if (first) {
 		**tail = first;
-		*tail = local;
+		*tail = fs.local;
 	} else {
-		no_match(point, &spec, ks);
+		no_match(point, &spec, fs.ks);
 	}
 	free_spec(&spec);
 	return taken > 0;
