@@ -74,6 +74,7 @@ static void tap_kprobe_reset(struct kprobe *kp)
 	struct kprobe fresh = {
 		.symbol_name = kp->symbol_name,
 		.addr = kp->symbol_name ? NULL : kp->addr,
+		.offset = kp->offset,
 		.pre_handler = kp->pre_handler,
 		.post_handler = kp->post_handler,
 	};

@@ -27,6 +27,7 @@
 
 #include "build.h"
 #include "cache.h"
+#include "debuginfo.h"
 #include "diag.h"
 #include "ksyms.h"
 #include "ktypes.h"
@@ -482,6 +483,12 @@ static const struct ktypes *target_types(void *ctx)
 	return ktypes_load(ctx);
 }
 
+/* The kernel's DWARF, for the probe points that need it. */
+static const struct debuginfo *target_debuginfo(void *ctx)
+{
+	return debuginfo_kernel(ctx);
+}
+
 /* A module's types, for $target expressions in its functions and @cast(p, "t", "module"). */
 static const struct ktypes *target_module_types(void *ctx, const char *module,
 						const char **error)
@@ -569,12 +576,13 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	const char *error;
 
 	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
-	    !d->address && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
+	    !d->address && !d->mid_function && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
 			    env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d->function);
-	text = xasprintf("%s%s", d->pp, vars ? vars : "");
+	/* A callee is listed as stap lists it: CALLER.callee("g@file:N"). */
+	text = xasprintf("%s%s", d->pc ? d->origin : d->pp, vars ? vars : "");
 	free(vars);
 	return text;
 }
@@ -625,13 +633,23 @@ static int list_probe_points(struct file *user, struct file *library,
 		}
 		for (struct derived_point *d = p->points; d; d = d->next) {
 			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
-			pps[count++] = with_vars ? point_with_vars(env, d) : d->pp;
+			pps[count++] = with_vars ? point_with_vars(env, d) :
+				       d->pc ? d->origin : d->pp;
 		}
 	}
 	qsort(pps, count, sizeof(*pps), compare_strings);
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(pps[i]), next = i + 1;
+
+		/* A point listed with its variables (an out-of-line copy) hides the same point
+		 * without (an inlined instance, whose variables need DWARF). */
+		while (next < count && !strcmp(pps[next], pps[i]))
+			next++;
+		if (next < count && !strncmp(pps[i], pps[next], len) && pps[next][len] == ' ')
+			continue;
 		if (!i || strcmp(pps[i], pps[i - 1]))
 			puts(pps[i]);
+	}
 	free(pps);
 	return 0;
 }
@@ -701,7 +719,8 @@ static int run_passes(struct session *s)
 	start = stamp_now();
 	struct provider_env env = { .symbols = target_symbols, .types = target_types,
 				    .module_types = target_module_types,
-				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru };
+				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru,
+				    .debuginfo = target_debuginfo, .build_dir = s->kernel_build_dir };
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

@@ -76,6 +76,18 @@ struct derived_point {
 	int64_t interval_ns;	/* timer: the period */
 	int64_t randomize_ns;	/* timer: .randomize(M), added as -M..+M to each period */
 	int nargs;		/* kernel.trace: the tracepoint's number of arguments */
+	/* Points placed from DWARF (dwpoints.h): the kprobe goes at `symbol` + `offset`
+	 * (symbol NULL: at `function`). A $var lookup there needs the DIE of the function or
+	 * inlined instance that holds the probe (`scope_die`, 0 without DWARF) and the pc
+	 * (`pc`: `symbol` + `offset`, a link-time address of the debuginfo's vmlinux, which
+	 * dwarf_getscopes() and location lists take). `mid_function`: the probe is not at
+	 * the entry of an out-of-line function (a statement, an inlined instance), so the
+	 * calling convention does not place its parameters. */
+	char *symbol;
+	uint64_t offset;
+	uint64_t scope_die;
+	uint64_t pc;
+	bool mid_function;
 	struct derived_point *next;
 };
 
@@ -132,6 +144,7 @@ struct program {
  * fills `program`; returns the number of errors (printed as they are found). */
 /* What pass 2 may ask of the target kernel, loaded when a probe point first needs it. */
 struct ksyms;
+struct debuginfo;
 struct ktypes;
 struct provider_env {
 	/* The target's function symbols; NULL after printing why there are none. */
@@ -146,6 +159,9 @@ struct provider_env {
 	/* The target's tracepoints (tracepoints.h), for kernel.trace; NULL after printing
 	 * why there are none. */
 	const struct tracepoints *(*tracepoints)(void *ctx);
+	/* The kernel's DWARF debuginfo (debuginfo.h), or NULL when it has none. */
+	const struct debuginfo *(*debuginfo)(void *ctx);
+	const char *build_dir;	/* the target's build tree, as messages name it */
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };

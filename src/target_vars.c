@@ -491,7 +491,7 @@ static bool on_kernel_functions(const struct derived_probe *p)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
 		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) ||
-		    !*d->function || *d->module || d->address)
+		    !*d->function || *d->module || d->address || d->mid_function)
 			return false;
 	return true;
 }
@@ -505,7 +505,8 @@ static bool on_functions(const struct derived_probe *p)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
 		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) ||
-		    !*d->function || d->address || target_point_is_kprobe(d))
+		    !*d->function || d->address || target_point_is_kprobe(d) ||
+		    d->mid_function)
 			return false;
 	return true;
 }

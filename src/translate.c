@@ -360,8 +360,8 @@ static int add_point_descriptor(struct module *m, const struct derived_probe *p,
  * function f of module m. */
 static char *kprobe_symbol(const struct derived_point *d)
 {
-	char *name = *d->module ? xasprintf("%s:%s", d->module, d->function) :
-				  xstrdup(d->function);
+	const char *function = d->symbol ? d->symbol : d->function;
+	char *name = *d->module ? xasprintf("%s:%s", d->module, function) : xstrdup(function);
 	char *literal = c_string_literal(name);
 
 	free(name);
@@ -390,6 +390,8 @@ static void kprobe_point(struct module *m, const struct derived_probe *p,
 			(unsigned long long)d->address);
 	else
 		sb_addf(&m->kprobes, "\t{ .kp = { .symbol_name = %s,", symbol);
+	if (!d->address && d->offset)
+		sb_addf(&m->kprobes, " .offset = 0x%llx,", (unsigned long long)d->offset);
 	sb_addf(&m->kprobes, " .pre_handler = tap_kprobe_%d }, .pp = &tap_pp_%d,"
 		" .module = %s, .cond = %d },\n", pp, pp, module, condition_id(m, p));
 	m->nkprobes++;

@@ -52,7 +52,8 @@ static bool derive_family(const struct probe_point *point, const struct provider
 	}
 	if (is_string_component(next, "function"))
 		return derive_kernel_function(point, next, env, tail);
-	if (is_number_component(next, "statement"))
+	if (is_number_component(next, "statement") ||
+	    (!modules && is_string_component(next, "statement")))
 		return derive_statement(point, next, env, tail);
 	if (modules && is_string_component(next, "module"))
 		return derive_module_function(point, next, env, tail);

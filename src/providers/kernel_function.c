@@ -5,7 +5,7 @@
  * name when it is registered. f may be a wildcard, expanded against the target's functions.
  * kernel.function("f").exported takes only the functions the kernel exports.
  */
-#include "providers.h"
+#include "dwarf_points.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -70,21 +70,33 @@ static void no_match(const struct probe_point *point, const char *pattern,
 	free(similar);
 }
 
-/* .call, .return and .return.maxactive(N) after function(...), or .exported alone (`exported`
- * says whether it may); false after an error. */
+/* .call, .return and .return.maxactive(N) after function(...), or .exported, .inline,
+ * .callees[(N)] or .callee("g") alone (`kernel` says whether they may); false after an
+ * error. */
 static bool read_suffixes(const struct probe_point *point, const struct component *func,
-			  bool exported_allowed, enum provider_kind *kind, int64_t *maxactive,
-			  bool *exported)
+			  bool kernel, enum provider_kind *kind, int64_t *maxactive,
+			  bool *exported, bool *inline_only, const struct component **callees)
 {
 	const struct component *comp = func->next;
+	int64_t depth;
 
 	*kind = PROVIDER_KPROBE;
 	*maxactive = -1;
 	*exported = false;
-	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+	*inline_only = false;
+	*callees = NULL;
+	if (comp && kernel && ((!strcmp(comp->name, "callees") &&
+				(!comp->arg || (component_number(comp, &depth) && depth > 0))) ||
+			       (!strcmp(comp->name, "callee") && component_string(comp)))) {
+		*callees = comp;
 		comp = comp->next;
-	} else if (comp && !comp->arg && exported_allowed && !strcmp(comp->name, "exported")) {
+	} else if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+		comp = comp->next;
+	} else if (comp && !comp->arg && kernel && !strcmp(comp->name, "exported")) {
 		*exported = true;
+		comp = comp->next;
+	} else if (comp && !comp->arg && kernel && !strcmp(comp->name, "inline")) {
+		*inline_only = true;
 		comp = comp->next;
 	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
 		*kind = PROVIDER_KRETPROBE;
@@ -141,6 +153,31 @@ static bool check_function(const struct probe_point *point, const struct compone
 	return true;
 }
 
+/* With the kernel's DWARF, kernel.function points are its functions' sites. */
+static bool derive_from_dwarf(const struct probe_point *point, const struct component *func,
+			      const struct provider_env *env, const struct debuginfo *di,
+			      enum provider_kind kind, int64_t maxactive, bool exported,
+			      bool inline_only, const struct component *callees,
+			      struct derived_point ***tail)
+{
+	struct dw_function_query q = { DW_ALL, maxactive, 0, NULL };
+
+	if (callees) {
+		q.which = DW_CALLEES;
+		q.depth = 1;
+		component_number(callees, &q.depth);
+		q.callee = component_string(callees);
+	} else if (kind == PROVIDER_KRETPROBE)
+		q.which = DW_RETURN;
+	else if (exported)
+		q.which = DW_EXPORTED;
+	else if (inline_only)
+		q.which = DW_INLINE;
+	else if (func->next)
+		q.which = DW_CALL;
+	return derive_dwarf_function(point, func, &q, env, di, tail);
+}
+
 bool derive_kernel_function(const struct probe_point *point, const struct component *func,
 			    const struct provider_env *env, struct derived_point ***tail)
 {
@@ -151,15 +188,19 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 	const char *pattern = component_string(func);
 	const char **names;
 	size_t count;
-	bool exported;
+	bool exported, inline_only;
+	const struct component *callees;
+	const struct debuginfo *di;
 
-	if (!read_suffixes(point, func, is_kernel, &kind, &maxactive, &exported))
+	if (!read_suffixes(point, func, is_kernel, &kind, &maxactive, &exported, &inline_only,
+			   &callees))
 		return false;
-	if (strpbrk(pattern, "@:")) {
-		struct token_desc tok = { "string", pattern };
-
-		diag_error_at("semantic error", &tok, func->loc,
-			      "tapster cannot resolve function@file:line points yet");
+	di = is_kernel && env && env->debuginfo ? env->debuginfo(env->ctx) : NULL;
+	if (di)
+		return derive_from_dwarf(point, func, env, di, kind, maxactive, exported,
+					 inline_only, callees, tail);
+	if (is_kernel && (strchr(pattern, '@') || inline_only || callees)) {
+		dwarf_missing(point, env);
 		return false;
 	}
 	ks = env && env->symbols ? env->symbols(env->ctx) : NULL;

@@ -2,9 +2,10 @@
 /*
  * kernel.statement(ADDR).absolute and kprobe.statement(ADDR).absolute: a kprobe at the
  * kernel address ADDR, taken as it is. Only guru mode (-g) allows them, as in stap: nothing
- * checks that ADDR is the start of an instruction.
+ * checks that ADDR is the start of an instruction. kernel.statement("f@file:N") needs DWARF
+ * (dwarf_function.c).
  */
-#include "providers.h"
+#include "dwarf_points.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -55,6 +56,14 @@ bool derive_statement(const struct probe_point *point, const struct component *s
 	struct derived_point *d;
 	int64_t address;
 
+	if (component_string(stmt)) {
+		const struct debuginfo *di = env && env->debuginfo ? env->debuginfo(env->ctx) : NULL;
+
+		if (di)
+			return derive_dwarf_statement(point, stmt, env, di, tail);
+		dwarf_missing(point, env);
+		return false;
+	}
 	component_number(stmt, &address);
 	if (!absolute && is_kprobe) {
 		provider_truncated(point, stmt, "absolute");

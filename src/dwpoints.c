@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The kernel's function sites and source lines from its DWARF (dwpoints.h). */
+#include "dwpoints.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo.h"
+#include "util.h"
+
+struct func_symbol {
+	uint64_t address;
+	uint64_t size;
+	const char *name;
+	bool unique;
+};
+
+struct dwpoints {
+	Dwarf *dwarf;
+	struct dw_site *sites;
+	size_t nsites, cap;
+	unsigned ncus;
+	struct func_symbol *symbols;	/* by address */
+	size_t nsymbols;
+	struct func_symbol **by_name;	/* the same by name, then address */
+	uint64_t *entries;		/* the out-of-line sites' pcs, sorted */
+	size_t nentries;
+};
+
+/* A file name as stap shows it: relative to the compilation directory, without "./". */
+static const char *display_file(const char *path, const char *comp_dir)
+{
+	size_t len = comp_dir ? strlen(comp_dir) : 0;
+
+	if (!path)
+		return "";
+	if (len && !strncmp(path, comp_dir, len) && path[len] == '/')
+		path += len + 1;
+	while (!strncmp(path, "./", 2))
+		path += 2;
+	return path;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+}
+
+/* Appends a site for `die` to *sites; nothing for a DIE without a name. */
+static void push_site(struct dw_site **sites, size_t *n, size_t *cap, Dwarf_Die *die,
+		      uint64_t pc, bool is_inline, const char *comp_dir)
+{
+	const char *name = die_name(die);
+	struct dw_site *s;
+	int line = 0;
+
+	if (!name)
+		return;
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 4096;
+		*sites = xrealloc(*sites, *cap * sizeof(**sites));
+	}
+	s = &(*sites)[(*n)++];
+	dwarf_decl_line(die, &line);
+	s->name = name;
+	s->file = display_file(dwarf_decl_file(die), comp_dir);
+	s->line = line;
+	s->pc = pc;
+	s->die = dwarf_dieoffset(die);
+	s->is_inline = is_inline;
+	s->cu = 0;
+}
+
+static void add_site(struct dwpoints *dp, Dwarf_Die *die, uint64_t pc, bool is_inline,
+		     const char *comp_dir)
+{
+	size_t before = dp->nsites;
+
+	push_site(&dp->sites, &dp->nsites, &dp->cap, die, pc, is_inline, comp_dir);
+	if (dp->nsites > before)
+		dp->sites[before].cu = dp->ncus;
+}
+
+/* The first address of a DIE with code: its entry pc, else its first range's start. */
+static bool first_pc(Dwarf_Die *die, uint64_t *pc)
+{
+	Dwarf_Addr base, start, end, entry;
+
+	if (dwarf_entrypc(die, &entry) == 0) {
+		*pc = entry;
+		return true;
+	}
+	if (dwarf_ranges(die, 0, &base, &start, &end) > 0) {
+		*pc = start;
+		return true;
+	}
+	return false;
+}
+
+/* The functions and inlined instances inside `parent`, recursively. */
+static void walk_scope(struct dwpoints *dp, Dwarf_Die *parent, const char *comp_dir)
+{
+	Dwarf_Die child;
+	uint64_t pc;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			if (!dwarf_hasattr(&child, DW_AT_declaration) && first_pc(&child, &pc))
+				add_site(dp, &child, pc, false, comp_dir);
+			walk_scope(dp, &child, comp_dir);
+			break;
+		case DW_TAG_inlined_subroutine:
+			if (first_pc(&child, &pc))
+				add_site(dp, &child, pc, true, comp_dir);
+			walk_scope(dp, &child, comp_dir);
+			break;
+		case DW_TAG_lexical_block:
+			walk_scope(dp, &child, comp_dir);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static void index_functions(struct dwpoints *dp)
+{
+	Dwarf_Off offset = 0, next;
+	size_t header_size;
+
+	while (dwarf_nextcu(dp->dwarf, offset, &next, &header_size, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Attribute attr;
+
+		if (dwarf_offdie(dp->dwarf, offset + header_size, &cu)) {
+			const char *comp_dir =
+				dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+
+			walk_scope(dp, &cu, comp_dir);
+		}
+		dp->ncus++;
+		offset = next;
+	}
+}
+
+static int by_address(const void *a, const void *b)
+{
+	const struct func_symbol *x = a, *y = b;
+
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct func_symbol *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
+
+	if (c)
+		return c;
+	return (*x)->address < (*y)->address ? -1 : (*x)->address > (*y)->address;
+}
+
+/* Sorts the symbols by name and marks those whose name no other symbol has. */
+static void mark_unique(struct dwpoints *dp)
+{
+	struct func_symbol **sorted = xcalloc(dp->nsymbols + 1, sizeof(*sorted));
+
+	for (size_t i = 0; i < dp->nsymbols; i++)
+		sorted[i] = &dp->symbols[i];
+	qsort(sorted, dp->nsymbols, sizeof(*sorted), by_name);
+	for (size_t i = 0; i < dp->nsymbols; i++)
+		sorted[i]->unique = (!i || strcmp(sorted[i - 1]->name, sorted[i]->name)) &&
+				    (i + 1 == dp->nsymbols ||
+				     strcmp(sorted[i + 1]->name, sorted[i]->name));
+	dp->by_name = sorted;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static void sort_entries(struct dwpoints *dp)
+{
+	dp->entries = xcalloc(dp->nsites + 1, sizeof(*dp->entries));
+	for (size_t i = 0; i < dp->nsites; i++)
+		if (!dp->sites[i].is_inline)
+			dp->entries[dp->nentries++] = dp->sites[i].pc;
+	qsort(dp->entries, dp->nentries, sizeof(*dp->entries), by_value);
+}
+
+bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc)
+{
+	return bsearch(&pc, dp->entries, dp->nentries, sizeof(*dp->entries), by_value) != NULL;
+}
+
+static void read_symbols(struct dwpoints *dp, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && shdr.sh_entsize && i < shdr.sh_size / shdr.sh_entsize;
+		     i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_NOTYPE))
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (dp->nsymbols == cap) {
+				cap = cap ? cap * 2 : 65536;
+				dp->symbols = xrealloc(dp->symbols, cap * sizeof(*dp->symbols));
+			}
+			dp->symbols[dp->nsymbols++] = (struct func_symbol){
+				sym.st_value, sym.st_size, name, false };
+		}
+	}
+	qsort(dp->symbols, dp->nsymbols, sizeof(*dp->symbols), by_address);
+}
+
+const struct dwpoints *dwpoints_of(const struct debuginfo *di)
+{
+	static struct dwpoints *kernel;
+
+	if (kernel || !di)
+		return kernel;
+	kernel = xcalloc(1, sizeof(*kernel));
+	kernel->dwarf = debuginfo_dwarf(di);
+	index_functions(kernel);
+	read_symbols(kernel, debuginfo_elf(di));
+	mark_unique(kernel);
+	sort_entries(kernel);
+	return kernel;
+}
+
+const struct dw_site *dwpoints_sites(const struct dwpoints *dp, size_t *count)
+{
+	*count = dp->nsites;
+	return dp->sites;
+}
+
+/* The last symbol at or below `pc` that is a function (NOTYPE symbols are kept only for
+ * dwpoints_symbol_address). */
+bool dwpoints_symbol(const struct dwpoints *dp, uint64_t pc, const char **name,
+		     uint64_t *start, bool *unique)
+{
+	size_t lo = 0, hi = dp->nsymbols;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dp->symbols[mid].address <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0) {
+		const struct func_symbol *sym = &dp->symbols[--lo];
+
+		if (!sym->size)
+			continue;
+		if (pc >= sym->address + sym->size)
+			return false;
+		*name = sym->name;
+		*start = sym->address;
+		*unique = sym->unique;
+		return true;
+	}
+	return false;
+}
+
+bool dwpoints_unique_symbol_below(const struct dwpoints *dp, uint64_t address,
+				  const char **name, uint64_t *start)
+{
+	for (size_t i = dp->nsymbols; i-- > 0;) {
+		const struct func_symbol *sym = &dp->symbols[i];
+
+		if (sym->address >= address || !sym->unique || !sym->size)
+			continue;
+		*name = sym->name;
+		*start = sym->address;
+		return true;
+	}
+	return false;
+}
+
+uint64_t dwpoints_symbol_address(const struct dwpoints *dp, const char *name)
+{
+	size_t lo = 0, hi = dp->nsymbols;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(dp->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < dp->nsymbols && !strcmp(dp->by_name[lo]->name, name) ?
+	       dp->by_name[lo]->address : 0;
+}
+
+/* Address ranges, to tell which of a function's addresses belong to what it inlined. */
+struct ranges {
+	uint64_t (*r)[2];
+	size_t n, cap;
+};
+
+static void add_ranges(struct ranges *rs, Dwarf_Die *die)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t offset = 0;
+
+	while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
+		if (rs->n == rs->cap) {
+			rs->cap = rs->cap ? rs->cap * 2 : 16;
+			rs->r = xrealloc(rs->r, rs->cap * sizeof(*rs->r));
+		}
+		rs->r[rs->n][0] = start;
+		rs->r[rs->n][1] = end;
+		rs->n++;
+	}
+}
+
+static bool in_ranges(const struct ranges *rs, uint64_t pc)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (pc >= rs->r[i][0] && pc < rs->r[i][1])
+			return true;
+	return false;
+}
+
+/* The callees of `parent`: its inlined instances with a low pc, through lexical blocks. */
+static void collect_inlined(Dwarf_Die *parent, const char *comp_dir, struct dw_site **sites,
+			    size_t *n, size_t *cap)
+{
+	Dwarf_Die child;
+	Dwarf_Addr low;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine && dwarf_hasattr(&child, DW_AT_low_pc) &&
+		    dwarf_lowpc(&child, &low) == 0)
+			push_site(sites, n, cap, &child, low, true, comp_dir);
+		else if (tag == DW_TAG_lexical_block)
+			collect_inlined(&child, comp_dir, sites, n, cap);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, size_t *count)
+{
+	Dwarf_Die scope, cu;
+	Dwarf_Attribute attr;
+	struct dw_site *sites = NULL;
+	size_t cap = 0;
+
+	*count = 0;
+	if (!dwarf_offdie(dp->dwarf, die, &scope) || !dwarf_diecu(&scope, &cu, NULL, NULL))
+		return NULL;
+	collect_inlined(&scope, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), &sites,
+			count, &cap);
+	return sites;
+}
+
+static int by_line_then_pc(const void *a, const void *b)
+{
+	const struct dw_line *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* The records of `lines` in `own`, of the file `file`, from `first_line` on (what the
+ * function inlined from earlier in its file is left out). */
+static struct dw_line *collect_lines(Dwarf_Lines *lines, size_t nlines, const char *file,
+				     int first_line, const char *comp_dir,
+				     const struct ranges *own, size_t *count)
+{
+	struct dw_line *out = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < nlines; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr pc;
+		bool end;
+		int lineno;
+
+		if (!l || dwarf_lineaddr(l, &pc) || dwarf_lineendsequence(l, &end) || end ||
+		    !in_ranges(own, pc) || dwarf_lineno(l, &lineno) || lineno < first_line)
+			continue;
+		if (strcmp(display_file(dwarf_linesrc(l, NULL, NULL), comp_dir), file))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			out = xrealloc(out, cap * sizeof(*out));
+		}
+		out[n++] = (struct dw_line){ lineno, pc };
+	}
+	*count = n;
+	return out;
+}
+
+struct dw_line *dwpoints_lines(const struct dwpoints *dp, const struct dw_site *site,
+			       size_t *count)
+{
+	Dwarf_Die die, cu;
+	Dwarf_Attribute attr;
+	Dwarf_Lines *lines;
+	struct ranges own = { 0 };
+	struct dw_line *out;
+	size_t nlines, n, kept = 0;
+
+	*count = 0;
+	if (!dwarf_offdie(dp->dwarf, site->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL) ||
+	    dwarf_getsrclines(&cu, &lines, &nlines))
+		return NULL;
+	add_ranges(&own, &die);
+	out = collect_lines(lines, nlines, site->file, site->line,
+			    dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), &own, &n);
+	free(own.r);
+	if (out)
+		qsort(out, n, sizeof(*out), by_line_then_pc);
+	for (size_t i = 0; i < n; i++)
+		if (!kept || out[kept - 1].line != out[i].line)
+			out[kept++] = out[i];
+	*count = kept;
+	return out;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Probe points that need the kernel's DWARF: the sites of its functions (each concrete
+ * out-of-line copy and each inlined instance, with the file and line of the function's
+ * declaration) and the addresses of a function's source lines. kernel.function("f@file:N"),
+ * kernel.function("f").inline and kernel.statement("f@file:N") are derived from them.
+ *
+ * A site's pc is a link-time address of the debuginfo's vmlinux; a probe is placed at the
+ * symbol that holds it (from the vmlinux's ELF symbol table) plus the distance, which
+ * kprobes resolves by name in the running kernel (KASLR moves the whole image).
+ */
+#ifndef TAPSTER_DWPOINTS_H
+#define TAPSTER_DWPOINTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct debuginfo;
+struct dwpoints;
+
+struct dw_site {
+	const char *name;	/* the function's name */
+	const char *file;	/* its declaration's file, "fs/read_write.c" */
+	int line;		/* its declaration's line */
+	uint64_t pc;		/* entry: low pc, or an inlined instance's entry pc */
+	uint64_t die;		/* the DIE of the concrete subprogram or inlined_subroutine */
+	bool is_inline;		/* an inlined instance */
+	unsigned cu;		/* the number of its compilation unit, from 0 */
+};
+
+/* The index of the kernel's functions, built on first use (a walk over every DIE that may
+ * hold a function: about half a second); NULL when the debuginfo can't be read. */
+const struct dwpoints *dwpoints_of(const struct debuginfo *di);
+
+/* All sites, in DIE order. */
+const struct dw_site *dwpoints_sites(const struct dwpoints *dp, size_t *count);
+
+/* The function symbol of the vmlinux that holds `pc`: its name and start; false if none.
+ * *unique says whether no other function symbol has that name (kprobes find the first
+ * one by name). */
+bool dwpoints_symbol(const struct dwpoints *dp, uint64_t pc, const char **name,
+		     uint64_t *start, bool *unique);
+/* The nearest function symbol below `address` whose name no other symbol has, to place a
+ * probe in a function whose name is not unique (kprobes take symbol + offset past the
+ * symbol's end: they find the function that holds the sum). */
+bool dwpoints_unique_symbol_below(const struct dwpoints *dp, uint64_t address,
+				  const char **name, uint64_t *start);
+/* The address of `name` (e.g. _stext) in the symbol table (the first of that name), or 0. */
+uint64_t dwpoints_symbol_address(const struct dwpoints *dp, const char *name);
+
+/* Whether an out-of-line function of the DWARF starts at `pc`. */
+bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc);
+
+/* The instances inlined directly in the function or inlined instance `die` (through its
+ * lexical blocks, not through other instances) that have one range (a low pc: stap 4.8
+ * takes only those as callees), in DIE order. The array is the caller's. */
+struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, size_t *count);
+
+/* The source lines of the out-of-line function at `site` that have code in it, in its
+ * declaration's file from its declaration's line on, each with the lowest address that
+ * has it, in line order. The array is the caller's. */
+struct dw_line {
+	int line;
+	uint64_t pc;
+};
+struct dw_line *dwpoints_lines(const struct dwpoints *dp, const struct dw_site *site,
+			       size_t *count);
+
+#endif
