@@ -33,6 +33,7 @@
 #include "ktypes.h"
 #include "target_vars.h"
 #include "tracepoints.h"
+#include "usyms.h"
 #include "library.h"
 #include "parse.h"
 #include "program.h"
@@ -129,6 +130,9 @@ static void usage(FILE *out)
 	      "                  -A NAME attaches later); with -o, the loader runs in background\n"
 	      "   -D NAME=VALUE  emit a macro definition into the generated C code\n"
 	      "   -I DIR         look in DIR for additional .stp script files\n"
+	      "   -d OBJECT      add symbol information for the user-space ELF file OBJECT\n"
+	      "   --ldd          add symbol information for the shared libraries that the -d\n"
+	      "                  files need, as ldd lists them\n"
 	      "   -r KVER|DIR    build for the kernel release KVER or the kernel build tree DIR\n"
 	      "   --vm           run pass 5 in the bundled VM\n"
 	      "   --no-vm        never run pass 5 in the bundled VM\n"
@@ -154,6 +158,32 @@ static bool is_valid_module_name(const char *name)
 		      (p != name && *p >= '0' && *p <= '9')))
 			return false;
 	return true;
+}
+
+/* -d FILE: once each, in the order given. */
+static void add_symbol_file(struct session *s, const char *path)
+{
+	for (int i = 0; i < s->nsymbol_files; i++)
+		if (!strcmp(s->symbol_files[i], path))
+			return;
+	s->symbol_files = xrealloc(s->symbol_files,
+				   sizeof(char *) * (size_t)(s->nsymbol_files + 1));
+	s->symbol_files[s->nsymbol_files++] = path;
+}
+
+/* --ldd: the shared libraries of each -d file, after them. */
+static void add_ldd_files(struct session *s)
+{
+	int given = s->nsymbol_files;
+
+	for (int i = 0; i < given; i++) {
+		int count;
+		char **libs = usyms_ldd(s->symbol_files[i], &count);
+
+		for (int j = 0; j < count; j++)
+			add_symbol_file(s, libs[j]);
+		free(libs);
+	}
 }
 
 static void add_define(struct session *s, const char *arg)
@@ -202,7 +232,8 @@ static void parse_size_limit(struct session *s, const char *arg)
 	s->size_limit = arg;
 }
 
-enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS, OPT_DISABLE_CACHE, OPT_POISON_CACHE, OPT_CLEAN_CACHE };
+enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS, OPT_DISABLE_CACHE, OPT_POISON_CACHE, OPT_CLEAN_CACHE,
+       OPT_LDD };
 
 static void parse_command_line(struct session *s, int argc, char **argv)
 {
@@ -215,11 +246,12 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 		{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
+		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:T:s:S:bFD:I:r:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:T:s:S:bFD:I:d:r:l:L:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -299,6 +331,8 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 						   sizeof(char *) * (size_t)(s->ninclude_dirs + 1));
 			s->include_dirs[s->ninclude_dirs++] = optarg;
 			break;
+		case 'd': add_symbol_file(s, optarg); break;
+		case OPT_LDD: s->ldd = true; break;
 		case 'r': s->kernel = optarg; break;
 		case OPT_VM: s->vm = VM_FORCE; break;
 		case OPT_NO_VM: s->vm = VM_NEVER; break;
@@ -327,6 +361,8 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 	}
 	s->argc = argc - optind;
 	s->argv = argv + optind;
+	if (s->ldd)
+		add_ldd_files(s);
 }
 
 /* ---- Where things are ---- */

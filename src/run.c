@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,6 +154,32 @@ static void add_files_back_script(struct strbuf *script, char **args)
 		       "exit $status\n");
 }
 
+/* The guest's /job/ files: the module, the loader, and the -d files (so that a -c command
+ * can run /job/PROGRAM and find its symbols), one per base name; NULL-terminated. */
+static const char **vm_job_files(const struct session *s, const char *ko)
+{
+	const char **files = xcalloc((size_t)s->nsymbol_files + 3, sizeof(*files));
+	size_t n = 0;
+
+	files[n++] = ko;
+	files[n++] = s->loader_path;
+	for (int i = 0; i < s->nsymbol_files; i++) {
+		const char *path = s->symbol_files[i], *slash = strrchr(path, '/');
+		const char *base = slash ? slash + 1 : path;
+		struct stat st;
+		bool taken = false;
+
+		for (size_t j = 0; j < n; j++) {
+			const char *other = strrchr(files[j], '/') ? strrchr(files[j], '/') + 1 : files[j];
+
+			taken = taken || !strcmp(other, base);
+		}
+		if (!taken && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			files[n++] = path;
+	}
+	return files;
+}
+
 static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
@@ -161,7 +188,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 	bool files_back = s->output_file && (s->size_limit || s->bulk);
 	char *guest_output = NULL, *host_dir = NULL;
 	char **args;
-	const char *files[] = { ko, s->loader_path, NULL };
+	const char **files = vm_job_files(s, ko);
 	struct strbuf script = { 0 };
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	int out_fd = STDOUT_FILENO;
@@ -171,6 +198,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 		/* The session would end with the VM, when tapster returns. */
 		fputs(VM_FLIGHT_RECORDER_ERROR, stderr);
 		free(guest_ko);
+		free(files);
 		return 1;
 	}
 	if (files_back) {
@@ -229,6 +257,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 	free(guest_ko);
 	free(guest_output);
 	free(host_dir);
+	free(files);
 	return status;
 }
 

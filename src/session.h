@@ -43,6 +43,9 @@ struct session {
 	int ndefines;
 	const char **include_dirs;	/* -I */
 	int ninclude_dirs;
+	const char **symbol_files;	/* -d FILE (and what --ldd adds): user symbol tables */
+	int nsymbol_files;
+	bool ldd;		/* --ldd: the shared libraries the -d files need, too */
 	bool disable_cache;	/* --disable-cache: no cache is read or written */
 	bool poison_cache;	/* --poison-cache: none is read; they are written */
 	enum vm_choice vm;

@@ -14,6 +14,8 @@
 #include "regex.h"
 #include "session.h"
 #include "translate.h"
+#include "usyms.h"
+#include "util.h"
 
 /* A generated function with its frame. */
 struct unit {
@@ -844,6 +846,31 @@ static void write_tapset_embeds(struct module *m)
 	}
 }
 
+static int compare_paths(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* -d's symbol tables (runtime/ustack.h), before the tapsets' helpers that look them up; a file
+ * that is no usable ELF file is left out with stap's warning (in sorted order, as stap). */
+static void write_user_symbols(struct module *m)
+{
+	const struct session *s = m->session;
+	const char **sorted;
+
+	if (!s->nsymbol_files)
+		return;
+	sorted = xcalloc((size_t)s->nsymbol_files, sizeof(*sorted));
+	memcpy(sorted, s->symbol_files, sizeof(*sorted) * (size_t)s->nsymbol_files);
+	qsort(sorted, (size_t)s->nsymbol_files, sizeof(*sorted), compare_paths);
+	for (int i = 0; i < s->nsymbol_files; i++)
+		if (!usyms_check_file(sorted[i]))
+			diag_warning("missing unwind/symbol data for module '%s'", sorted[i]);
+	free(sorted);
+	fputs("#define TAP_USER_SYMBOLS 1\n#include \"ustack.h\"\n\n", m->out);
+	usyms_write(m->out, s->symbol_files, s->nsymbol_files);
+}
+
 static void write_module(struct module *m)
 {
 	const char *script = m->session->script_file ? m->session->script_file : "<input>";
@@ -877,6 +904,7 @@ static void write_module(struct module *m)
 	write_locks(m);
 	for (struct embed *e = m->program->embeds; e; e = e->next)
 		fprintf(m->out, "%s\n\n", e->code);
+	write_user_symbols(m);
 	write_tapset_embeds(m);
 	for (struct unit *u = m->units; u; u = u->next)
 		if (!strncmp(u->name, "function_", 9))

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The symbol tables of user-space ELF files that -d names (and --ldd adds), written into the
+ * module as C tables for runtime/ustack.h: per file, its base name and size (how a mapping of
+ * the running process is recognised), its loadable segments (file offset to link-time
+ * address) and its function symbols, sorted by address, with their names in one string.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "usyms.h"
+#include "util.h"
+
+struct usym {
+	unsigned long long addr;
+	unsigned long long size;
+	const char *name;
+};
+
+struct usym_file {
+	const char *path;
+	unsigned long long file_size;
+	GElf_Phdr *loads;
+	size_t nloads;
+	struct usym *syms;
+	size_t nsyms;
+};
+
+static int compare_usyms(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Of several names at one address, the one with a size first (kept). */
+	return (x->size < y->size) - (x->size > y->size);
+}
+
+static void read_loads(Elf *elf, struct usym_file *f)
+{
+	size_t nphdrs = 0;
+
+	if (elf_getphdrnum(elf, &nphdrs) < 0)
+		return;
+	f->loads = xcalloc(nphdrs ? nphdrs : 1, sizeof(*f->loads));
+	for (size_t i = 0; i < nphdrs; i++) {
+		GElf_Phdr phdr;
+
+		if (gelf_getphdr(elf, (int)i, &phdr) && phdr.p_type == PT_LOAD)
+			f->loads[f->nloads++] = phdr;
+	}
+}
+
+/* The function symbols of the section `scn` (a SYMTAB or DYNSYM). */
+static void read_symbols(Elf *elf, Elf_Scn *scn, struct usym_file *f)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	size_t count;
+
+	if (!gelf_getshdr(scn, &shdr) || !(data = elf_getdata(scn, NULL)) || !shdr.sh_entsize)
+		return;
+	count = shdr.sh_size / shdr.sh_entsize;
+	f->syms = xcalloc(count ? count : 1, sizeof(*f->syms));
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		f->syms[f->nsyms++] = (struct usym){ sym.st_value, sym.st_size, xstrdup(name) };
+	}
+}
+
+/* The section of `type` in elf, or NULL. */
+static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr shdr;
+
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+/* Reads the file's segments and symbols; false when it is no ELF file it can use. */
+static bool read_usym_file(const char *path, struct usym_file *f)
+{
+	struct stat st;
+	Elf_Scn *scn;
+	Elf *elf;
+	int fd = open(path, O_RDONLY);
+	bool ok = false;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && fstat(fd, &st) == 0) {
+		f->file_size = (unsigned long long)st.st_size;
+		read_loads(elf, f);
+		scn = find_section(elf, SHT_SYMTAB);
+		if (!scn)
+			scn = find_section(elf, SHT_DYNSYM);
+		if (scn)
+			read_symbols(elf, scn, f);
+		ok = f->nloads > 0;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ok;
+}
+
+/* Sorts the symbols and keeps one per address. */
+static void sort_usyms(struct usym_file *f)
+{
+	size_t kept = 0;
+
+	qsort(f->syms, f->nsyms, sizeof(*f->syms), compare_usyms);
+	for (size_t i = 0; i < f->nsyms; i++)
+		if (!kept || f->syms[kept - 1].addr != f->syms[i].addr)
+			f->syms[kept++] = f->syms[i];
+	f->nsyms = kept;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A C string literal of `text` (names and paths: no escapes beyond quote and backslash). */
+static void write_literal(FILE *out, const char *text)
+{
+	fputc('"', out);
+	for (const char *p = text; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			fprintf(out, "\\%03o", (unsigned char)*p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void write_usym_file(FILE *out, size_t index, const struct usym_file *f)
+{
+	size_t name_offset = 0;
+
+	fprintf(out, "static const struct tap_useg tap_usegs_%zu[] = {\n", index);
+	for (size_t i = 0; i < f->nloads; i++)
+		fprintf(out, "\t{ 0x%llxULL, 0x%llxULL, 0x%llxULL },\n",
+			(unsigned long long)f->loads[i].p_offset,
+			(unsigned long long)f->loads[i].p_vaddr,
+			(unsigned long long)f->loads[i].p_filesz);
+	fprintf(out, "};\nstatic const struct tap_usym tap_usyms_%zu[] = {\n", index);
+	for (size_t i = 0; i < f->nsyms; i++) {
+		unsigned long long size = f->syms[i].size > 0xffffffffULL ? 0xffffffffULL :
+									      f->syms[i].size;
+
+		fprintf(out, "\t{ 0x%llxULL, 0x%llx, %zu },\n", f->syms[i].addr, size, name_offset);
+		name_offset += strlen(f->syms[i].name) + 1;
+	}
+	if (!f->nsyms)
+		fputs("\t{ 0, 0, 0 },\n", out);
+	fprintf(out, "};\nstatic const char tap_usym_names_%zu[] =", index);
+	for (size_t i = 0; i < f->nsyms; i++) {
+		fputs("\n\t", out);
+		write_literal(out, f->syms[i].name);
+		fputs(" \"\\0\"", out);
+	}
+	fputs(" \"\";\n", out);
+}
+
+static void free_usym_file(struct usym_file *f)
+{
+	for (size_t i = 0; i < f->nsyms; i++)
+		free((char *)f->syms[i].name);
+	free(f->syms);
+	free(f->loads);
+}
+
+void usyms_write(FILE *out, const char *const *paths, int npaths)
+{
+	struct usym_file *files = xcalloc((size_t)npaths + 1, sizeof(*files));
+	size_t nfiles = 0;
+
+	for (int i = 0; i < npaths; i++) {
+		if (!read_usym_file(paths[i], &files[nfiles])) {
+			free_usym_file(&files[nfiles]);
+			continue;
+		}
+		sort_usyms(&files[nfiles]);
+		write_usym_file(out, nfiles, &files[nfiles]);
+		nfiles++;
+	}
+	fputs("const struct tap_ufile tap_ufiles[] = {\n", out);
+	for (size_t i = 0; i < nfiles; i++) {
+		fputs("\t{ ", out);
+		write_literal(out, base_name(files[i].path));
+		fprintf(out, ", %lluULL, tap_usegs_%zu, %zu, tap_usyms_%zu, %zu, tap_usym_names_%zu },\n",
+			files[i].file_size, i, files[i].nloads, i, files[i].nsyms, i);
+		free_usym_file(&files[i]);
+	}
+	if (!nfiles)
+		fputs("\t{ \"\", 0, NULL, 0, NULL, 0, \"\" },\n", out);
+	fprintf(out, "};\nconst unsigned int tap_num_ufiles = %zu;\n\n", nfiles);
+	free(files);
+}
+
+bool usyms_check_file(const char *path)
+{
+	struct usym_file f;
+	bool ok = read_usym_file(path, &f);
+
+	free_usym_file(&f);
+	return ok;
+}
+
+/* The path a line of ldd's output names: "name => /path (0x...)" or "/path (0x...)". */
+static char *ldd_line_path(const char *line)
+{
+	const char *arrow = strstr(line, "=> ");
+	const char *start = arrow ? arrow + 3 : line;
+	size_t len;
+
+	while (*start == ' ' || *start == '\t')
+		start++;
+	if (*start != '/')
+		return NULL;
+	len = strcspn(start, " \t\n");
+	return xstrndup(start, len);
+}
+
+char **usyms_ldd(const char *path, int *count)
+{
+	char **paths = NULL;
+	char line[4096];
+	int fds[2];
+	pid_t pid;
+	FILE *in;
+
+	*count = 0;
+	if (pipe(fds) < 0)
+		return NULL;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(fds[1], 1);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		close(fds[0]);
+		close(fds[1]);
+		execlp("ldd", "ldd", path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	in = fdopen(fds[0], "r");
+	while (in && fgets(line, sizeof(line), in)) {
+		char *lib = ldd_line_path(line);
+
+		if (!lib)
+			continue;
+		paths = xrealloc(paths, sizeof(char *) * (size_t)(*count + 1));
+		paths[(*count)++] = lib;
+	}
+	if (in)
+		fclose(in);
+	else
+		close(fds[0]);
+	waitpid(pid, NULL, 0);
+	return paths;
+}
