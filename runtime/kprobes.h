@@ -316,8 +316,8 @@ static __maybe_unused int tap_register_kernel_probes(struct tap_kprobe *kprobes,
  * for them all to be enabled again, and the next hit looks at its condition again. Disabling
  * may sleep: a work item carries the requests out, under tap_kprobes_mutex. Probe context
  * never queues that work itself (queue_work() takes the workqueue pool's lock, which the probed
- * code may hold on this CPU): it sets tap_conditions_pending, and the session's poll timer
- * (module.h) queues the work.
+ * code may hold on this CPU): it sets tap_conditions_pending and kicks the session's poll
+ * (an irq_work, session.h), which queues the work.
  */
 #ifndef TAP_NUM_CONDITIONS
 #define TAP_NUM_CONDITIONS 0
@@ -356,19 +356,25 @@ static void tap_conditions_apply(struct work_struct *work)
 static __maybe_unused DECLARE_WORK(tap_conditions_work, tap_conditions_apply);
 static int tap_conditions_pending;
 
-/* From the poll timer, never probe context: carries out what probes asked for. */
-static __maybe_unused void tap_conditions_poll(void)
+/* From the session's poll, never probe context: carries out what probes asked for; true
+ * when there was something to do. */
+static __maybe_unused bool tap_conditions_poll(void)
 {
 	if (READ_ONCE(tap_conditions_pending) && xchg(&tap_conditions_pending, 0) &&
-	    READ_ONCE(tap_kprobes_live))
+	    READ_ONCE(tap_kprobes_live)) {
 		queue_work(system_wq, &tap_conditions_work);
+		return true;
+	}
+	return false;
 }
 
 /* From probe context: condition `cond` is false. */
 static __maybe_unused void tap_condition_false(int cond)
 {
-	if (!test_and_set_bit(cond, tap_conditions_off))
+	if (!test_and_set_bit(cond, tap_conditions_off)) {
 		WRITE_ONCE(tap_conditions_pending, 1);
+		tap_kick();
+	}
 }
 
 /* From probe context: a global that a condition reads may have changed. */
@@ -379,8 +385,10 @@ static __maybe_unused void tap_conditions_changed(void)
 
 	for (i = 1; i <= TAP_NUM_CONDITIONS; i++)
 		any |= test_and_clear_bit(i, tap_conditions_off);
-	if (any)
+	if (any) {
 		WRITE_ONCE(tap_conditions_pending, 1);
+		tap_kick();
+	}
 }
 
 static __maybe_unused void tap_unregister_kernel_probes(void)
