@@ -151,11 +151,74 @@ static void tap_disarm_kretprobe(struct tap_kretprobe *p)
 	atomic_add(p->rp.nmissed, &tap_skipped_count);
 }
 
+/*
+ * Registers the kernel's kprobes that are not armed in one register_kprobes() call, and the
+ * same for its kretprobes; a batch that fails is left unregistered (the kernel undoes it)
+ * for tap_arm_probes() to register one by one, which reports the probe that fails. Module
+ * probes are not batched: one on a module that is not loaded is no error. False when the
+ * batch failed.
+ */
+static bool tap_arm_kprobe_batch(void)
+{
+	struct kprobe **batch = kmalloc_array(max(tap_kprobe_count, 1), sizeof(*batch),
+					      GFP_KERNEL);
+	int i, n = 0, rc = 0;
+
+	if (!batch)
+		return true;
+	for (i = 0; i < tap_kprobe_count; i++) {
+		struct tap_kprobe *p = &tap_kprobe_table[i];
+
+		if (p->registered || p->module)
+			continue;
+		tap_kprobe_reset(&p->kp);
+		batch[n++] = &p->kp;
+	}
+	if (n > 1)
+		rc = register_kprobes(batch, n);
+	if (n > 1 && !rc)
+		for (i = 0; i < tap_kprobe_count; i++)
+			if (!tap_kprobe_table[i].module)
+				tap_kprobe_table[i].registered = true;
+	kfree(batch);
+	return !rc;
+}
+
+static void tap_arm_kretprobe_batch(void)
+{
+	struct kretprobe **batch = kmalloc_array(max(tap_kretprobe_count, 1), sizeof(*batch),
+						 GFP_KERNEL);
+	int i, n = 0;
+
+	if (!batch)
+		return;
+	for (i = 0; i < tap_kretprobe_count; i++) {
+		struct tap_kretprobe *p = &tap_kretprobe_table[i];
+
+		if (p->registered || p->module)
+			continue;
+		tap_kretprobe_reset(&p->rp);
+		if (p->rp.maxactive <= 0)
+			p->rp.maxactive = KRETACTIVE;
+		batch[n++] = &p->rp;
+	}
+	if (n > 1 && !register_kretprobes(batch, n))
+		for (i = 0; i < tap_kretprobe_count; i++)
+			if (!tap_kretprobe_table[i].module)
+				tap_kretprobe_table[i].registered = true;
+	kfree(batch);
+}
+
 /* Arms the probes on the module `name` that are not armed (all of them when NULL, the kernel's
- * too); stops at the first error. Called with tap_kprobes_mutex held. */
+ * too: those in batches first); stops at the first error. Called with tap_kprobes_mutex held. */
 static int tap_arm_probes(const char *name)
 {
 	int i, rc = 0;
+
+	/* After a failed batch of kprobes, the one by one registration stops at the failing
+	 * one before any kretprobe is armed, as it always did. */
+	if (!name && tap_arm_kprobe_batch())
+		tap_arm_kretprobe_batch();
 
 	for (i = 0; !rc && i < tap_kprobe_count; i++)
 		if (!tap_kprobe_table[i].registered &&
