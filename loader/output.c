@@ -29,6 +29,16 @@ struct sink {
 static struct output_options options;
 static struct sink sinks[MAX_CPUS];
 
+/*
+ * The records of one read of out that go to the same file are gathered here and written
+ * with one write(): a probe that prints a line on every hit would otherwise cost the traced
+ * system a system call per line. output_flush() writes them out; the caller flushes after
+ * each read, and before anything else that writes (stderr records, a switch of file).
+ */
+static char pending[1 << 16];
+static size_t pending_len;
+static int pending_fd = -1;
+
 void write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
@@ -41,6 +51,26 @@ void write_all(int fd, const char *buf, size_t len)
 		buf += n;
 		len -= (size_t)n;
 	}
+}
+
+void output_flush(void)
+{
+	if (pending_len)
+		write_all(pending_fd, pending, pending_len);
+	pending_len = 0;
+}
+
+static void output_add(int fd, const char *buf, size_t len)
+{
+	if (pending_len && (fd != pending_fd || pending_len + len > sizeof(pending)))
+		output_flush();
+	if (len > sizeof(pending)) {
+		write_all(fd, buf, len);
+		return;
+	}
+	memcpy(pending + pending_len, buf, len);
+	pending_len += len;
+	pending_fd = fd;
 }
 
 void output_init(const struct output_options *opt)
@@ -105,21 +135,23 @@ void output_write(unsigned int cpu, const char *buf, size_t len)
 	struct sink *sink;
 
 	if (!options.path) {
-		write_all(STDOUT_FILENO, buf, len);
+		output_add(STDOUT_FILENO, buf, len);
 		return;
 	}
 	sink = sink_for(cpu);
 	if (options.max_bytes && sink->bytes && sink->bytes + len > options.max_bytes) {
+		output_flush();
 		close(sink->fd);
 		sink->index++;
 		open_sink(sink, options.bulk ? cpu % MAX_CPUS : 0);
 	}
-	write_all(sink->fd, buf, len);
+	output_add(sink->fd, buf, len);
 	sink->bytes += len;
 }
 
 void output_close(void)
 {
+	output_flush();
 	for (int i = 0; i < MAX_CPUS; i++) {
 		if (sinks[i].fd >= 0)
 			close(sinks[i].fd);

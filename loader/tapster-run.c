@@ -366,13 +366,15 @@ static void forward_records(const char *buf, size_t len)
 		memcpy(&rec, buf, sizeof(rec));
 		if (rec.len > len - sizeof(rec))
 			break;	/* the module hands out whole records; never happens */
-		if ((rec.channel & 0xff) == CHANNEL_STDERR)
+		if ((rec.channel & 0xff) == CHANNEL_STDERR) {
+			output_flush();
 			write_all(STDERR_FILENO, buf + sizeof(rec), rec.len);
-		else
+		} else
 			output_write(rec.channel >> 8, buf + sizeof(rec), rec.len);
 		buf += sizeof(rec) + rec.len;
 		len -= sizeof(rec) + rec.len;
 	}
+	output_flush();
 }
 
 enum drain_result {
@@ -465,19 +467,46 @@ static void check_command(struct session *s)
 	}
 }
 
+static void on_child(int sig)
+{
+	(void)sig;	/* only interrupts ppoll: check_command() looks */
+}
+
+/*
+ * Forwards output until the session ends. The loop sleeps in ppoll, the only place where
+ * the signals it handles (the command's end, INT, TERM, HUP) are let in, so none is missed
+ * between a check and the sleep and none needs a timeout to be seen: the session costs the
+ * traced system nothing while its module has no output (the timeout is only a safety net).
+ */
 static void run_session(struct session *s)
 {
 	struct pollfd pfd = { .fd = s->out_fd, .events = POLLIN };
+	struct sigaction sa = { .sa_handler = on_child };
+	struct timespec timeout = { .tv_sec = 1 };
+	sigset_t handled, sleeping;
 
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGCHLD);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGHUP);
+	sigprocmask(SIG_BLOCK, &handled, &sleeping);
+	sigdelset(&sleeping, SIGCHLD);
+	sigdelset(&sleeping, SIGINT);
+	sigdelset(&sleeping, SIGTERM);
+	sigdelset(&sleeping, SIGHUP);
 	for (;;) {
 		if (interrupted)
 			stop_session(s);
 		check_command(s);
-		if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
+		if (ppoll(&pfd, 1, &timeout, &sleeping) < 0 && errno != EINTR)
 			fail("poll: %s", strerror(errno));
 		if (drain_output(s) == DRAIN_END)
-			return;
+			break;
 	}
+	sigprocmask(SIG_UNBLOCK, &handled, NULL);
 }
 
 /* The -c command may outlive the script (exit() in a probe): it ends with the session. */

@@ -36,7 +36,7 @@ struct tap_print_buffer {
 };
 
 struct tap_context {
-	local_t busy;
+	local_t busy;			/* -1 when free; 0 when a hit holds it */
 	const struct tap_probe_point *pp;
 	struct pt_regs *regs;		/* registers at the probe hit, or NULL (begin/end) */
 	struct kretprobe_instance *ri;	/* return probes */
@@ -83,12 +83,15 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 {
 	struct tap_context *c;
 
-	if (unlikely(atomic_read(&tap_state) != state))
+	/* A plain read, which the compiler may fold into its compare (a stale value is no
+	 * worse than one read an instant earlier). */
+	if (unlikely(data_race(tap_state.counter) != state))
 		return NULL;
 	c = this_cpu_read(tap_this_context);
 	if (!c)
 		__builtin_unreachable();	/* every possible CPU's is made before any probe */
-	if (unlikely(local_inc_return(&c->busy) != 1)) {
+	/* -1 to 0 is ours (an increment and the jump on its flags); anything else is taken. */
+	if (unlikely(!local_inc_and_test(&c->busy))) {
 		local_dec(&c->busy);
 		atomic_inc(&tap_skipped_reentrant);
 		tap_count_skipped();
@@ -103,8 +106,7 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	return c;
 }
 
-/* Ends a probe hit: its output goes out whole, its error is reported. */
-static __always_inline void tap_context_exit(struct tap_context *c)
+static noinline void tap_context_exit_slow(struct tap_context *c)
 {
 	if (c->print.len)
 		tap_print_flush(c);
@@ -113,6 +115,14 @@ static __always_inline void tap_context_exit(struct tap_context *c)
 		c->last_error = NULL;
 		c->error_location = NULL;
 	}
+}
+
+/* Ends a probe hit: its output goes out whole, its error is reported (one test of both on
+ * the hot path). */
+static __always_inline void tap_context_exit(struct tap_context *c)
+{
+	if (unlikely((unsigned long)c->print.len | (unsigned long)c->last_error))
+		tap_context_exit_slow(c);
 	local_dec(&c->busy);
 }
 
@@ -145,6 +155,7 @@ static int tap_contexts_alloc(void)
 		tap_contexts[cpu] = vzalloc_node(sizeof(struct tap_context), cpu_to_node(cpu));
 		if (!tap_contexts[cpu])
 			return -ENOMEM;
+		local_set(&tap_contexts[cpu]->busy, -1);
 		per_cpu(tap_this_context, cpu) = tap_contexts[cpu];
 	}
 	return 0;

@@ -152,11 +152,74 @@ static void tap_disarm_kretprobe(struct tap_kretprobe *p)
 	atomic_add(p->rp.nmissed, &tap_skipped_count);
 }
 
+/*
+ * Registers the kernel's kprobes that are not armed in one register_kprobes() call, and the
+ * same for its kretprobes; a batch that fails is left unregistered (the kernel undoes it)
+ * for tap_arm_probes() to register one by one, which reports the probe that fails. Module
+ * probes are not batched: one on a module that is not loaded is no error. False when the
+ * batch failed.
+ */
+static bool tap_arm_kprobe_batch(void)
+{
+	struct kprobe **batch = kmalloc_array(max(tap_kprobe_count, 1), sizeof(*batch),
+					      GFP_KERNEL);
+	int i, n = 0, rc = 0;
+
+	if (!batch)
+		return true;
+	for (i = 0; i < tap_kprobe_count; i++) {
+		struct tap_kprobe *p = &tap_kprobe_table[i];
+
+		if (p->registered || p->module)
+			continue;
+		tap_kprobe_reset(&p->kp);
+		batch[n++] = &p->kp;
+	}
+	if (n > 1)
+		rc = register_kprobes(batch, n);
+	if (n > 1 && !rc)
+		for (i = 0; i < tap_kprobe_count; i++)
+			if (!tap_kprobe_table[i].module)
+				tap_kprobe_table[i].registered = true;
+	kfree(batch);
+	return !rc;
+}
+
+static void tap_arm_kretprobe_batch(void)
+{
+	struct kretprobe **batch = kmalloc_array(max(tap_kretprobe_count, 1), sizeof(*batch),
+						 GFP_KERNEL);
+	int i, n = 0;
+
+	if (!batch)
+		return;
+	for (i = 0; i < tap_kretprobe_count; i++) {
+		struct tap_kretprobe *p = &tap_kretprobe_table[i];
+
+		if (p->registered || p->module)
+			continue;
+		tap_kretprobe_reset(&p->rp);
+		if (p->rp.maxactive <= 0)
+			p->rp.maxactive = KRETACTIVE;
+		batch[n++] = &p->rp;
+	}
+	if (n > 1 && !register_kretprobes(batch, n))
+		for (i = 0; i < tap_kretprobe_count; i++)
+			if (!tap_kretprobe_table[i].module)
+				tap_kretprobe_table[i].registered = true;
+	kfree(batch);
+}
+
 /* Arms the probes on the module `name` that are not armed (all of them when NULL, the kernel's
- * too); stops at the first error. Called with tap_kprobes_mutex held. */
+ * too: those in batches first); stops at the first error. Called with tap_kprobes_mutex held. */
 static int tap_arm_probes(const char *name)
 {
 	int i, rc = 0;
+
+	/* After a failed batch of kprobes, the one by one registration stops at the failing
+	 * one before any kretprobe is armed, as it always did. */
+	if (!name && tap_arm_kprobe_batch())
+		tap_arm_kretprobe_batch();
 
 	for (i = 0; !rc && i < tap_kprobe_count; i++)
 		if (!tap_kprobe_table[i].registered &&
@@ -317,8 +380,8 @@ static __maybe_unused int tap_register_kernel_probes(struct tap_kprobe *kprobes,
  * for them all to be enabled again, and the next hit looks at its condition again. Disabling
  * may sleep: a work item carries the requests out, under tap_kprobes_mutex. Probe context
  * never queues that work itself (queue_work() takes the workqueue pool's lock, which the probed
- * code may hold on this CPU): it sets tap_conditions_pending, and the session's poll timer
- * (module.h) queues the work.
+ * code may hold on this CPU): it sets tap_conditions_pending and kicks the session's poll
+ * (an irq_work, session.h), which queues the work.
  */
 #ifndef TAP_NUM_CONDITIONS
 #define TAP_NUM_CONDITIONS 0
@@ -357,19 +420,25 @@ static void tap_conditions_apply(struct work_struct *work)
 static __maybe_unused DECLARE_WORK(tap_conditions_work, tap_conditions_apply);
 static int tap_conditions_pending;
 
-/* From the poll timer, never probe context: carries out what probes asked for. */
-static __maybe_unused void tap_conditions_poll(void)
+/* From the session's poll, never probe context: carries out what probes asked for; true
+ * when there was something to do. */
+static __maybe_unused bool tap_conditions_poll(void)
 {
 	if (READ_ONCE(tap_conditions_pending) && xchg(&tap_conditions_pending, 0) &&
-	    READ_ONCE(tap_kprobes_live))
+	    READ_ONCE(tap_kprobes_live)) {
 		queue_work(system_wq, &tap_conditions_work);
+		return true;
+	}
+	return false;
 }
 
 /* From probe context: condition `cond` is false. */
 static __maybe_unused void tap_condition_false(int cond)
 {
-	if (!test_and_set_bit(cond, tap_conditions_off))
+	if (!test_and_set_bit(cond, tap_conditions_off)) {
 		WRITE_ONCE(tap_conditions_pending, 1);
+		tap_kick();
+	}
 }
 
 /* From probe context: a global that a condition reads may have changed. */
@@ -380,8 +449,10 @@ static __maybe_unused void tap_conditions_changed(void)
 
 	for (i = 1; i <= TAP_NUM_CONDITIONS; i++)
 		any |= test_and_clear_bit(i, tap_conditions_off);
-	if (any)
+	if (any) {
 		WRITE_ONCE(tap_conditions_pending, 1);
+		tap_kick();
+	}
 }
 
 static __maybe_unused void tap_unregister_kernel_probes(void)

@@ -35,7 +35,11 @@ static struct timer_list tap_poll_timer;
 static void tap_stop_work_fn(struct work_struct *work);
 static DECLARE_WORK(tap_stop_work, tap_stop_work_fn);
 
+/* The poll timer's period: the shortest while there is output or work, doubling up to the
+ * longest while there is none (a kick, session.h, makes up for the wait). */
 #define TAP_POLL_INTERVAL max(1, HZ / 100)
+#define TAP_POLL_INTERVAL_IDLE max(1, HZ / 10)
+static unsigned long tap_poll_interval;	/* set by tap_module_init() */
 
 static void tap_run_been(const struct tap_been_probe *probes, int count, int state)
 {
@@ -172,6 +176,8 @@ static void tap_wait_drained(void)
 	u64 read_before = tap_rings_read_total();
 	int idle = 0;
 
+	if (tap_rings_have_data())
+		wake_up_interruptible(&tap_read_wait);	/* the poll timer may be slow now */
 	while (idle < 10 &&
 	       !wait_event_timeout(tap_drained_wait, tap_output_taken(), HZ / 2)) {
 		u64 read_now = tap_rings_read_total();
@@ -213,18 +219,39 @@ static void tap_stop_work_fn(struct work_struct *work)
 	wake_up_interruptible(&tap_read_wait);
 }
 
-/* Wakes the reader when there is output, and starts the stop work when it is due. */
+/* Wakes the reader when there is output, and starts the stop work when it is due; true when
+ * there was something to do. */
+static bool tap_poll(void)
+{
+	bool busy = false;
+
+	if (tap_session_state() == TAP_STOP_REQUESTED) {
+		schedule_work(&tap_stop_work);
+		busy = true;
+	}
+	if (tap_conditions_poll())
+		busy = true;
+	if (tap_rings_have_data()) {
+		wake_up_interruptible(&tap_read_wait);
+		busy = true;
+	}
+	return busy;
+}
+
+static void tap_kick_fn(struct irq_work *work)
+{
+	tap_poll();
+}
+
 static void tap_poll_timer_fn(struct timer_list *timer)
 {
-	int state = tap_session_state();
-
-	if (state == TAP_STOP_REQUESTED)
-		schedule_work(&tap_stop_work);
-	tap_conditions_poll();
-	if (tap_rings_have_data())
-		wake_up_interruptible(&tap_read_wait);
-	if (state != TAP_STOPPED)
-		mod_timer(&tap_poll_timer, jiffies + TAP_POLL_INTERVAL);
+	if (tap_poll())
+		tap_poll_interval = TAP_POLL_INTERVAL;
+	else
+		tap_poll_interval = min_t(unsigned long, 2 * tap_poll_interval,
+					  TAP_POLL_INTERVAL_IDLE);
+	if (tap_session_state() != TAP_STOPPED)
+		mod_timer(&tap_poll_timer, jiffies + tap_poll_interval);
 }
 
 /* "begin": the begin probes. The state stays STARTING (or a stop is requested). */
@@ -362,7 +389,8 @@ static int __init tap_module_init(void)
 	    !proc_create("ctl", 0600, tap_proc_dir, &tap_ctl_ops))
 		goto fail;
 	timer_setup(&tap_poll_timer, tap_poll_timer_fn, 0);
-	mod_timer(&tap_poll_timer, jiffies + TAP_POLL_INTERVAL);
+	tap_poll_interval = TAP_POLL_INTERVAL;
+	mod_timer(&tap_poll_timer, jiffies + tap_poll_interval);
 	return 0;
 fail:
 	tap_module_cleanup();
@@ -377,6 +405,7 @@ static void __exit tap_module_exit(void)
 	flush_work(&tap_stop_work);
 	atomic_set(&tap_state, TAP_STOPPED);
 	tap_timer_delete_sync(&tap_poll_timer);
+	irq_work_sync(&tap_kick_work);
 	cancel_work_sync(&tap_stop_work);
 	cancel_work_sync(&tap_conditions_work);	/* the poll timer may have queued it */
 	tap_module_cleanup();

@@ -12,6 +12,7 @@
 #define TAP_SESSION_H
 
 #include <linux/atomic.h>
+#include <linux/irq_work.h>
 #include <linux/moduleparam.h>
 
 enum tap_state {
@@ -54,13 +55,29 @@ static inline int tap_session_state(void)
 }
 
 /*
- * Asks for the end of the session. Safe in any context: it only changes the state; the
- * transport's timer (or the loader's "stop" command) starts the stop work.
+ * The session's poll (module.h: it wakes the reader, starts the stop work, applies probe
+ * conditions) runs from a timer that slows down while there is nothing to do; tap_kick()
+ * runs it at once, from any context, NMI included (an irq_work: probe context never wakes
+ * anybody itself). Used for what should not wait for the slow timer: a stop request, a
+ * ring half full, a probe condition that changed.
+ */
+static void tap_kick_fn(struct irq_work *work);
+static DEFINE_IRQ_WORK(tap_kick_work, tap_kick_fn);
+
+static inline void tap_kick(void)
+{
+	irq_work_queue(&tap_kick_work);
+}
+
+/*
+ * Asks for the end of the session. Safe in any context: it only changes the state and
+ * kicks the poll, which (or the loader's "stop" command) starts the stop work.
  */
 static inline void tap_request_stop(void)
 {
-	atomic_cmpxchg(&tap_state, TAP_RUNNING, TAP_STOP_REQUESTED);
-	atomic_cmpxchg(&tap_state, TAP_STARTING, TAP_STOP_REQUESTED);
+	if (atomic_cmpxchg(&tap_state, TAP_RUNNING, TAP_STOP_REQUESTED) == TAP_RUNNING ||
+	    atomic_cmpxchg(&tap_state, TAP_STARTING, TAP_STOP_REQUESTED) == TAP_STARTING)
+		tap_kick();
 }
 
 /* Set once more than MAXSKIPPED probe hits were skipped: the session ends in error, as

@@ -16,7 +16,12 @@
  * stap's output does. Only a record being written while the reader passes may come later.
  *
  * Probe context never wakes anybody up (a probe may sit on the scheduler's own path): a timer
- * polls the rings every few milliseconds and wakes the reader.
+ * polls the rings and wakes the reader, every few milliseconds while there is output, less
+ * and less often while there is none (module.h); a ring that gets half full kicks the poll
+ * at once (an irq_work, session.h). The reader copies the records of one ring that come
+ * before any other ring's next one in one go, and the loader writes what one read gave it
+ * with one write(): the output of a probe that prints on every hit costs little more than
+ * its formatting.
  */
 #ifndef TAP_TRANSPORT_H
 #define TAP_TRANSPORT_H
@@ -72,13 +77,14 @@ static unsigned int tap_bufsize = TAP_BUFFER_SIZE;
 module_param_named(bufsize, tap_bufsize, uint, 0400);
 MODULE_PARM_DESC(bufsize, "bytes of output buffer per CPU (rounded up to a power of two)");
 
-static void tap_ring_copy_in(struct tap_ring *ring, u32 pos, const void *src, u32 len)
+static __always_inline void tap_ring_copy_in(struct tap_ring *ring, u32 pos, const void *src, u32 len)
 {
 	u32 off = pos & ring->mask;
 	u32 first = min(len, ring->mask + 1 - off);
 
 	memcpy(ring->data + off, src, first);
-	memcpy(ring->data, (const char *)src + first, len - first);
+	if (unlikely(first < len))
+		memcpy(ring->data, (const char *)src + first, len - first);
 }
 
 /* Appends one record to the ring of the caller's CPU. The caller owns that CPU's context. */
@@ -100,6 +106,9 @@ static void tap_ring_write(struct tap_ring *ring, enum tap_channel channel,
 	tap_ring_copy_in(ring, head, &rec, sizeof(rec));
 	tap_ring_copy_in(ring, head + sizeof(rec), buf, len);
 	smp_store_release(&ring->head, head + sizeof(rec) + len);
+	/* The poll may be slow (idle before): a ring that got half full is read now. */
+	if (unlikely(used + sizeof(rec) + len > ring->mask / 2 && used <= ring->mask / 2))
+		tap_kick();
 }
 
 static bool tap_rings_have_data(void)
@@ -129,54 +138,88 @@ static int tap_ring_copy_out(struct tap_ring *ring, u32 pos, char __user *dst, u
 
 	if (copy_to_user(dst, ring->data + off, first))
 		return -EFAULT;
-	if (copy_to_user(dst + first, ring->data, len - first))
+	if (first < len && copy_to_user(dst + first, ring->data, len - first))
 		return -EFAULT;
 	return 0;
 }
 
-/* The header of the next record of `ring`, if it has one. */
-static bool tap_ring_peek(struct tap_ring *ring, struct tap_record *rec)
+/* The header of the record at `pos` of `ring`, which the caller knows is there. */
+static __always_inline void tap_ring_peek(const struct tap_ring *ring, u32 pos,
+					  struct tap_record *rec)
 {
-	u32 tail = ring->tail;
-	u32 off = tail & ring->mask;
+	u32 off = pos & ring->mask;
 	u32 first = min_t(u32, sizeof(*rec), ring->mask + 1 - off);
 
-	if (tail == smp_load_acquire(&ring->head))
-		return false;
 	memcpy(rec, ring->data + off, first);
-	memcpy((char *)rec + first, ring->data, sizeof(*rec) - first);
-	return true;
+	if (unlikely(first < sizeof(*rec)))
+		memcpy((char *)rec + first, ring->data, sizeof(*rec) - first);
+}
+
+/*
+ * The ring whose next record is the oldest, and in `limit` the number of the oldest next
+ * record of the others (U64_MAX when they have none); NULL when all are empty.
+ */
+static struct tap_ring *tap_rings_oldest(u64 *limit)
+{
+	struct tap_ring *oldest = NULL;
+	u64 oldest_seq = 0;
+	int cpu;
+
+	*limit = U64_MAX;
+	for_each_possible_cpu(cpu) {
+		struct tap_ring *ring = &tap_rings[cpu];
+		struct tap_record rec;
+
+		if (ring->tail == smp_load_acquire(&ring->head))
+			continue;
+		tap_ring_peek(ring, ring->tail, &rec);
+		if (!oldest || rec.seq < oldest_seq) {
+			if (oldest)
+				*limit = oldest_seq;
+			oldest = ring;
+			oldest_seq = rec.seq;
+		} else if (rec.seq < *limit) {
+			*limit = rec.seq;
+		}
+	}
+	return oldest;
 }
 
 /*
  * Moves whole records to user space, from all rings in the order they were written (the
- * lowest number first); returns bytes moved or -EFAULT.
+ * lowest number first); returns bytes moved or -EFAULT. The records of one ring that come
+ * before any other ring's next one go out in one copy.
  */
 static ssize_t tap_rings_read(char __user *dst, size_t room)
 {
 	size_t done = 0;
 
 	for (;;) {
-		struct tap_ring *next = NULL;
-		struct tap_record rec, next_rec;
-		u32 size;
-		int cpu;
+		u64 limit;
+		struct tap_ring *ring = tap_rings_oldest(&limit);
+		u32 pos, head, run;
 
-		for_each_possible_cpu(cpu)
-			if (tap_ring_peek(&tap_rings[cpu], &rec) &&
-			    (!next || rec.seq < next_rec.seq)) {
-				next = &tap_rings[cpu];
-				next_rec = rec;
-			}
-		if (!next)
+		if (!ring)
 			break;
-		size = sizeof(next_rec) + next_rec.len;
-		if (size > room - done)
+		head = smp_load_acquire(&ring->head);
+		pos = ring->tail;
+		while (pos != head) {
+			struct tap_record rec;
+			u32 size;
+
+			tap_ring_peek(ring, pos, &rec);
+			size = sizeof(rec) + rec.len;
+			if (rec.seq > limit || size > room - done - (pos - ring->tail))
+				break;
+			pos += size;
+		}
+		run = pos - ring->tail;
+		if (!run)
 			break;
-		if (tap_ring_copy_out(next, next->tail, dst + done, size))
+		if (tap_ring_copy_out(ring, ring->tail, dst + done, run))
 			return -EFAULT;
-		done += size;
-		smp_store_release(&next->tail, next->tail + size);
+		done += run;
+		smp_store_release(&ring->tail, pos);
 	}
 	return done;
 }

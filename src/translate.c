@@ -136,6 +136,24 @@ static void embedded_function(struct strbuf *code, const struct used_function *f
 		sb_addf(code, "#undef STAP_ARG_%s\n", p->name);
 }
 
+/* Declares the body's numeric temporaries (C locals) at byte `at` of `code`, after the
+ * function's other declarations, and forgets them. */
+static void declare_c_locals(struct strbuf *code, size_t at, struct body *b)
+{
+	size_t tail = code->len - at;
+	char *rest;
+
+	if (!b->c_locals.len)
+		return;
+	rest = xstrndup(code->buf + at, tail);
+	code->len = at;
+	sb_add(code, b->c_locals.buf);
+	sb_addn(code, rest, tail);
+	free(rest);
+	free(b->c_locals.buf);
+	b->c_locals = (struct strbuf){ 0 };
+}
+
 static void translate_function(struct module *m, struct used_function *f)
 {
 	const char *name = f->c_name;
@@ -151,9 +169,11 @@ static void translate_function(struct module *m, struct used_function *f)
 		add_field(&b.fields, f->ret, "retvalue");
 	sb_add(&code, comment);
 	sb_addf(&code, "static void function_%s(struct tap_context *c)\n{\n", name);
-	sb_addf(&code, "\tstruct frame_function_%s *l = &c->frames[c->nesting].function_%s;\n\n",
+	sb_addf(&code, "\tstruct frame_function_%s *l = &c->frames[c->nesting].function_%s;\n",
 		name, name);
-	sb_add(&code, "\t(void)l;\n");
+	size_t decl_at = code.len;
+
+	sb_add(&code, "\n\t(void)l;\n");
 	/* A function's value is "" or 0 unless it sets one, embedded C included. */
 	if (f->ret == TYPE_STRING)
 		sb_add(&code, "\tl->retvalue[0] = '\\0';\n");
@@ -163,6 +183,7 @@ static void translate_function(struct module *m, struct used_function *f)
 		init_locals(&code, &f->scope);
 		gen_stmt(&b, f->function->body);
 		sb_add(&code, b.code.buf ? b.code.buf : "");
+		declare_c_locals(&code, decl_at, &b);
 		sb_add(&code, "out: __attribute__((unused));\n\t;\n");
 	} else {
 		embedded_function(&code, f);
@@ -284,14 +305,19 @@ static void probe_body(struct module *m, struct derived_probe *p, struct body *b
 		p->index, p->index);
 	/* Its @entry values, which the optimizer may have left unused. */
 	if (p->entries.len)
-		sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n"
-			"\t(void)e;\n", p->index, p->index);
+		sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n",
+			p->index, p->index);
+	size_t decl_at = code->len;
+
+	if (p->entries.len)
+		sb_add(code, "\t(void)e;\n");
 	sb_add(code, "\n\t(void)l;\n");
 	init_locals(code, &p->scope);
 	lock_globals(b, code);
 	b->condition = condition;
 	gen_stmt(b, p->body);
 	sb_add(code, b->code.buf ? b->code.buf : "");
+	declare_c_locals(code, decl_at, b);
 	sb_add(code, "out: __attribute__((unused));\n");
 	unlock_globals(b, code);
 	if (b->writes_conditions)
@@ -327,9 +353,10 @@ static void probe_entry_handler(struct derived_probe *p, struct body *b, struct 
 	sb_addf(code, "static void probe_%d_entry(struct tap_context *c)\n{\n", p->index);
 	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[0].probe_%d;\n",
 		p->index, p->index);
-	sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n\n",
+	sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n",
 		p->index, p->index);
-	sb_add(code, "\t(void)l;\n");
+	declare_c_locals(code, code->len, b);
+	sb_add(code, "\n\t(void)l;\n");
 	init_locals(code, &p->scope);
 	lock_globals(b, code);
 	sb_add(code, b->code.buf ? b->code.buf : "");

@@ -25,6 +25,7 @@ struct body {
 	struct strbuf code;		/* statements so far */
 	struct strbuf *sink;		/* where emit() writes: &code or a branch's buffer */
 	struct strbuf fields;		/* temporaries to add to the frame struct */
+	struct strbuf c_locals;		/* numeric temporaries: C locals of the function */
 	int ntemps;
 	int nlabels;
 	int pending_actions;		/* statements not yet taken from MAXACTION */

@@ -98,16 +98,18 @@ char *location_literal(const struct node *n)
 	return lit;
 }
 
-/* A new temporary of the body's frame. */
+/* A new temporary: a string's in the body's frame, a number's a C local (a register, most
+ * often, where a frame member would be a store and a load on the probe's hot path). */
 static char *new_temp(struct body *b, enum type type)
 {
 	int id = b->ntemps++;
 
-	if (type == TYPE_STRING)
+	if (type == TYPE_STRING) {
 		sb_addf(&b->fields, "\tchar t%d[MAXSTRINGLEN];\n", id);
-	else
-		sb_addf(&b->fields, "\tint64_t t%d;\n", id);
-	return xasprintf("l->t%d", id);
+		return xasprintf("l->t%d", id);
+	}
+	sb_addf(&b->c_locals, "\tint64_t lt%d __maybe_unused;\n", id);
+	return xasprintf("lt%d", id);
 }
 
 /* The jump a runtime error takes: to the try's catch, else out of the body. */
@@ -172,7 +174,10 @@ static bool is_fresh_temp(const char *expr, int first)
 {
 	int id, end = 0;
 
-	return sscanf(expr, "l->t%d%n", &id, &end) == 1 && expr[end] == '\0' && id >= first;
+	if (sscanf(expr, "l->t%d%n", &id, &end) == 1 && expr[end] == '\0' && id >= first)
+		return true;
+	end = 0;
+	return sscanf(expr, "lt%d%n", &id, &end) == 1 && expr[end] == '\0' && id >= first;
 }
 
 /* Evaluates nodes[0..n) left to right into exprs[]; see the comment at the top. */
