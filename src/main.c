@@ -493,15 +493,53 @@ static const struct ktypes *target_module_types(void *ctx, const char *module,
 }
 
 /* The target's tracepoints, for kernel.trace: from its BTF and its trace headers. */
-static const struct tracepoints *target_tracepoints(void *ctx)
+static struct tracepoints *load_target_tracepoints(const struct session *s)
 {
 	static struct tracepoints *tracepoints;
-	const struct session *s = ctx;
 	const struct ktypes *kt;
 
 	if (!tracepoints && (kt = ktypes_load(s)))
 		tracepoints = tracepoints_load(kt, s->kernel_build_dir);
 	return tracepoints;
+}
+
+static const struct tracepoints *target_tracepoints(void *ctx)
+{
+	return load_target_tracepoints(ctx);
+}
+
+/* Whether the target's modules are known without fetching or complaining: the kit's list
+ * of them or a modules.dep. */
+static bool target_lists_modules(const struct session *s)
+{
+	char *paths[2];
+	bool found = false;
+
+	if (s->run_in_vm) {
+		paths[0] = xasprintf("%s/module-functions-2", s->vm_kit_dir);
+		paths[1] = xasprintf("%s/root/lib/modules/%s/modules.dep", s->vm_kit_dir,
+				     s->kernel_release);
+	} else {
+		paths[0] = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
+		paths[1] = xstrdup(paths[0]);
+	}
+	for (int i = 0; i < 2; i++) {
+		found = found || access(paths[i], R_OK) == 0;
+		free(paths[i]);
+	}
+	return found;
+}
+
+/* With the tracepoints of the target's loadable modules, named by their functions. */
+static struct tracepoints *target_module_tracepoints(void *ctx)
+{
+	struct tracepoints *t = load_target_tracepoints(ctx);
+	const struct ksyms *symbols = t && target_lists_modules(ctx) ? target_symbols(ctx) : NULL;
+	const struct kmodules *mods = symbols ? ksyms_modules(symbols) : NULL;
+
+	if (t && mods)
+		tracepoints_add_modules(t, mods);
+	return t;
 }
 
 /* ---- The passes ---- */
@@ -572,7 +610,7 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 			    env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
-		vars = trace_list_args(env, d->function);
+		vars = trace_list_args(env, d);
 	text = xasprintf("%s%s", d->pp, vars ? vars : "");
 	free(vars);
 	return text;
@@ -700,7 +738,9 @@ static int run_passes(struct session *s)
 	start = stamp_now();
 	struct provider_env env = { .symbols = target_symbols, .types = target_types,
 				    .module_types = target_module_types,
-				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru };
+				    .tracepoints = target_tracepoints,
+				    .module_tracepoints = target_module_tracepoints, .ctx = s,
+				    .guru = s->guru };
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

@@ -146,6 +146,9 @@ struct provider_env {
 	/* The target's tracepoints (tracepoints.h), for kernel.trace; NULL after printing
 	 * why there are none. */
 	const struct tracepoints *(*tracepoints)(void *ctx);
+	/* The same with the loadable modules' tracepoints added (their names; their types
+	 * are read when a point matches); NULL when there are none. */
+	struct tracepoints *(*module_tracepoints)(void *ctx);
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
