@@ -25,6 +25,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "btf_image.h"
 #include "build.h"
 #include "cache.h"
 #include "diag.h"
@@ -482,14 +483,48 @@ static const struct ktypes *target_types(void *ctx)
 	return ktypes_load(ctx);
 }
 
+/* Whether `path` is an ELF file (a module's, for @cast's module list). */
+static bool is_elf_file(const char *path)
+{
+	char magic[4];
+	FILE *f = fopen(path, "rb");
+	bool elf = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+		   !memcmp(magic, "\177ELF", 4);
+
+	if (f)
+		fclose(f);
+	return elf;
+}
+
+/*
+ * stap's warning for a module file of @cast's module list that is there and built for the
+ * target but has no types (stap: no DWARF; here: no BTF either), at each look-up: the
+ * repeats count as suppressed warnings, as stap's.
+ */
+static void warn_untyped_module_file(const struct session *s, const char *path)
+{
+	char *release;
+
+	if (!is_elf_file(path))
+		return;
+	release = btf_image_module_release(path);
+	if (!release || !s->kernel_release || !strcmp(release, s->kernel_release))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", path);
+	free(release);
+}
+
 /* A module's types, for $target expressions in its functions and @cast(p, "t", "module"). */
 static const struct ktypes *target_module_types(void *ctx, const char *module,
 						const char **error)
 {
 	const struct ksyms *symbols = target_symbols(ctx);
 	const char *dir = symbols ? ksyms_modules_dir(symbols) : NULL;
+	const struct ktypes *kt = ktypes_load_module(ctx, module, dir, error);
 
-	return ktypes_load_module(ctx, module, dir, error);
+	if (!kt && strchr(module, '/'))
+		warn_untyped_module_file(ctx, module);
+	return kt;
 }
 
 /* The target's tracepoints, for kernel.trace: from its BTF and its trace headers. */
