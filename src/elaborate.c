@@ -665,8 +665,8 @@ static void resolve_node(struct elab *e, struct node *n)
 
 			if (!v)
 				v = find_global(e, n->lhs->text, n->lhs->loc.source);
-			if (!v) {
-				/* As stap: a scalar must be a local already. */
+			if (!v || v->is_param) {
+				/* As stap: a scalar must be a local already, not a parameter. */
 				struct token_desc tok = { "identifier", n->lhs->text };
 
 				diag_error_at("semantic error", &tok, n->lhs->loc,
