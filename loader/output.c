@@ -5,7 +5,9 @@
  * file past size MB and removing the oldest when there are more than N. In bulk mode each
  * CPU has its own file, FILE_CPU (FILE_CPU.0, FILE_CPU.1, ... with -S; FILE_cpuCPU in the
  * background, -D, as staprun's); without -o bulk
- * output goes to stdout as usual. A record is never split between files.
+ * output goes to stdout as usual. A record is never split between files. FILE may hold
+ * strftime(3) conversions ("out-%Y%m%d-%H%M%S"), as staprun's: they are expanded with
+ * the local time when each file is opened.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "loader.h"
@@ -82,22 +85,39 @@ void output_init(const struct output_options *opt)
 		sinks[i].fd = -1;
 }
 
+/* FILE with its strftime(3) conversions expanded for the local time now. */
+static void expand_path(char *path, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!strchr(options.path, '%')) {
+		if ((size_t)snprintf(path, size, "%s", options.path) >= size)
+			fail("output file name too long: %s", options.path);
+		return;
+	}
+	if (!localtime_r(&now, &tm) || strftime(path, size, options.path, &tm) == 0)
+		fail("Invalid FILE name format");
+}
+
 static void file_name(unsigned int cpu, unsigned int index, char *name, size_t size)
 {
+	char path[PATH_MAX];
 	int n;
 
 	const char *cpu_prefix = options.background ? "cpu" : "";
 
+	expand_path(path, sizeof(path));
 	if (options.bulk && options.max_bytes)
-		n = snprintf(name, size, "%s_%s%u.%u", options.path, cpu_prefix, cpu, index);
+		n = snprintf(name, size, "%s_%s%u.%u", path, cpu_prefix, cpu, index);
 	else if (options.bulk)
-		n = snprintf(name, size, "%s_%s%u", options.path, cpu_prefix, cpu);
+		n = snprintf(name, size, "%s_%s%u", path, cpu_prefix, cpu);
 	else if (options.max_bytes)
-		n = snprintf(name, size, "%s.%u", options.path, index);
+		n = snprintf(name, size, "%s.%u", path, index);
 	else
-		n = snprintf(name, size, "%s", options.path);
+		n = snprintf(name, size, "%s", path);
 	if (n < 0 || (size_t)n >= size)
-		fail("output file name too long: %s", options.path);
+		fail("output file name too long: %s", path);
 }
 
 static void open_sink(struct sink *sink, unsigned int cpu)

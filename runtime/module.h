@@ -113,7 +113,7 @@ static void tap_report_counters(void)
 	int errors = atomic_read(&tap_error_count);
 	int skipped = atomic_read(&tap_skipped_count);
 	int reentrant = atomic_read(&tap_skipped_reentrant);
-	int i;
+	int __maybe_unused i;
 
 	if (!c)
 		return;
@@ -123,6 +123,8 @@ static void tap_report_counters(void)
 	if (errors || skipped || reentrant) {
 		tap_channel_stderr(c, "WARNING: Number of errors: %d, skipped probes: %d\n",
 				   errors, skipped);
+#ifdef STP_TIMING
+		/* Why they were skipped: only in a timing build (stap -t), as stap's. */
 		for (i = 0; tap_locks[i]; i++) {
 			int timeouts = atomic_read(&tap_locks[i]->timeouts);
 
@@ -132,6 +134,7 @@ static void tap_report_counters(void)
 		}
 		if (reentrant)
 			tap_channel_stderr(c, "WARNING: Skipped due to reentrancy: %d\n", reentrant);
+#endif
 	}
 	tap_context_exit_process(c);
 }

@@ -515,6 +515,21 @@ void diag_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void diag_warning_once(const char *fmt, ...)
+{
+	va_list ap;
+	struct strbuf message = { 0 };
+
+	if (!warnings_enabled)
+		return;
+	va_start(ap, fmt);
+	sb_vaddf(&message, fmt, ap);
+	va_end(ap);
+	if (first_warning(message.buf))
+		fprintf(diag_out, "WARNING: %s\n", message.buf);
+	free(message.buf);
+}
+
 /*
  * Everything diag remembers, forgotten: the counts, the messages and formats already seen,
  * a pending head; messages go to `stderr` (as it is now). For a process that translates

@@ -134,6 +134,9 @@ void diag_quiet_resume(const struct diag_quiet_state *saved);
 /* An unlocated error or warning: "semantic error: ..." / "WARNING: ...". */
 void diag_error(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An unlocated warning that, as a located one, is shown once: the same words again count as
+ * a suppressed warning (unless -v). */
+void diag_warning_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prints "        source: LINE\n" and the caret line, with the given label width. */
 void diag_print_source(struct loc loc, const char *label);

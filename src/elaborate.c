@@ -330,9 +330,19 @@ static void unresolved_function(struct elab *e, const struct node *n,
 	free(names);
 }
 
+/* stap's error for an array no global declares. As stap's, a repeat of it is suppressed
+ * as similar only where the same construct raised it: a foreach's has a format of its own
+ * (diag compares the formats' addresses), so a foreach over an undeclared array and an
+ * index into it are both reported. */
+static const char undeclared_array[] =
+	"unresolved arity-%d global array %s, missing global declaration?";
+static const char undeclared_foreach_array[] =
+	"unresolved arity-%d global array %s, missing global declaration?";
+
 /* The array of a[k...], k in a, foreach (... in a): a global (stap has no local arrays),
- * or a histogram being indexed. */
-static void resolve_array(struct elab *e, struct node *array, int nkeys)
+ * or a histogram being indexed; `undeclared` is the error's format when there is none. */
+static void resolve_array_as(struct elab *e, struct node *array, int nkeys,
+			     const char *undeclared)
 {
 	struct var *v;
 
@@ -344,9 +354,7 @@ static void resolve_array(struct elab *e, struct node *array, int nkeys)
 	if (!v) {
 		struct token_desc tok = { "identifier", array->text };
 
-		diag_error_at("semantic error", &tok, array->loc,
-			      "unresolved arity-%d global array %s, missing global declaration?",
-			      nkeys, array->text);
+		diag_error_at("semantic error", &tok, array->loc, undeclared, nkeys, array->text);
 		return;
 	}
 	if (!v->arity_known && nkeys > 0 && nkeys <= MAX_ARRAY_KEYS) {
@@ -357,12 +365,17 @@ static void resolve_array(struct elab *e, struct node *array, int nkeys)
 	array->sym = v;
 }
 
+static void resolve_array(struct elab *e, struct node *array, int nkeys)
+{
+	resolve_array_as(e, array, nkeys, undeclared_array);
+}
+
 static void resolve_foreach(struct elab *e, struct foreach *f)
 {
 	resolve_list(e, &f->keys);
 	resolve_node(e, f->value);
 	resolve_list(e, &f->slice);
-	resolve_array(e, f->array, f->keys.len);
+	resolve_array_as(e, f->array, f->keys.len, undeclared_foreach_array);
 	resolve_node(e, f->limit);
 	resolve_node(e, f->body);
 }
@@ -652,8 +665,14 @@ static void resolve_node(struct elab *e, struct node *n)
 
 			if (!v)
 				v = find_global(e, n->lhs->text, n->lhs->loc.source);
-			if (!v)
-				v = scope_add(e->scope, n->lhs->text, n->lhs->loc);
+			if (!v || v->is_param) {
+				/* As stap: a scalar must be a local already, not a parameter. */
+				struct token_desc tok = { "identifier", n->lhs->text };
+
+				diag_error_at("semantic error", &tok, n->lhs->loc,
+					      "unresolved array in delete statement");
+				return;
+			}
 			n->lhs->sym = v;
 		} else if (n->lhs) {
 			struct token_desc tok = node_token(n->lhs);

@@ -25,6 +25,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "btf_image.h"
 #include "build.h"
 #include "cache.h"
 #include "debuginfo.h"
@@ -525,27 +526,99 @@ static const struct debuginfo *target_debuginfo(void *ctx)
 	return debuginfo_kernel(ctx);
 }
 
+/* Whether `path` is an ELF file (a module's, for @cast's module list). */
+static bool is_elf_file(const char *path)
+{
+	char magic[4];
+	FILE *f = fopen(path, "rb");
+	bool elf = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+		   !memcmp(magic, "\177ELF", 4);
+
+	if (f)
+		fclose(f);
+	return elf;
+}
+
+/*
+ * stap's warning for a module file of @cast's module list that is there and built for the
+ * target but has no types (stap: no DWARF; here: no BTF either), at each look-up: the
+ * repeats count as suppressed warnings, as stap's.
+ */
+static void warn_untyped_module_file(const struct session *s, const char *path)
+{
+	char *release;
+
+	if (!is_elf_file(path))
+		return;
+	release = btf_image_module_release(path);
+	if (!release || !s->kernel_release || !strcmp(release, s->kernel_release))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", path);
+	free(release);
+}
+
 /* A module's types, for $target expressions in its functions and @cast(p, "t", "module"). */
 static const struct ktypes *target_module_types(void *ctx, const char *module,
 						const char **error)
 {
 	const struct ksyms *symbols = target_symbols(ctx);
 	const char *dir = symbols ? ksyms_modules_dir(symbols) : NULL;
+	const struct ktypes *kt = ktypes_load_module(ctx, module, dir, error);
 
-	return ktypes_load_module(ctx, module, dir, error);
+	if (!kt && strchr(module, '/'))
+		warn_untyped_module_file(ctx, module);
+	return kt;
 }
 
 /* The target's tracepoints, for kernel.trace: from its BTF (even where DWARF types the
  * rest) and its trace headers. */
-static const struct tracepoints *target_tracepoints(void *ctx)
+static struct tracepoints *load_target_tracepoints(const struct session *s)
 {
 	static struct tracepoints *tracepoints;
-	const struct session *s = ctx;
 	const struct ktypes *kt;
 
 	if (!tracepoints && (kt = ktypes_load_btf(s)))
 		tracepoints = tracepoints_load(kt, s->kernel_build_dir);
 	return tracepoints;
+}
+
+static const struct tracepoints *target_tracepoints(void *ctx)
+{
+	return load_target_tracepoints(ctx);
+}
+
+/* Whether the target's modules are known without fetching or complaining: the kit's list
+ * of them or a modules.dep. */
+static bool target_lists_modules(const struct session *s)
+{
+	char *paths[2];
+	bool found = false;
+
+	if (s->run_in_vm) {
+		paths[0] = xasprintf("%s/module-functions-2", s->vm_kit_dir);
+		paths[1] = xasprintf("%s/root/lib/modules/%s/modules.dep", s->vm_kit_dir,
+				     s->kernel_release);
+	} else {
+		paths[0] = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
+		paths[1] = xstrdup(paths[0]);
+	}
+	for (int i = 0; i < 2; i++) {
+		found = found || access(paths[i], R_OK) == 0;
+		free(paths[i]);
+	}
+	return found;
+}
+
+/* With the tracepoints of the target's loadable modules, named by their functions. */
+static struct tracepoints *target_module_tracepoints(void *ctx)
+{
+	struct tracepoints *t = load_target_tracepoints(ctx);
+	const struct ksyms *symbols = t && target_lists_modules(ctx) ? target_symbols(ctx) : NULL;
+	const struct kmodules *mods = symbols ? ksyms_modules(symbols) : NULL;
+
+	if (t && mods)
+		tracepoints_add_modules(t, mods);
+	return t;
 }
 
 /* ---- The passes ---- */
@@ -612,11 +685,12 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	const char *error;
 
 	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
-	    !d->address && !d->mid_function && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
-			    env->types(env->ctx)))
+	    !d->address && !d->mid_function && !target_point_is_kprobe(d) &&
+	    (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
+			       env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
-		vars = trace_list_args(env, d->function);
+		vars = trace_list_args(env, d);
 	/* A callee is listed as stap lists it: CALLER.callee("g@file:N"). */
 	text = xasprintf("%s%s", d->pc ? d->origin : d->pp, vars ? vars : "");
 	free(vars);
@@ -755,8 +829,10 @@ static int run_passes(struct session *s)
 	start = stamp_now();
 	struct provider_env env = { .symbols = target_symbols, .types = target_types,
 				    .module_types = target_module_types,
-				    .tracepoints = target_tracepoints, .ctx = s, .guru = s->guru,
-				    .debuginfo = target_debuginfo, .build_dir = s->kernel_build_dir };
+				    .tracepoints = target_tracepoints,
+				    .module_tracepoints = target_module_tracepoints, .ctx = s,
+				    .guru = s->guru, .debuginfo = target_debuginfo,
+				    .build_dir = s->kernel_build_dir };
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

@@ -162,6 +162,9 @@ struct provider_env {
 	/* The kernel's DWARF debuginfo (debuginfo.h), or NULL when it has none. */
 	const struct debuginfo *(*debuginfo)(void *ctx);
 	const char *build_dir;	/* the target's build tree, as messages name it */
+	/* The same with the loadable modules' tracepoints added (their names; their types
+	 * are read when a point matches); NULL when there are none. */
+	struct tracepoints *(*module_tracepoints)(void *ctx);
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };

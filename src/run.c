@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -180,6 +182,21 @@ static const char **vm_job_files(const struct session *s, const char *ko)
 	return files;
 }
 
+/* -o FILE as the loader opens it: its strftime(3) conversions expanded for the local time
+ * now (malloc'd); NULL when they give nothing. */
+static char *output_file_name(const char *file)
+{
+	char path[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!strchr(file, '%'))
+		return xstrdup(file);
+	if (!localtime_r(&now, &tm) || strftime(path, sizeof(path), file, &tm) == 0)
+		return NULL;
+	return xstrdup(path);
+}
+
 static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
@@ -222,12 +239,20 @@ static int run_in_vm(const struct session *s, const char *ko)
 		sb_addc(&script, '\n');
 	}
 	if (s->output_file && !files_back) {
-		out_fd = open(s->output_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0) {
-			fprintf(stderr, "ERROR: cannot open output file %s: %s\n", s->output_file,
-				strerror(errno));
+		char *path = output_file_name(s->output_file);
+
+		if (!path) {
+			fprintf(stderr, "ERROR: Invalid FILE name format\n");
 			return 1;
 		}
+		out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			fprintf(stderr, "ERROR: cannot open output file %s: %s\n", path,
+				strerror(errno));
+			free(path);
+			return 1;
+		}
+		free(path);
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

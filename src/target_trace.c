@@ -28,6 +28,8 @@ static const struct tracepoint *point_tracepoint(const struct provider_env *env,
 {
 	const struct tracepoints *t = env && env->tracepoints ? env->tracepoints(env->ctx) : NULL;
 
+	if (t && *d->module)
+		return tracepoints_find_module(t, d->module, d->function);
 	return t ? tracepoints_find(t, d->function) : NULL;
 }
 
@@ -61,9 +63,10 @@ static bool no_such_arg(const struct tracepoint *tp, struct node *n, bool quiet)
 	return false;
 }
 
-/* The argument `name` of every tracepoint of `p`: the same place and type in each. */
+/* The argument `name` of every tracepoint of `p`: the same place and type in each (types
+ * of the same kernel or module: a module's type ids are its own past the kernel's). */
 static bool common_arg(const struct provider_env *env, struct derived_probe *p, struct node *n,
-		       bool quiet, int *index, ktype_id *type)
+		       bool quiet, int *index, ktype_id *type, const struct ktypes **kt)
 {
 	const char *name = n->text + 1;
 
@@ -76,7 +79,7 @@ static bool common_arg(const struct provider_env *env, struct derived_probe *p, 
 			return false;
 		if (i < 0)
 			return no_such_arg(tp, n, quiet);
-		if (*index >= 0 && (i != *index || tp->arg_types[i] != *type)) {
+		if (*index >= 0 && (i != *index || tp->arg_types[i] != *type || tp->kt != *kt)) {
 			struct token_desc tok = { "identifier", n->text };
 
 			if (!quiet)
@@ -88,6 +91,7 @@ static bool common_arg(const struct provider_env *env, struct derived_probe *p, 
 		}
 		*index = i;
 		*type = tp->arg_types[i];
+		*kt = tp->kt;
 	}
 	return true;
 }
@@ -95,13 +99,12 @@ static bool common_arg(const struct provider_env *env, struct derived_probe *p, 
 bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet)
 {
-	const struct tracepoints *t = env && env->tracepoints ? env->tracepoints(env->ctx) : NULL;
-	const struct ktypes *kt = t ? t->types : NULL;
+	const struct ktypes *kt = NULL;
 	struct target_access *a;
 	ktype_id type = 0;
 	int index;
 
-	if (!kt || !common_arg(env, p, n, quiet, &index, &type))
+	if (!common_arg(env, p, n, quiet, &index, &type, &kt) || !kt)
 		return false;
 	a = xcalloc(1, sizeof(*a));
 	a->base = BASE_PARAM;
@@ -199,16 +202,14 @@ bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, 
 	return true;
 }
 
-char *trace_list_args(const struct provider_env *env, const char *name)
+char *trace_list_args(const struct provider_env *env, const struct derived_point *d)
 {
-	const struct tracepoints *t = env->tracepoints ? env->tracepoints(env->ctx) : NULL;
-	const struct ktypes *kt = t ? t->types : NULL;
-	const struct tracepoint *tp = t ? tracepoints_find(t, name) : NULL;
+	const struct tracepoint *tp = point_tracepoint(env, d);
 	struct strbuf sb = { 0 };
 
 	sb_add(&sb, "");
-	for (int i = 0; tp && kt && i < tp->nargs; i++) {
-		char *type = ktypes_name(kt, tp->arg_types[i]);
+	for (int i = 0; tp && i < tp->nargs; i++) {
+		char *type = ktypes_name(tp->kt, tp->arg_types[i]);
 
 		sb_addf(&sb, " $%s:%s", tp->arg_names[i], type);
 		free(type);

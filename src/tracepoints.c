@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kmodules.h"
 #include "util.h"
 
 /* ---- The trace headers: which subsystem and class each event has ---- */
@@ -238,16 +239,6 @@ static const struct header_event *find_header_event(const struct header_events *
 	return NULL;
 }
 
-static void free_header_events(struct header_events *he)
-{
-	for (size_t i = 0; i < he->count; i++) {
-		free(he->items[i].name);
-		free(he->items[i].system);
-		free(he->items[i].class);
-	}
-	free(he->items);
-}
-
 /* ---- Argument names ---- */
 
 static const char bpf_prefix[] = "__bpf_trace_";
@@ -333,6 +324,7 @@ static bool read_tracepoint(const struct ktypes *kt, const char *typedef_name,
 	if (!proto || ktypes_kind(kt, proto) != KT_FUNC_PROTO || ktypes_nparams(kt, proto) < 1)
 		return false;
 	tp->name = typedef_name + strlen("btf_trace_");
+	tp->kt = kt;
 	tp->nargs = ktypes_nparams(kt, proto) - 1;
 	tp->arg_names = xcalloc((size_t)tp->nargs + 1, sizeof(*tp->arg_names));
 	tp->arg_types = xcalloc((size_t)tp->nargs + 1, sizeof(*tp->arg_types));
@@ -353,13 +345,13 @@ struct tracepoints *tracepoints_load(const struct ktypes *kt, const char *build_
 	size_t count;
 	const char **names = ktypes_typedef_names(kt, "btf_trace_", &count);
 
-	t->types = kt;
 	t->items = xcalloc(count + 1, sizeof(*t->items));
 	for (size_t i = 0; i < count; i++)
 		if (read_tracepoint(kt, names[i], &he, &t->items[t->count]))
 			t->count++;
 	free(names);
-	free_header_events(&he);
+	t->header_events = xcalloc(1, sizeof(he));
+	*(struct header_events *)t->header_events = he;
 	return t;
 }
 
@@ -377,6 +369,90 @@ const struct tracepoint *tracepoints_find(const struct tracepoints *t, const cha
 			lo = mid + 1;
 		else
 			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---- The tracepoints of loadable modules ---- */
+
+static const char traceiter_prefix[] = "__traceiter_";
+
+static int compare_module_tracepoints(const void *a, const void *b)
+{
+	const struct module_tracepoint *x = a, *y = b;
+	int cmp = strcmp(x->tp.name, y->tp.name);
+
+	return cmp ? cmp : strcmp(x->tp.module, y->tp.module);
+}
+
+static void add_module_tracepoint(struct tracepoints *t, const struct kmodule *mod,
+				  const char *name)
+{
+	const struct header_event *event = find_header_event(t->header_events, name);
+	struct module_tracepoint *m;
+
+	if (tracepoints_find(t, name))
+		return;		/* vmlinux's own */
+	t->module_items = xrealloc(t->module_items,
+				   (t->module_count + 1) * sizeof(*t->module_items));
+	m = &t->module_items[t->module_count++];
+	*m = (struct module_tracepoint){ .tp = { .name = xstrdup(name), .module = mod->name,
+						 .system = event ? xstrdup(event->system) : NULL } };
+}
+
+void tracepoints_add_modules(struct tracepoints *t, const struct kmodules *mods)
+{
+	size_t len = strlen(traceiter_prefix);
+
+	if (t->modules_added || !mods)
+		return;
+	t->modules_added = true;
+	for (size_t i = 0; i < mods->len; i++) {
+		const struct kmodule *mod = &mods->items[i];
+
+		for (size_t j = 0; j < mod->nfunctions; j++)
+			if (!strncmp(mod->functions[j], traceiter_prefix, len))
+				add_module_tracepoint(t, mod, mod->functions[j] + len);
+	}
+	if (t->module_count)
+		qsort(t->module_items, t->module_count, sizeof(*t->module_items),
+		      compare_module_tracepoints);
+}
+
+const struct tracepoint *tracepoints_read_module(const struct tracepoints *t,
+						 struct module_tracepoint *m,
+						 const struct ktypes *kt)
+{
+	struct tracepoint tp = { 0 };
+	char *typedef_name;
+
+	if (m->state)
+		return m->state > 0 ? &m->tp : NULL;
+	m->state = -1;
+	if (!kt)
+		return NULL;
+	/* Kept: the tracepoint's name points into it. */
+	typedef_name = xasprintf("btf_trace_%s", m->tp.name);
+	if (!read_tracepoint(kt, typedef_name, t->header_events, &tp)) {
+		free(typedef_name);
+		return NULL;
+	}
+	tp.module = m->tp.module;
+	m->tp = tp;
+	if (tp.by_value)
+		return NULL;
+	m->state = 1;
+	return &m->tp;
+}
+
+const struct tracepoint *tracepoints_find_module(const struct tracepoints *t,
+						 const char *module, const char *name)
+{
+	for (size_t i = 0; i < t->module_count; i++) {
+		const struct module_tracepoint *m = &t->module_items[i];
+
+		if (m->state > 0 && !strcmp(m->tp.name, name) && !strcmp(m->tp.module, module))
+			return &m->tp;
 	}
 	return NULL;
 }

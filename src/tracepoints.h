@@ -19,16 +19,28 @@
 struct tracepoint {
 	const char *name;
 	const char *system;	/* "sched"; NULL when no trace header names it */
+	const char *module;	/* the loadable module that defines it; NULL for vmlinux */
+	const struct ktypes *kt;	/* the types of arg_types: the kernel's or the module's */
 	int nargs;
 	char **arg_names;
 	ktype_id *arg_types;
 	bool by_value;		/* an argument that no register holds: it cannot be probed */
 };
 
+/* A tracepoint of a loadable module, known by name from the module's functions (its
+ * __traceiter_NAME); its types are read from the module's BTF when a probe matches it. */
+struct module_tracepoint {
+	struct tracepoint tp;	/* name, system and module; the rest once `state` is 1 */
+	int state;		/* 0 not read yet, 1 read, -1 unusable (no BTF, no typedef) */
+};
+
 struct tracepoints {
-	const struct ktypes *types;	/* what arg_types are ids of */
-	struct tracepoint *items;	/* sorted by name */
+	struct tracepoint *items;	/* vmlinux's, sorted by name */
 	size_t count;
+	struct module_tracepoint *module_items;	/* sorted by name, then module */
+	size_t module_count;
+	bool modules_added;
+	void *header_events;	/* the trace headers' events, for the modules' subsystems */
 };
 
 /* The tracepoints of the kernel whose types are `kt` and whose headers are in
@@ -36,12 +48,24 @@ struct tracepoints {
 struct tracepoints *tracepoints_load(const struct ktypes *kt, const char *build_dir);
 const struct tracepoint *tracepoints_find(const struct tracepoints *t, const char *name);
 
+struct kmodules;
+/* Adds the tracepoints of the modules `mods` (once; their types are read later). */
+void tracepoints_add_modules(struct tracepoints *t, const struct kmodules *mods);
+/* Reads the types of a module's tracepoint from `kt`, the module's types (NULL: it has
+ * none); NULL when it cannot be probed. */
+const struct tracepoint *tracepoints_read_module(const struct tracepoints *t,
+						 struct module_tracepoint *m,
+						 const struct ktypes *kt);
+/* The module tracepoint `name` of `module`, once read; NULL otherwise. */
+const struct tracepoint *tracepoints_find_module(const struct tracepoints *t,
+						 const char *module, const char *name);
+
 /* Pass 2: whether every point of `p` is a tracepoint; $name, $$parms, $$name there. */
 bool on_tracepoints(const struct derived_probe *p);
 bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet);
 bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n);
 /* -L: " $parent:struct task_struct* $child:struct task_struct*". */
-char *trace_list_args(const struct provider_env *env, const char *name);
+char *trace_list_args(const struct provider_env *env, const struct derived_point *d);
 
 #endif

@@ -470,6 +470,7 @@ static void tracepoint_point(struct module *m, const struct derived_probe *p,
 			     const struct derived_point *d, int pp)
 {
 	char *name = c_string_literal(d->function);
+	char *module = kprobe_module(d);
 
 	sb_addf(&m->points, "static void tap_trace_%d(void *data", pp);
 	for (int i = 0; i < d->nargs; i++)
@@ -482,10 +483,11 @@ static void tracepoint_point(struct module *m, const struct derived_probe *p,
 		"\tif (c) {\n\t\tc->trace_args = args + 1;\n\t\tprobe_%d(c);\n"
 		"\t\tc->trace_args = NULL;\n\t\ttap_context_exit(c);\n\t}\n"
 		"\tpreempt_enable_notrace();\n}\n\n", pp, p->index);
-	sb_addf(&m->tracepoints, "\t{ .name = %s, .handler = (void *)tap_trace_%d,"
-		" .pp = &tap_pp_%d },\n", name, pp, pp);
+	sb_addf(&m->tracepoints, "\t{ .name = %s, .module = %s, .handler = (void *)tap_trace_%d,"
+		" .pp = &tap_pp_%d },\n", name, module, pp, pp);
 	m->ntracepoints++;
 	free(name);
+	free(module);
 }
 
 /* The runtime's tables of probes run once: index and name. */

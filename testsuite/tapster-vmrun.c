@@ -3,12 +3,15 @@
  * tapster-vmrun: runs a shell script in the VM tapster's pass 5 uses, with files of the
  * host in its /job/, for tests that want one VM boot to serve many modules.
  *
- *   tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] -s SCRIPT -o STDOUT -e STDERR FILE...
+ *   tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] [-m MODULE]... -s SCRIPT -o STDOUT
+ *                 -e STDERR FILE...
  *
  * -i runs the guest under qemu's `-icount shift=0` (TCG): its clock follows the instructions
  * it executes, one nanosecond each, so timings repeat exactly (`make bench`).
  * SCRIPT (a host file) becomes /job/run.sh; each FILE is copied into /job/ under its base
- * name. The guest's stdout and stderr go to the files STDOUT and STDERR. The exit status is
+ * name. Each -m MODULE, a module of the kit's kernel, is in the guest's /lib/modules (with
+ * those it needs: modprobe MODULE works). The guest's stdout and stderr go to the files
+ * STDOUT and STDERR. The exit status is
  * the script's, or 125 when the VM could not run it (a message on stderr).
  *
  * The kit is KIT, else the one tapster uses (made by scripts/tapster-vmkit, found as tapster
@@ -25,8 +28,8 @@
 
 static void usage(void)
 {
-	fputs("usage: tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] -s SCRIPT -o STDOUT -e STDERR FILE...\n",
-	      stderr);
+	fputs("usage: tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] [-m MODULE]... -s SCRIPT"
+	      " -o STDOUT -e STDERR FILE...\n", stderr);
 	exit(125);
 }
 
@@ -46,9 +49,11 @@ int main(int argc, char **argv)
 	const char *script_path = NULL, *out_path = NULL, *err_path = NULL;
 	struct vm_job job = { .cpus = 1, .mem_mb = 512 };
 	char *script, *kit = NULL;
+	const char **modules = xcalloc(1, sizeof(*modules));
+	size_t nmodules = 0;
 	int opt, status = 125;
 
-	while ((opt = getopt(argc, argv, "k:c:t:is:o:e:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:c:t:im:s:o:e:")) != -1) {
 		switch (opt) {
 		case 'k': kit = xstrdup(optarg); break;
 		case 'c': job.cpus = atoi(optarg); break;
@@ -57,6 +62,11 @@ int main(int argc, char **argv)
 		case 's': script_path = optarg; break;
 		case 'o': out_path = optarg; break;
 		case 'e': err_path = optarg; break;
+		case 'm':
+			modules = xrealloc(modules, (nmodules + 2) * sizeof(*modules));
+			modules[nmodules++] = optarg;
+			modules[nmodules] = NULL;
+			break;
 		default: usage();
 		}
 	}
@@ -74,6 +84,7 @@ int main(int argc, char **argv)
 	job.kit_dir = kit;
 	job.files = (const char *const *)argv + optind;
 	job.run_script = script;
+	job.modules = modules;
 	job.out_fd = create_output(out_path);
 	job.err_fd = create_output(err_path);
 	job.console_log = getenv("TAPSTER_VM_CONSOLE");
@@ -83,5 +94,6 @@ int main(int argc, char **argv)
 	close(job.err_fd);
 	free(script);
 	free(kit);
+	free(modules);
 	return status;
 }

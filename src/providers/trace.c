@@ -4,7 +4,9 @@
  * tracepoint_probe_register() (runtime/tracepoints.h). The name may be a wildcard, and may
  * name the subsystem first, as stap has it: kernel.trace("sched:sched_process_*"). The
  * points derived show the subsystem: kernel.trace("sched:sched_process_fork"); a
- * wildcard's, in the order of the tracepoints' names (stap's order is its own).
+ * wildcard's, in the order of the tracepoints' names (stap's order is its own). A
+ * tracepoint of a loadable module is one too, as in stap: a wildcard matches them, and
+ * so does a name vmlinux does not have; its types come from the module's BTF.
  */
 #include "providers.h"
 
@@ -38,19 +40,71 @@ static void add_point(const struct probe_point *point, const struct tracepoint *
 	free(d->function);
 	d->function = xstrdup(tp->name);
 	d->nargs = tp->nargs;
+	if (tp->module) {
+		free(d->module);
+		d->module = xstrdup(tp->module);
+	}
 	add_derived_point(tail, d);
+}
+
+struct matches {
+	const struct tracepoint **items;
+	size_t count;
+};
+
+static void add_match(struct matches *m, const struct tracepoint *tp)
+{
+	m->items = xrealloc(m->items, (m->count + 1) * sizeof(*m->items));
+	m->items[m->count++] = tp;
+}
+
+static int compare_matches(const void *a, const void *b)
+{
+	const struct tracepoint *x = *(const struct tracepoint *const *)a;
+	const struct tracepoint *y = *(const struct tracepoint *const *)b;
+	int cmp = strcmp(x->name, y->name);
+
+	return cmp ? cmp : strcmp(x->module ? x->module : "", y->module ? y->module : "");
+}
+
+static bool has_wildcard(const char *pattern)
+{
+	return strpbrk(pattern, "*?[") != NULL;
+}
+
+/* The modules' tracepoints that match, their types read from each module's BTF. */
+static void match_modules(const struct provider_env *env, const char *system,
+			  const char *name, struct matches *m)
+{
+	struct tracepoints *t = env->module_tracepoints ? env->module_tracepoints(env->ctx) : NULL;
+
+	for (size_t i = 0; t && i < t->module_count; i++) {
+		struct module_tracepoint *mt = &t->module_items[i];
+		const struct ktypes *kt;
+		const struct tracepoint *tp;
+		const char *error;
+
+		if (!matches(&mt->tp, system, name))
+			continue;
+		kt = env->module_types ? env->module_types(env->ctx, mt->tp.module, &error) : NULL;
+		tp = tracepoints_read_module(t, mt, kt);
+		if (tp)
+			add_match(m, tp);
+	}
 }
 
 /* stap's "no match (similar tracepoints: a, b)". */
 static void no_match(const struct probe_point *point, const struct tracepoints *t,
 		     const char *name)
 {
-	const char **names = xcalloc(t->count + 1, sizeof(*names));
+	const char **names = xcalloc(t->count + t->module_count + 1, sizeof(*names));
 	char *similar, *reason;
 
 	for (size_t i = 0; i < t->count; i++)
 		names[i] = t->items[i].name;
-	similar = similar_names(name, names, t->count);
+	for (size_t i = 0; i < t->module_count; i++)
+		names[t->count + i] = t->module_items[i].tp.name;
+	similar = similar_names(name, names, t->count + t->module_count);
 	if (*similar)
 		reason = xasprintf("no match (similar tracepoints: %s", similar + strlen(" (similar: "));
 	else
@@ -68,7 +122,7 @@ bool derive_kernel_trace(const struct probe_point *point, const struct component
 	char *pattern = xstrdup(component_string(trace));
 	char *name = strchr(pattern, ':');
 	const char *system = NULL;
-	size_t found = 0;
+	struct matches found = { 0 };
 
 	if (trace->next) {
 		provider_invalid_suffix(point, trace->next);
@@ -88,12 +142,17 @@ bool derive_kernel_trace(const struct probe_point *point, const struct component
 		name = pattern;
 	}
 	for (size_t i = 0; i < t->count; i++)
-		if (!t->items[i].by_value && matches(&t->items[i], system, name)) {
-			add_point(point, &t->items[i], tail);
-			found++;
-		}
-	if (!found)
+		if (!t->items[i].by_value && matches(&t->items[i], system, name))
+			add_match(&found, &t->items[i]);
+	if (!found.count || has_wildcard(name) || (system && has_wildcard(system)))
+		match_modules(env, system, name, &found);
+	if (found.count)
+		qsort(found.items, found.count, sizeof(*found.items), compare_matches);
+	for (size_t i = 0; i < found.count; i++)
+		add_point(point, found.items[i], tail);
+	if (!found.count)
 		no_match(point, t, name);
+	free(found.items);
 	free(pattern);
-	return found > 0;
+	return found.count > 0;
 }
