@@ -265,13 +265,17 @@ static bool select_needed(const struct session *session, const struct parse_targ
 {
 	int nmacros;
 	struct source **macros = library_macro_sources(session, target, &nmacros);
-	const char **macro_texts = xcalloc((size_t)nmacros + 1, sizeof(*macro_texts));
+	int ntexts = nmacros + session->argc;
+	const char **texts = xcalloc((size_t)ntexts + 1, sizeof(*texts));
 	bool sure;
 
+	/* The macros' words, and the arguments', which $1 and @1 put in the script. */
 	for (int i = 0; i < nmacros; i++)
-		macro_texts[i] = macros[i]->text;
-	sure = tapidx_select(idx, script->text, macro_texts, nmacros, needed, npaths);
-	free(macro_texts);
+		texts[i] = macros[i]->text;
+	for (int i = 0; i < session->argc; i++)
+		texts[nmacros + i] = session->argv[i];
+	sure = tapidx_select(idx, script->text, texts, ntexts, needed, npaths);
+	free(texts);
 	return sure;
 }
 

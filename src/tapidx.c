@@ -276,6 +276,12 @@ static void scan_call(struct scan *sc, const struct toks *t, int i)
 {
 	const struct tok *w = &t->items[i];
 
+	/* $1(...): a function named by an argument; the index can't tell which. */
+	if (w->kind == TOK_MARKED && isdigit((unsigned char)w->s[1]) && tok_is(t, i + 1, "(")) {
+		sc->calls = xrealloc(sc->calls, sizeof(*sc->calls) * (size_t)(sc->ncalls + 1));
+		sc->calls[sc->ncalls++] = xstrdup("");
+		return;
+	}
 	if (w->kind != TOK_WORD || !tok_is(t, i + 1, "(") || names_no_function(w))
 		return;
 	if (tok_is(t, i - 1, ".") || tok_is(t, i - 1, ">") || tok_is(t, i - 1, "@define") ||

@@ -22,9 +22,10 @@ void tapidx_build_and_save(const char *path, const char *key, char *const *paths
 
 /*
  * Marks in `needed` (npaths entries, the files the index was built of) the files that the
- * script `text` and the macro texts need, transitively. False when the index can't tell
- * (it was not clean, the script calls a function no file defines, a probe point's first
- * component has a wildcard, ...): then every file is needed.
+ * script `text` and the words of `macro_texts` (the macro files, the script's arguments)
+ * need, transitively. False when the index can't tell (it was not clean, the script calls
+ * a function no file defines, a probe point's first component has a wildcard, ...): then
+ * every file is needed.
  */
 bool tapidx_select(const struct tapidx *idx, const char *text, const char *const *macro_texts,
 		   int nmacro_texts, bool *needed, int npaths);
