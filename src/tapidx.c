@@ -158,11 +158,13 @@ static void scan_add_def(struct scan *sc, const struct tok *tok, char kind)
 	sc->defs[sc->ndefs++] = (struct def){ tok_text(tok), kind, -1 };
 }
 
-/* global a, b[10], c = -1, d = "x": past the declaration. */
+/* global a, b[10], c = -1, d = "x", e%: past the declaration. */
 static int scan_global(struct scan *sc, const struct toks *t, int i)
 {
 	while (i < t->len && t->items[i].kind == TOK_WORD) {
 		scan_add_def(sc, &t->items[i++], 'g');
+		if (tok_is(t, i, "%"))
+			i++;
 		if (tok_is(t, i, "[")) {
 			while (i < t->len && !tok_is(t, i, "]"))
 				i++;
