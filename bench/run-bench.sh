@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The benchmark (`make bench`): passes 1-4.
 #   run-bench.sh SRCDIR BUILDDIR
-# (a) tapster -p1 on a generated 10,000-line script, which parses it and every bundled
-#     tapset: median wall time of several runs and, with valgrind, the instruction count
+# (a) tapster -p1 on a generated 10,000-line script, which parses it and the bundled
+#     tapsets it needs: median wall time of several runs and, with valgrind, the instruction count
 #     (callgrind), which repeats where wall times don't;
 # (b) pass 1 of a one-liner with the whole library available, -p1 and -p2 --vm: must stay
 #     under 10 ms, or this script fails: pass 1's time as -v reports it (median), and the

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
+#include "diag.h"
 #include "parse.h"
+#include "tapidx.h"
 #include "util.h"
 
 static int compare_names(const void *a, const void *b)
@@ -147,34 +150,11 @@ static int tapset_roots(const struct session *session, const char **roots, int m
 	return n;
 }
 
-static void read_dir(const struct session *session, const struct parse_target *target,
-		     const char *dir, struct file ***tail, int *count)
+/* The tapset files in stap's order: each root's search directories, each sorted. */
+static char **library_paths(const struct session *session, const struct parse_target *target,
+			    int *count)
 {
-	struct parse_options options = { .guru = true, .guru_mode = session->guru,
-					 .target = target, .arch = "x86_64" };
-	int n;
-	char **names = list_files(dir, ".stp", &n);
-
-	/* The tapsets see the library's macros too. */
-	options.macro_sources = library_macro_sources(session, target, &options.nmacro_sources);
-	for (int i = 0; i < n; i++) {
-		struct source *src = source_read(names[i], true);
-		struct file *file = src ? parse_source(src, &options) : NULL;
-
-		if (file) {
-			**tail = file;
-			*tail = &file->next;
-			(*count)++;
-		}
-		free(names[i]);
-	}
-	free(names);
-}
-
-struct file *library_read(const struct session *session, const struct parse_target *target,
-			  int *count)
-{
-	struct file *files = NULL, **tail = &files;
+	char **paths = NULL;
 	const char *roots[64];
 	int nroots = tapset_roots(session, roots, 64);
 
@@ -183,11 +163,148 @@ struct file *library_read(const struct session *session, const struct parse_targ
 		struct search_dirs dirs = search_dirs(roots[r], target);
 
 		for (int i = 0; i < dirs.len; i++) {
-			read_dir(session, target, dirs.items[i], &tail, count);
+			int n;
+			char **names = list_files(dirs.items[i], ".stp", &n);
+
+			paths = xrealloc(paths, sizeof(*paths) * (size_t)(*count + n + 1));
+			for (int j = 0; j < n; j++)
+				paths[(*count)++] = names[j];
+			free(names);
 			free(dirs.items[i]);
 		}
 		free(dirs.items);
 	}
+	return paths;
+}
+
+/* Parses the files of `paths` that `needed` marks (all when it is NULL). */
+static struct file *parse_paths(const struct session *session, const struct parse_target *target,
+				char **paths, int npaths, const bool *needed, int *count)
+{
+	struct parse_options options = { .guru = true, .guru_mode = session->guru,
+					 .target = target, .arch = "x86_64" };
+	struct file *files = NULL, **tail = &files;
+
+	/* The tapsets see the library's macros too. */
+	options.macro_sources = library_macro_sources(session, target, &options.nmacro_sources);
+	*count = 0;
+	for (int i = 0; i < npaths; i++) {
+		if (needed && !needed[i])
+			continue;
+		struct source *src = source_read(paths[i], true);
+		struct file *file = src ? parse_source(src, &options) : NULL;
+
+		if (file) {
+			*tail = file;
+			tail = &file->next;
+			(*count)++;
+		}
+	}
+	return files;
+}
+
+static void free_paths(char **paths, int npaths)
+{
+	for (int i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+struct file *library_read(const struct session *session, const struct parse_target *target,
+			  int *count)
+{
+	int npaths;
+	char **paths = library_paths(session, target, &npaths);
+	struct file *files = parse_paths(session, target, paths, npaths, NULL, count);
+
+	free_paths(paths, npaths);
+	return files;
+}
+
+/* What the index is valid for: the files (path, size, time, inode), tapster's binary and
+ * -g; NULL when a path can't be written on one line. */
+static char *index_key(const struct session *session, char **paths, int npaths)
+{
+	struct strbuf key = { 0 };
+	struct stat st;
+
+	if (stat("/proc/self/exe", &st) == 0)
+		sb_addf(&key, "tapster %lld %lld.%09ld", (long long)st.st_size,
+			(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	sb_addf(&key, " guru %d", session->guru);
+	for (int i = 0; i < npaths; i++) {
+		if (strchr(paths[i], '\n') || stat(paths[i], &st) != 0) {
+			free(key.buf);
+			return NULL;
+		}
+		sb_addf(&key, "\t%s %lld %lld.%09ld %llu", paths[i], (long long)st.st_size,
+			(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			(unsigned long long)st.st_ino);
+	}
+	return sb_steal(&key);
+}
+
+/* $TAPSTER_DIR/tapidx/FNV-1a hash of the key. */
+static char *index_path(const char *key)
+{
+	uint64_t hash = 14695981039346656037ull;
+	char *root = tapster_dir(), *dir = xasprintf("%s/tapidx", root), *path;
+
+	for (const char *c = key; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	path = make_dirs(dir) == 0 ? xasprintf("%s/%016llx", dir, (unsigned long long)hash) : NULL;
+	free(root);
+	free(dir);
+	return path;
+}
+
+/* Which files the script needs, from the cached index; false when it can't tell. */
+static bool select_needed(const struct session *session, const struct parse_target *target,
+			  const struct source *script, struct tapidx *idx, bool *needed,
+			  int npaths)
+{
+	int nmacros;
+	struct source **macros = library_macro_sources(session, target, &nmacros);
+	int ntexts = nmacros + session->argc;
+	const char **texts = xcalloc((size_t)ntexts + 1, sizeof(*texts));
+	bool sure;
+
+	/* The macros' words, and the arguments', which $1 and @1 put in the script. */
+	for (int i = 0; i < nmacros; i++)
+		texts[i] = macros[i]->text;
+	for (int i = 0; i < session->argc; i++)
+		texts[nmacros + i] = session->argv[i];
+	sure = tapidx_select(idx, script->text, texts, ntexts, needed, npaths);
+	free(texts);
+	return sure;
+}
+
+struct file *library_read_needed(const struct session *session,
+				 const struct parse_target *target, const struct source *script,
+				 int *count)
+{
+	int npaths, errors = diag_error_count();
+	char **paths = library_paths(session, target, &npaths);
+	char *key = session->disable_cache ? NULL : index_key(session, paths, npaths);
+	char *path = key ? index_path(key) : NULL;
+	struct tapidx *idx = path && !session->poison_cache ? tapidx_load(path, key) : NULL;
+	bool *needed = idx ? xcalloc((size_t)npaths + 1, sizeof(bool)) : NULL;
+	struct file *files;
+
+	if (needed && !select_needed(session, target, script, idx, needed, npaths)) {
+		free(needed);
+		needed = NULL;
+	}
+	files = parse_paths(session, target, paths, npaths, needed, count);
+	if (needed)
+		*count = npaths;
+	else if (path && !idx)
+		tapidx_build_and_save(path, key, paths, npaths, diag_error_count() == errors);
+	tapidx_free(idx);
+	free(needed);
+	free(path);
+	free(key);
+	free_paths(paths, npaths);
 	return files;
 }
 

@@ -15,6 +15,13 @@ struct parse_target;
 struct file *library_read(const struct session *session, const struct parse_target *target,
 			  int *count);
 
+/* The same, but only the files that the script `script` needs by the index of the library
+ * cached in TAPSTER_DIR (made by this call when it is missing or stale; then, and whenever
+ * the index can't tell, every file is parsed). *count is the number of library files. */
+struct file *library_read_needed(const struct session *session,
+				 const struct parse_target *target, const struct source *script,
+				 int *count);
+
 /* The macro files (*.stpm) of the same directories, read but not parsed: pass 1 reads their
  * @define macros before the user script (see struct parse_options). Sets *count. */
 struct source **library_macro_sources(const struct session *session,

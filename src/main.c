@@ -800,8 +800,11 @@ static int run_passes(struct session *s)
 
 	if (src)
 		user = parse_source(src, &options);
-	if (user)
+	/* -l/-L list every alias: the whole library; else what the script needs. */
+	if (user && s->list_pattern)
 		library = library_read(s, &target, &nlibrary);
+	else if (user)
+		library = library_read_needed(s, &target, src, &nlibrary);
 	if (!user || diag_error_count()) {
 		/* stap counts no errors when the script was empty after preprocessing. */
 		if (src && !src->found_empty && diag_error_count())
