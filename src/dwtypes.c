@@ -857,7 +857,9 @@ static bool holds_pc(Dwarf_Die *die, Dwarf_Addr pc)
 
 static void add_var(struct dwvar **vars, size_t *count, Dwarf_Die *die, bool is_param)
 {
-	const char *name = dwarf_diename(die);
+	Dwarf_Attribute attr;
+	/* An inlined instance's variables have their names in their abstract origins. */
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
 
 	if (!name)
 		return;
