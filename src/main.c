@@ -612,6 +612,10 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	const char *error;
 
 	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
+	    !d->address && d->mid_function && d->scope_die && !*d->module &&
+	    (kt = env->types(env->ctx)))
+		vars = target_list_point_vars(kt, d);
+	else if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
 	    !d->address && !d->mid_function && !target_point_is_kprobe(d) && (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
 			    env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);

@@ -1271,6 +1271,37 @@ static void list_dwarf_locals(const struct ktypes *kt, ktype_id proto, struct st
 	free(vars);
 }
 
+char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d)
+{
+	struct dwtypes *dt = ktypes_dwarf(kt);
+	Dwarf_Die scope, frame;
+	struct dwvar *vars;
+	size_t count;
+	struct strbuf sb = { 0 };
+
+	if (!in_function_body(kt, d))
+		return NULL;
+	count = point_vars(dt, d, &scope, &frame, &vars);
+	sb_add(&sb, "");
+	for (size_t i = 0; i < count; i++) {
+		char *expr, *detail, *type;
+		enum dwloc loc = dwtypes_var_location(dt, &frame, &vars[i].die, d->pc, &expr,
+						      &detail);
+
+		free(expr);
+		free(detail);
+		/* stap lists what has a location there, even one it can't translate. */
+		if (loc == DWLOC_NONE)
+			continue;
+		type = ktypes_name(kt, dwtypes_var_type(&vars[i].die));
+		drop_array_lengths(type);
+		sb_addf(&sb, " $%s:%s", vars[i].name, type);
+		free(type);
+	}
+	free(vars);
+	return sb_steal(&sb);
+}
+
 char *target_list_params(const struct ktypes *kt, const char *function, bool is_return)
 {
 	ktype_id proto = ktypes_function(kt, function);

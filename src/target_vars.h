@@ -86,5 +86,8 @@ bool target_point_is_kprobe(const struct derived_point *d);
 /* -L: the parameters of `function` as stap lists them (" $file:struct file*" ...), or
  * NULL when the types don't know it. */
 char *target_list_params(const struct ktypes *kt, const char *function, bool is_return);
+/* -L at a DWARF point inside a function (a statement, an inlined instance): the parameters
+ * and locals that have a location at its pc; NULL for other points. */
+char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d);
 
 #endif
