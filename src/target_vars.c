@@ -1178,6 +1178,43 @@ static void add_dwarf_locals(struct pretty *pp, ktype_id proto, struct node *n, 
 	free(vars);
 }
 
+static bool local_readable(const struct ktypes *kt, Dwarf_Die *fn, struct dwvar *v,
+			   Dwarf_Addr pc);
+
+/* $$vars, $$parms, $$locals at a point inside a function: what is visible at its pc, each
+ * "name=?" where it has no location there. */
+static bool expand_point_vars(struct pretty *pp, const struct derived_point *d, struct node *n,
+			      bool want_params, bool want_locals, int depth)
+{
+	struct dwtypes *dt = ktypes_dwarf(pp->kt);
+	Dwarf_Die scope, frame;
+	struct dwvar *vars;
+	size_t count = point_vars(dt, d, &scope, &frame, &vars);
+	bool after = false;
+
+	for (size_t i = 0; i < count; i++) {
+		ktype_id type = dwtypes_var_type(&vars[i].die);
+		enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
+
+		if (vars[i].is_param ? !want_params : !want_locals)
+			continue;
+		sb_addf(&pp->format, "%s%s=", after ? " " : "", vars[i].name);
+		after = true;
+		if (!local_readable(pp->kt, &frame, &vars[i], d->pc))
+			sb_add(&pp->format, "?");
+		else if (depth)
+			pretty_value(pp, target_node(vars[i].name, n->loc), type, depth, true);
+		else if (kind == KT_STRUCT || kind == KT_UNION)
+			sb_add(&pp->format, "{...}");
+		else if (kind == KT_ARRAY)
+			sb_add(&pp->format, "[...]");
+		else
+			pretty_arg(pp, "%#x", target_node(vars[i].name, n->loc));
+	}
+	free(vars);
+	return true;
+}
+
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 			struct node *n)
 {
@@ -1195,6 +1232,14 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	kt = point_types(env, p->points, n, false);
 	if (!kt)
 		return false;
+	if (in_function_body(kt, p->points) && !want_return) {
+		pp.kt = kt;
+		pp.loc = n->loc;
+		sb_add(&pp.format, "");
+		expand_point_vars(&pp, p->points, n, want_params, want_locals, depth);
+		become_sprintf(n, &pp);
+		return true;
+	}
 	ktype_id proto = ktypes_function(kt, p->points->function);
 
 	if (want_return && !p->is_return) {
