@@ -464,7 +464,9 @@ static size_t point_vars(struct dwtypes *dt, const struct derived_point *d, Dwar
 	*vars = NULL;
 	if (!point_scope(dt, d, scope, frame))
 		return 0;
-	return dwtypes_scope_vars(dt, scope, d->pc, vars);
+	/* As stap: an inlined instance's own variables, not its blocks' (pc 0 is in none). */
+	return dwtypes_scope_vars(dt, scope,
+				  dwarf_tag(scope) == DW_TAG_inlined_subroutine ? 0 : d->pc, vars);
 }
 
 /* The file stap names in "near pc ... in FUNC FILE": a function's declaration file, an
