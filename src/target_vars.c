@@ -745,7 +745,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 			first = a;
 			continue;
 		}
-		if (d->pc && p->points->pc && !same_access(first, a)) {
+		if ((d->mid_function || p->points->mid_function) && !same_access(first, a)) {
 			/* DWARF points, each with its own location: chosen as the point fires. */
 			differ = true;
 			continue;
