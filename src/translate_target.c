@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "target_vars.h"
 #include "translate.h"
@@ -93,7 +94,17 @@ static char *gen_access(struct body *b, const struct target_access *a)
 	addr = body_temp(b, TYPE_LONG);
 	base = base_value(b, a);
 
-	emit(b, "%s = %s;", addr, base);
+	if (a->base == BASE_EXPR && strstr(a->expr, "tap_dwloc")) {
+		/* A DWARF location that reads memory (DW_OP_deref): its faults are reported
+		 * at the variable. */
+		emit(b, "{");
+		emit(b, "const char *tap_dwloc = %s;", a->location);
+		emit(b, "%s = %s;", addr, base);
+		emit(b, "}");
+		body_check_error(b);
+	} else {
+		emit(b, "%s = %s;", addr, base);
+	}
 	free(base);
 	for (int i = 0; i < a->nsteps; i++)
 		gen_step(b, addr, &a->steps[i], a->location);
