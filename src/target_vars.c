@@ -1234,7 +1234,18 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	kt = point_types(env, p->points, n, false);
 	if (!kt)
 		return false;
-	if (in_function_body(kt, p->points) && !want_return) {
+	if (in_function_body(kt, p->points) && want_return) {
+		/* stap looks "$return" up as a local of the point, and fails. */
+		char *owned;
+		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
+				  NULL, false };
+
+		dwarf_point_var(&w, p->points, "$return");
+		report_untyped(&w.tok, n->loc);
+		free(owned);
+		return false;
+	}
+	if (in_function_body(kt, p->points)) {
 		pp.kt = kt;
 		pp.loc = n->loc;
 		sb_add(&pp.format, "");
