@@ -28,6 +28,7 @@
 struct tap_probe_point {
 	const char *pp;		/* the probe point as a string, e.g. kernel.function("f").return */
 	const char *func;	/* the probed function's name, or "" */
+	int point;		/* its place among its probe's points, from 0 */
 };
 
 struct tap_print_buffer {

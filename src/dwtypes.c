@@ -857,7 +857,9 @@ static bool holds_pc(Dwarf_Die *die, Dwarf_Addr pc)
 
 static void add_var(struct dwvar **vars, size_t *count, Dwarf_Die *die, bool is_param)
 {
-	const char *name = dwarf_diename(die);
+	Dwarf_Attribute attr;
+	/* An inlined instance's variables have their names in their abstract origins. */
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
 
 	if (!name)
 		return;
@@ -1106,6 +1108,40 @@ static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, 
 		loc_binary(st, "&");
 	} else if (atom == DW_OP_or) {
 		loc_binary(st, "|");
+	} else if (atom >= DW_OP_eq && atom <= DW_OP_ne) {
+		static const char *const relations[] = { "==", ">=", ">", "<=", "<", "!=" };
+		char *b = loc_pop(st), *a = loc_pop(st);
+
+		loc_push(st, xasprintf("((int64_t)(%s %s %s))", a, relations[atom - DW_OP_eq], b));
+		free(a);
+		free(b);
+	} else if (atom == DW_OP_xor) {
+		loc_binary(st, "^");
+	} else if (atom == DW_OP_mul) {
+		loc_binary(st, "*");
+	} else if (atom == DW_OP_shl || atom == DW_OP_shr || atom == DW_OP_shra) {
+		char *b = loc_pop(st), *a = loc_pop(st);
+
+		/* DW_OP_shr is a logical shift: of the value as unsigned. */
+		loc_push(st, xasprintf(atom == DW_OP_shl ? "((int64_t)((uint64_t)%s << (%s & 63)))" :
+				       atom == DW_OP_shr ? "((int64_t)((uint64_t)%s >> (%s & 63)))" :
+							   "(%s >> (%s & 63))", a, b));
+		free(a);
+		free(b);
+	} else if (atom == DW_OP_deref || atom == DW_OP_deref_size) {
+		/* A fault-safe read; the code around it names the variable's location as
+		 * tap_dwloc and checks for the fault (translate_target.c). */
+		char *a = loc_pop(st);
+		unsigned size = atom == DW_OP_deref ? 8 : (unsigned)op->number;
+
+		if (size < 1 || size > 8) {
+			if (!st->error)
+				st->error = xasprintf("DW_OP_deref_size %u", size);
+		} else {
+			loc_push(st, xasprintf("((int64_t)tap_kread(c, (unsigned long)%s, %u,"
+					       " tap_dwloc))", a, size));
+		}
+		free(a);
 	} else if (atom == DW_OP_addr) {
 		char *expr = dwtypes_address_expr(dt, op->number);
 

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "target_vars.h"
 
+#include <dwarf.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -368,6 +369,9 @@ static bool not_accessible(struct walk *w, const struct dwvar *v, Dwarf_Die *fn,
 		    (unsigned long long)pc);
 }
 
+static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die *scope,
+			       Dwarf_Die *frame, Dwarf_Addr pc);
+
 /* The base of the local `name` (not a parameter) from its DWARF location at the probe. */
 static bool dwarf_local(struct walk *w, const struct derived_point *d, ktype_id proto,
 			const char *name)
@@ -377,9 +381,7 @@ static bool dwarf_local(struct walk *w, const struct derived_point *d, ktype_id 
 	struct dwvar *vars;
 	size_t count = dwarf_scope(w->kt, proto, &fn, &pc, &vars);
 	const struct dwvar *v = NULL;
-	char *expr, *detail;
-	enum dwloc loc;
-	bool ok = true;
+	bool ok;
 
 	for (size_t i = 0; i < count; i++)
 		if (!vars[i].is_param && !strcmp(vars[i].name, name))
@@ -388,11 +390,26 @@ static bool dwarf_local(struct walk *w, const struct derived_point *d, ktype_id 
 		free(vars);
 		return no_such_local(w, proto, d, name);
 	}
-	loc = dwtypes_var_location(ktypes_dwarf(w->kt), &fn, (Dwarf_Die *)&v->die, pc, &expr,
+	ok = base_from_location(w, v, &fn, &fn, pc);
+	free(vars);
+	return ok;
+}
+
+/* The base of the variable `v` of `scope` from its location at `pc` (its frame base is
+ * `frame`'s). */
+static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die *scope,
+			       Dwarf_Die *frame, Dwarf_Addr pc)
+{
+	const char *name = v->name;
+	char *expr, *detail;
+	enum dwloc loc;
+	bool ok = true;
+
+	loc = dwtypes_var_location(ktypes_dwarf(w->kt), frame, (Dwarf_Die *)&v->die, pc, &expr,
 				   &detail);
 	w->type = dwtypes_var_type((Dwarf_Die *)&v->die);
 	if (loc == DWLOC_NONE) {
-		ok = not_accessible(w, v, &fn, pc, detail);
+		ok = not_accessible(w, v, scope, pc, detail);
 	} else if (loc == DWLOC_UNSUPPORTED) {
 		ok = fail(w, "tapster cannot translate the location of '%s' at pc %#llx: %s"
 			  " [man error::dwarf]", name, (unsigned long long)pc, detail);
@@ -406,6 +423,94 @@ static bool dwarf_local(struct walk *w, const struct derived_point *d, ktype_id 
 			ok = fail(w, "tapster cannot read '%s' of type passed by value", name);
 	}
 	free(detail);
+	return ok;
+}
+
+/* Whether `d` is a DWARF point inside a function (a statement, an inlined instance): its
+ * variables, parameters too, come from their locations at its pc. */
+static bool in_function_body(const struct ktypes *kt, const struct derived_point *d)
+{
+	return d->mid_function && d->scope_die && !*d->module && ktypes_dwarf(kt);
+}
+
+/* The DIE of the function or inlined instance that holds the point `d` (`scope`) and of the
+ * out-of-line function whose frame it runs in (`frame`: its frame base applies). */
+static bool point_scope(struct dwtypes *dt, const struct derived_point *d, Dwarf_Die *scope,
+			Dwarf_Die *frame)
+{
+	Dwarf_Die *scopes = NULL;
+	int n;
+
+	if (!dwarf_offdie(dwtypes_dwarf(dt), d->scope_die, scope))
+		return false;
+	*frame = *scope;
+	if (dwarf_tag(scope) == DW_TAG_subprogram)
+		return true;
+	if ((n = dwarf_getscopes_die(scope, &scopes)) <= 0)
+		return false;
+	for (int i = n - 1; i >= 0; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*frame = scopes[i];
+			break;
+		}
+	free(scopes);
+	return dwarf_tag(frame) == DW_TAG_subprogram;
+}
+
+/* The variables visible at the point `d`, with its scope and frame (see point_scope). */
+static size_t point_vars(struct dwtypes *dt, const struct derived_point *d, Dwarf_Die *scope,
+			 Dwarf_Die *frame, struct dwvar **vars)
+{
+	*vars = NULL;
+	if (!point_scope(dt, d, scope, frame))
+		return 0;
+	/* As stap: an inlined instance's own variables, not its blocks' (pc 0 is in none). */
+	return dwtypes_scope_vars(dt, scope,
+				  dwarf_tag(scope) == DW_TAG_inlined_subroutine ? 0 : d->pc, vars);
+}
+
+/* The file stap names in "near pc ... in FUNC FILE": a function's declaration file, an
+ * inlined instance's compilation unit. */
+static const char *scope_file(Dwarf_Die *scope)
+{
+	Dwarf_Die cu;
+
+	if (dwarf_tag(scope) == DW_TAG_subprogram)
+		return dwarf_decl_file(scope);
+	return dwarf_diecu(scope, &cu, NULL, NULL) ? dwarf_diename(&cu) : NULL;
+}
+
+/* `$name` at a point inside a function: a parameter or local from its DWARF location. */
+static bool dwarf_point_var(struct walk *w, const struct derived_point *d, const char *name)
+{
+	struct dwtypes *dt = ktypes_dwarf(w->kt);
+	Dwarf_Die scope, frame;
+	struct dwvar *vars;
+	size_t count = point_vars(dt, d, &scope, &frame, &vars);
+	const struct dwvar *v = NULL;
+	bool ok;
+
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(vars[i].name, name))
+			v = &vars[i];
+	if (!v) {
+		const char **names = xcalloc(count + 1, sizeof(*names));
+		const char *file = scope_file(&scope);
+		char *alts;
+
+		for (size_t i = 0; i < count; i++)
+			names[i] = vars[i].name;
+		alts = alternatives(name, names, (int)count, 5, "$");
+		fail(w, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in kernel,"
+		     " near pc %#llx in %s %s (alternatives: %s))", name,
+		     (unsigned long long)d->scope_die, (unsigned long long)d->pc, d->function,
+		     file ? file : "", alts);
+		free(alts);
+		free(names);
+		free(vars);
+		return false;
+	}
+	ok = base_from_location(w, v, &scope, &frame, d->pc);
 	free(vars);
 	return ok;
 }
@@ -419,6 +524,10 @@ static bool find_base(struct walk *w, const struct derived_point *d)
 	const char *name = w->n->text + 1;
 	int count;
 
+	if (in_function_body(w->kt, d))
+		return dwarf_point_var(w, d, name);
+	if (d->mid_function)
+		return fail(w, "tapster cannot read '%s' inside a function without its DWARF", name);
 	if (!proto)
 		return fail(w, "tapster has no type information for function '%s'", function);
 	if (!strcmp(name, "return") && is_return) {
@@ -491,7 +600,7 @@ static bool on_kernel_functions(const struct derived_probe *p)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
 		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) ||
-		    !*d->function || *d->module || d->address || d->mid_function)
+		    !*d->function || *d->module || d->address || (d->mid_function && !d->scope_die))
 			return false;
 	return true;
 }
@@ -506,7 +615,7 @@ static bool on_functions(const struct derived_probe *p)
 	for (const struct derived_point *d = p->points; d; d = d->next)
 		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) ||
 		    !*d->function || d->address || target_point_is_kprobe(d) ||
-		    d->mid_function)
+		    (d->mid_function && !d->scope_die))
 			return false;
 	return true;
 }
@@ -575,6 +684,19 @@ static bool functions_typed(const struct provider_env *env, const struct derived
 	return true;
 }
 
+/* Frees the accesses in `all` but the one at `keep` (-1: none), and the array. */
+static void free_accesses(struct target_access **all, int n, int keep)
+{
+	for (int i = 0; i < n; i++) {
+		if (i == keep)
+			continue;
+		free(all[i]->steps);
+		free(all[i]->expr);
+		free(all[i]);
+	}
+	free(all);
+}
+
 bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
 		    bool quiet)
 {
@@ -597,6 +719,10 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	}
 	if (!on_functions(p) || !env || !env->types)
 		return unresolved(n, quiet);
+	struct target_access **all = NULL;
+	int nall = 0;
+	bool differ = false;
+
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		struct target_access *a;
 
@@ -610,10 +736,18 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 
 			if (!quiet)
 				report_untyped(&tok, n->loc);
+			free_accesses(all, nall, -1);
 			return false;
 		}
+		all = xrealloc(all, (size_t)(nall + 1) * sizeof(*all));
+		all[nall++] = a;
 		if (!first) {
 			first = a;
+			continue;
+		}
+		if ((d->mid_function || p->points->mid_function) && !same_access(first, a)) {
+			/* DWARF points, each with its own location: chosen as the point fires. */
+			differ = true;
 			continue;
 		}
 		if (!same_access(first, a) && first->base == a->base && first->param == a->param &&
@@ -629,10 +763,19 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 					      "tapster cannot read '%s' in functions where it"
 					      " differs (%s and %s) yet", n->text,
 					      p->points->function, d->function);
+			free_accesses(all, nall, -1);
 			return false;
 		}
-		free(a->steps);
-		free(a);
+	}
+	if (differ) {
+		first = xcalloc(1, sizeof(*first));
+		first->base = BASE_PER_POINT;
+		first->per_point = all;
+		first->npoints = nall;
+		for (int i = 0; i < nall; i++)
+			all[i]->location = location_literal(n);
+	} else {
+		free_accesses(all, nall, 0);
 	}
 	first->location = location_literal(n);
 	n->sym = first;
@@ -1037,6 +1180,43 @@ static void add_dwarf_locals(struct pretty *pp, ktype_id proto, struct node *n, 
 	free(vars);
 }
 
+static bool local_readable(const struct ktypes *kt, Dwarf_Die *fn, struct dwvar *v,
+			   Dwarf_Addr pc);
+
+/* $$vars, $$parms, $$locals at a point inside a function: what is visible at its pc, each
+ * "name=?" where it has no location there. */
+static bool expand_point_vars(struct pretty *pp, const struct derived_point *d, struct node *n,
+			      bool want_params, bool want_locals, int depth)
+{
+	struct dwtypes *dt = ktypes_dwarf(pp->kt);
+	Dwarf_Die scope, frame;
+	struct dwvar *vars;
+	size_t count = point_vars(dt, d, &scope, &frame, &vars);
+	bool after = false;
+
+	for (size_t i = 0; i < count; i++) {
+		ktype_id type = dwtypes_var_type(&vars[i].die);
+		enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
+
+		if (vars[i].is_param ? !want_params : !want_locals)
+			continue;
+		sb_addf(&pp->format, "%s%s=", after ? " " : "", vars[i].name);
+		after = true;
+		if (!local_readable(pp->kt, &frame, &vars[i], d->pc))
+			sb_add(&pp->format, "?");
+		else if (depth)
+			pretty_value(pp, target_node(vars[i].name, n->loc), type, depth, true);
+		else if (kind == KT_STRUCT || kind == KT_UNION)
+			sb_add(&pp->format, "{...}");
+		else if (kind == KT_ARRAY)
+			sb_add(&pp->format, "[...]");
+		else
+			pretty_arg(pp, "%#x", target_node(vars[i].name, n->loc));
+	}
+	free(vars);
+	return true;
+}
+
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 			struct node *n)
 {
@@ -1054,6 +1234,25 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	kt = point_types(env, p->points, n, false);
 	if (!kt)
 		return false;
+	if (in_function_body(kt, p->points) && want_return) {
+		/* stap looks "$return" up as a local of the point, and fails. */
+		char *owned;
+		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
+				  NULL, false };
+
+		dwarf_point_var(&w, p->points, "$return");
+		report_untyped(&w.tok, n->loc);
+		free(owned);
+		return false;
+	}
+	if (in_function_body(kt, p->points)) {
+		pp.kt = kt;
+		pp.loc = n->loc;
+		sb_add(&pp.format, "");
+		expand_point_vars(&pp, p->points, n, want_params, want_locals, depth);
+		become_sprintf(n, &pp);
+		return true;
+	}
 	ktype_id proto = ktypes_function(kt, p->points->function);
 
 	if (want_return && !p->is_return) {
@@ -1128,6 +1327,37 @@ static void list_dwarf_locals(const struct ktypes *kt, ktype_id proto, struct st
 		free(type);
 	}
 	free(vars);
+}
+
+char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d)
+{
+	struct dwtypes *dt = ktypes_dwarf(kt);
+	Dwarf_Die scope, frame;
+	struct dwvar *vars;
+	size_t count;
+	struct strbuf sb = { 0 };
+
+	if (!in_function_body(kt, d))
+		return NULL;
+	count = point_vars(dt, d, &scope, &frame, &vars);
+	sb_add(&sb, "");
+	for (size_t i = 0; i < count; i++) {
+		char *expr, *detail, *type;
+		enum dwloc loc = dwtypes_var_location(dt, &frame, &vars[i].die, d->pc, &expr,
+						      &detail);
+
+		free(expr);
+		free(detail);
+		/* stap lists what has a location there, even one it can't translate. */
+		if (loc == DWLOC_NONE)
+			continue;
+		type = ktypes_name(kt, dwtypes_var_type(&vars[i].die));
+		drop_array_lengths(type);
+		sb_addf(&sb, " $%s:%s", vars[i].name, type);
+		free(type);
+	}
+	free(vars);
+	return sb_steal(&sb);
 }
 
 char *target_list_params(const struct ktypes *kt, const char *function, bool is_return)

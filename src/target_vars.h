@@ -23,7 +23,7 @@ struct target_step {
 };
 
 struct target_access {
-	enum { BASE_PARAM, BASE_RETURN, BASE_VALUE, BASE_EXPR } base;
+	enum { BASE_PARAM, BASE_RETURN, BASE_VALUE, BASE_EXPR, BASE_PER_POINT } base;
 	int param;			/* BASE_PARAM: which argument, from 0 */
 	char *expr;			/* BASE_EXPR: a DWARF location as C (dwtypes.h) */
 	struct node *value;		/* BASE_VALUE: @cast's address */
@@ -39,6 +39,10 @@ struct target_access {
 	uint32_t bit_offset, bit_size;	/* a bitfield: within the byte at the address */
 	bool address_of;		/* an array or struct: its address is the value */
 	const char *location;		/* what an error is reported at, as a C literal */
+	/* BASE_PER_POINT: the access at each point of the probe, in order (DWARF variables
+	 * whose locations differ from point to point); chosen by the point that fired. */
+	struct target_access **per_point;
+	int npoints;
 };
 
 /*
@@ -82,5 +86,8 @@ bool target_point_is_kprobe(const struct derived_point *d);
 /* -L: the parameters of `function` as stap lists them (" $file:struct file*" ...), or
  * NULL when the types don't know it. */
 char *target_list_params(const struct ktypes *kt, const char *function, bool is_return);
+/* -L at a DWARF point inside a function (a statement, an inlined instance): the parameters
+ * and locals that have a location at its pc; NULL for other points. */
+char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d);
 
 #endif

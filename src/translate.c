@@ -374,10 +374,13 @@ static int add_point_descriptor(struct module *m, const struct derived_probe *p,
 	char *text = xasprintf("%s%s", d->pp, condition);
 	char *pp = c_string_literal(text);
 	char *func = c_string_literal(d->function);
-	int id = m->npoints++;
+	int id = m->npoints++, point = 0;
 
+	for (const struct derived_point *e = p->points; e && e != d; e = e->next)
+		point++;
 	sb_addf(&m->points, "static const struct tap_probe_point tap_pp_%d = {\n", id);
-	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n};\n\n", pp, func);
+	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n\t.point = %d,\n};\n\n", pp, func,
+		point);
 	free(pp);
 	free(text);
 	free(condition);

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "target_vars.h"
 #include "translate.h"
@@ -27,6 +28,8 @@ static char *base_value(struct body *b, const struct target_access *a)
 		if (a->lvalue)
 			return xasprintf("(int64_t)%s", a->expr);
 		return xasprintf("(int64_t)(%s)%s", cast, a->expr);
+	case BASE_PER_POINT:
+		break;
 	}
 	return xstrdup("0");
 }
@@ -54,14 +57,54 @@ static void gen_step(struct body *b, const char *addr, const struct target_step 
 	}
 }
 
+static char *gen_access(struct body *b, const struct target_access *a);
+
+/* One access per point: a switch on the point that fired, each case into one temporary. */
+static char *gen_per_point(struct body *b, const struct target_access *a)
+{
+	char *value = body_temp(b, TYPE_LONG);
+
+	emit(b, "%s = 0;", value);
+	emit(b, "switch (c->pp->point) {");
+	for (int i = 0; i < a->npoints; i++) {
+		char *one;
+
+		emit(b, "case %d: {", i);
+		one = gen_access(b, a->per_point[i]);
+		emit(b, "%s = %s;", value, one);
+		emit(b, "break;");
+		emit(b, "}");
+		free(one);
+	}
+	emit(b, "}");
+	return value;
+}
+
 char *gen_target(struct body *b, struct node *n)
 {
-	const struct target_access *a = n->sym;
-	char *addr = body_temp(b, TYPE_LONG);
-	char *base = base_value(b, a);
-	char *value;
+	return gen_access(b, n->sym);
+}
 
-	emit(b, "%s = %s;", addr, base);
+static char *gen_access(struct body *b, const struct target_access *a)
+{
+	char *addr, *base, *value;
+
+	if (a->base == BASE_PER_POINT)
+		return gen_per_point(b, a);
+	addr = body_temp(b, TYPE_LONG);
+	base = base_value(b, a);
+
+	if (a->base == BASE_EXPR && strstr(a->expr, "tap_dwloc")) {
+		/* A DWARF location that reads memory (DW_OP_deref): its faults are reported
+		 * at the variable. */
+		emit(b, "{");
+		emit(b, "const char *tap_dwloc = %s;", a->location);
+		emit(b, "%s = %s;", addr, base);
+		emit(b, "}");
+		body_check_error(b);
+	} else {
+		emit(b, "%s = %s;", addr, base);
+	}
 	free(base);
 	for (int i = 0; i < a->nsteps; i++)
 		gen_step(b, addr, &a->steps[i], a->location);

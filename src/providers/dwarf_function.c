@@ -7,11 +7,9 @@
  * f and file are globs; file matches the function's declaration file or its end after a
  * '/'. A function point is each out-of-line copy of f (.call: only those, .return: a
  * return probe on them), or each instance inlined elsewhere (.inline); a plain point takes
- * the copies, and the instances of a function that has no copy. (stap takes both for a
- * function that has both; we will too once $var can be read at an inlined instance: until
- * then, tapset aliases on such functions, vfs_open, would lose their target variables when
- * the DWARF is installed.) Its line part is ignored, as stap 4.8 does (with its warning
- * unless it names f's declaration line).
+ * both, as stap does (an instance's variables come from their DWARF locations there). Its
+ * line part is ignored, as stap 4.8 does (with its warning unless it names f's
+ * declaration line).
  * A statement point is a line of an out-of-line copy of f at the lowest address that has
  * it (outside what f inlined). pp() shows the function's declaration:
  * kernel.function("vfs_read@fs/read_write.c:450").
@@ -375,38 +373,6 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 	return added;
 }
 
-/* The names of the functions with an out-of-line copy, kept in order. */
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static bool has_name(const char **names, size_t n, const char *name)
-{
-	return n && bsearch(&name, names, n, sizeof(*names), compare_names);
-}
-
-static const char **remember_name(const char **names, size_t *n, const char *name)
-{
-	size_t at = 0, hi = *n;
-
-	while (at < hi) {
-		size_t mid = at + (hi - at) / 2;
-
-		if (strcmp(names[mid], name) < 0)
-			at = mid + 1;
-		else
-			hi = mid;
-	}
-	if (at < *n && !strcmp(names[at], name))
-		return names;
-	names = xrealloc(names, (*n + 1) * sizeof(*names));
-	memmove(names + at + 1, names + at, (*n - at) * sizeof(*names));
-	names[at] = name;
-	(*n)++;
-	return names;
-}
-
 /* What derive_dwarf_function gathers while it goes over the sites. */
 struct function_search {
 	const struct probe_point *point;
@@ -416,8 +382,6 @@ struct function_search {
 	const struct dwpoints *dp;
 	const struct ksyms *ks;
 	struct derived_point **local;	/* where the next point goes */
-	const char **copies;		/* DW_ALL: the functions that have a copy, sorted */
-	size_t ncopies;
 	const struct dw_site *last;	/* the last site taken, and how many functions */
 	size_t matched;
 };
@@ -429,10 +393,6 @@ static size_t take_site(struct function_search *fs, const struct dw_site *site)
 	const char *symbol;
 	uint64_t offset;
 
-	if (!site->is_inline && q->which == DW_ALL)
-		fs->copies = remember_name(fs->copies, &fs->ncopies, site->name);
-	if (site->is_inline && q->which == DW_ALL && has_name(fs->copies, fs->ncopies, site->name))
-		return 0;
 	if (!fs->last || strcmp(fs->last->name, site->name))
 		fs->matched++;
 	fs->last = site;
@@ -463,7 +423,7 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	struct derived_point *first = NULL;
 	struct function_search fs = { point, func, q, env, dwpoints_of(di),
 				      env->symbols ? env->symbols(env->ctx) : NULL, &first,
-				      NULL, 0, NULL, 0 };
+				      NULL, 0 };
 	const struct dw_site *sites;
 	struct dw_spec spec;
 	size_t count, taken = 0;
@@ -490,7 +450,6 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		    wanted(site, q, fs.ks))
 			taken += take_site(&fs, site);
 	}
-	free(fs.copies);
 	if (taken)
 		warn_line(&spec, fs.matched == 1 ? fs.last : NULL, fs.matched, env);
 	taken += add_symbol_functions(point, func, fs.dp, fs.ks, &spec, q, &fs.local);
