@@ -24,4 +24,15 @@
 #define tap_timer_container_of(var, timer, field) from_timer(var, timer, field)
 #endif
 
+/*
+ * fprobe, with handlers that take the pt_regs (6.5 to 6.13), serves the kernel.function
+ * probes of many functions (kprobes.h); not in a timing build (-t), which reports missed
+ * return probes per probe point, nor with -DTAP_NO_FPROBE.
+ */
+#if defined(TAP_HAVE_FPROBE_PT_REGS) && !defined(TAP_NO_FPROBE) && !defined(STP_TIMING)
+#if IS_ENABLED(CONFIG_FPROBE) && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)
+#define TAP_USE_FPROBE 1
+#endif
+#endif
+
 #endif

@@ -40,7 +40,7 @@ struct tap_context {
 	local_t busy;			/* -1 when free; 0 when a hit holds it */
 	const struct tap_probe_point *pp;
 	struct pt_regs *regs;		/* registers at the probe hit, or NULL (begin/end) */
-	struct kretprobe_instance *ri;	/* return probes */
+	void *entry_data;		/* a return probe's @entry values */
 	u64 *trace_args;		/* a tracepoint's arguments (tracepoints.h), or NULL */
 	const char *last_error;		/* set by a failing statement; ends the probe hit */
 	const char *error_location;	/* "operator '/' at FILE:LINE:COL" of that statement */
@@ -102,7 +102,7 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	 * give back the level they take). */
 	c->pp = pp;
 	c->regs = regs;
-	c->ri = NULL;		/* a return probe's handler sets it */
+	c->entry_data = NULL;	/* a return probe's handler sets it */
 	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
 	return c;
 }

@@ -23,6 +23,10 @@
 #include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#ifdef TAP_USE_FPROBE
+#include <linux/fprobe.h>
+#include <linux/sort.h>
+#endif
 
 #include "context.h"
 #include "print.h"
@@ -33,6 +37,7 @@ struct tap_kprobe {
 	const char *module;	/* the module of the function, NULL for the kernel */
 	int cond;		/* its probe's condition (1..TAP_NUM_CONDITIONS), or 0 */
 	bool registered;
+	bool fprobed;		/* its probe's fprobe serves it (below) */
 };
 
 struct tap_kretprobe {
@@ -41,6 +46,7 @@ struct tap_kretprobe {
 	const char *module;
 	int cond;
 	bool registered;
+	bool fprobed;
 	int missed;		/* instances missed while registered before */
 };
 
@@ -170,7 +176,7 @@ static bool tap_arm_kprobe_batch(void)
 	for (i = 0; i < tap_kprobe_count; i++) {
 		struct tap_kprobe *p = &tap_kprobe_table[i];
 
-		if (p->registered || p->module)
+		if (p->registered || p->module || p->fprobed)
 			continue;
 		tap_kprobe_reset(&p->kp);
 		batch[n++] = &p->kp;
@@ -179,7 +185,7 @@ static bool tap_arm_kprobe_batch(void)
 		rc = register_kprobes(batch, n);
 	if (n > 1 && !rc)
 		for (i = 0; i < tap_kprobe_count; i++)
-			if (!tap_kprobe_table[i].module)
+			if (!tap_kprobe_table[i].module && !tap_kprobe_table[i].fprobed)
 				tap_kprobe_table[i].registered = true;
 	kfree(batch);
 	return !rc;
@@ -196,7 +202,7 @@ static void tap_arm_kretprobe_batch(void)
 	for (i = 0; i < tap_kretprobe_count; i++) {
 		struct tap_kretprobe *p = &tap_kretprobe_table[i];
 
-		if (p->registered || p->module)
+		if (p->registered || p->module || p->fprobed)
 			continue;
 		tap_kretprobe_reset(&p->rp);
 		if (p->rp.maxactive <= 0)
@@ -205,10 +211,247 @@ static void tap_arm_kretprobe_batch(void)
 	}
 	if (n > 1 && !register_kretprobes(batch, n))
 		for (i = 0; i < tap_kretprobe_count; i++)
-			if (!tap_kretprobe_table[i].module)
+			if (!tap_kretprobe_table[i].module && !tap_kretprobe_table[i].fprobed)
 				tap_kretprobe_table[i].registered = true;
 	kfree(batch);
 }
+
+/*
+ * fprobe (compat.h: TAP_USE_FPROBE): the kernel functions of one probe, entries or returns,
+ * under one fprobe, registered with one ftrace update rather than one a function (357
+ * tcp_* functions: one update, not 357). Its functions are those of the probe's table
+ * entries [first, first + count) that a kprobe would put on ftrace (found by registering
+ * disabled kprobes on them and looking at their flags, which also makes the kernel check
+ * them as it does kprobes: its blacklist, its errors); the others, and all of them when
+ * the fprobe cannot be registered, stay kprobes. The generated handlers find the hit's
+ * probe point by its address: tap_fprobe_pp().
+ */
+#ifdef TAP_USE_FPROBE
+#ifndef TAP_FPROBE_MIN
+#define TAP_FPROBE_MIN 2	/* fewer functions in a probe: kprobes */
+#endif
+
+struct tap_fprobe {
+	struct fprobe fp;
+	bool ret;		/* on returns: tap_kretprobes' entries, else tap_kprobes' */
+	int first, count;	/* its probe's entries in that table */
+	int n;			/* the functions under the fprobe */
+	unsigned long *addrs;	/* their ftrace addresses, ascending */
+	const struct tap_probe_point **pps;	/* their probe points, in that order */
+	bool registered;
+};
+
+struct tap_fprobe_site {
+	unsigned long addr;
+	int index;		/* its entry, from first */
+};
+
+static struct tap_fprobe *tap_fprobe_table;
+static int tap_fprobe_count;
+
+/* The probe point of a hit at `ip`, one of the fprobe's functions. */
+static __always_inline const struct tap_probe_point *tap_fprobe_pp(struct fprobe *fp,
+								   unsigned long ip)
+{
+	struct tap_fprobe *g = container_of(fp, struct tap_fprobe, fp);
+	int lo = 0, hi = g->n - 1;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (g->addrs[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return g->pps[lo];
+}
+
+/* A kprobe's handler sees the address after its breakpoint byte (addr(), the backtrace):
+ * so does an entry's fprobe handler; ftrace's is put back before it returns. */
+static __always_inline unsigned long tap_fprobe_regs_enter(struct pt_regs *regs,
+							   unsigned long ip)
+{
+	unsigned long at = instruction_pointer(regs);
+
+	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
+	return at;
+}
+
+static struct kprobe *tap_fprobe_kprobe(const struct tap_fprobe *g, int i)
+{
+	return g->ret ? &tap_kretprobe_table[g->first + i].rp.kp : &tap_kprobe_table[g->first + i].kp;
+}
+
+static const struct tap_probe_point *tap_fprobe_entry_pp(const struct tap_fprobe *g, int i)
+{
+	return g->ret ? tap_kretprobe_table[g->first + i].pp : tap_kprobe_table[g->first + i].pp;
+}
+
+static void tap_fprobe_mark(const struct tap_fprobe *g, int i, bool fprobed)
+{
+	if (g->ret)
+		tap_kretprobe_table[g->first + i].fprobed = fprobed;
+	else
+		tap_kprobe_table[g->first + i].fprobed = fprobed;
+}
+
+/* An entry of a function of the kernel, by name, at its start, not armed. */
+static bool tap_fprobe_eligible(const struct tap_fprobe *g, int i)
+{
+	const struct kprobe *kp = tap_fprobe_kprobe(g, i);
+
+	if (g->ret)
+		return !tap_kretprobe_table[g->first + i].module &&
+		       !tap_kretprobe_table[g->first + i].registered && kp->symbol_name;
+	return !tap_kprobe_table[g->first + i].module && !tap_kprobe_table[g->first + i].registered &&
+	       kp->symbol_name && !kp->offset;
+}
+
+static int tap_fprobe_site_cmp(const void *a, const void *b)
+{
+	const struct tap_fprobe_site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The group's functions that ftrace traces, into sites (room for g->count): their ftrace
+ * addresses, ascending, one site an address (a second probe point on a function stays a
+ * kprobe). How many; 0 when there are too few or a kprobe could not be registered (the
+ * kprobes' own registration then reports it).
+ */
+static int tap_fprobe_sites(const struct tap_fprobe *g, struct tap_fprobe_site *sites)
+{
+	struct kprobe *kps = kcalloc(g->count, sizeof(*kps), GFP_KERNEL);
+	struct kprobe **batch = kcalloc(g->count, sizeof(*batch), GFP_KERNEL);
+	int *index = kcalloc(g->count, sizeof(*index), GFP_KERNEL);
+	int i, n = 0, found = 0, kept = 0;
+
+	if (!kps || !batch || !index)
+		goto out;
+	for (i = 0; i < g->count; i++) {
+		if (!tap_fprobe_eligible(g, i))
+			continue;
+		kps[n].symbol_name = tap_fprobe_kprobe(g, i)->symbol_name;
+		kps[n].flags = KPROBE_FLAG_DISABLED;
+		batch[n] = &kps[n];
+		index[n++] = i;
+	}
+	if (n < TAP_FPROBE_MIN || register_kprobes(batch, n))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (kprobe_ftrace(&kps[i]))
+			sites[found++] = (struct tap_fprobe_site){
+				.addr = (unsigned long)kps[i].addr, .index = index[i] };
+	unregister_kprobes(batch, n);
+	sort(sites, found, sizeof(*sites), tap_fprobe_site_cmp, NULL);
+	for (i = 0; i < found; i++)
+		if (!kept || sites[kept - 1].addr != sites[i].addr)
+			sites[kept++] = sites[i];
+out:
+	kfree(index);
+	kfree(batch);
+	kfree(kps);
+	return kept >= TAP_FPROBE_MIN ? kept : 0;
+}
+
+/* The instances of its return probes: those of their kretprobes together. */
+static int tap_fprobe_maxactive(const struct tap_fprobe *g, const struct tap_fprobe_site *sites)
+{
+	int i, total = 0;
+
+	for (i = 0; i < g->n; i++) {
+		int one = tap_kretprobe_table[g->first + sites[i].index].rp.maxactive;
+
+		total += one > 0 ? one : KRETACTIVE;
+	}
+	return total;
+}
+
+static void tap_arm_fprobe(struct tap_fprobe *g)
+{
+	struct tap_fprobe_site *sites = kcalloc(g->count, sizeof(*sites), GFP_KERNEL);
+	int i, n = sites ? tap_fprobe_sites(g, sites) : 0;
+
+	g->addrs = n ? kcalloc(n, sizeof(*g->addrs), GFP_KERNEL) : NULL;
+	g->pps = n ? kcalloc(n, sizeof(*g->pps), GFP_KERNEL) : NULL;
+	if (g->addrs && g->pps) {
+		for (i = 0; i < n; i++) {
+			g->addrs[i] = sites[i].addr;
+			g->pps[i] = tap_fprobe_entry_pp(g, sites[i].index);
+		}
+		g->n = n;
+		g->fp.flags = 0;
+		g->fp.nmissed = 0;
+		if (g->ret)
+			g->fp.nr_maxactive = tap_fprobe_maxactive(g, sites);
+		g->registered = !register_fprobe_ips(&g->fp, g->addrs, n);
+	}
+	if (g->registered) {
+		for (i = 0; i < n; i++)
+			tap_fprobe_mark(g, sites[i].index, true);
+	} else {
+		kfree(g->addrs);
+		kfree(g->pps);
+		g->addrs = NULL;
+		g->pps = NULL;
+	}
+	kfree(sites);
+}
+
+static void tap_arm_fprobes(void)
+{
+	int i;
+
+	for (i = 0; i < tap_fprobe_count; i++)
+		if (!tap_fprobe_table[i].registered)
+			tap_arm_fprobe(&tap_fprobe_table[i]);
+}
+
+/* Unregisters them; their return handlers may still run until a grace period has passed. */
+static void tap_disarm_fprobes(void)
+{
+	int i, j;
+	bool any = false;
+
+	for (i = 0; i < tap_fprobe_count; i++) {
+		struct tap_fprobe *g = &tap_fprobe_table[i];
+
+		if (!g->registered)
+			continue;
+		unregister_fprobe(&g->fp);
+		g->registered = false;
+		any = true;
+		if (g->fp.nmissed)
+			atomic_add(g->fp.nmissed, &tap_skipped_count);
+		for (j = 0; j < g->count; j++)
+			tap_fprobe_mark(g, j, false);
+	}
+	if (any)
+		synchronize_rcu();
+	for (i = 0; i < tap_fprobe_count; i++) {
+		kfree(tap_fprobe_table[i].addrs);
+		kfree(tap_fprobe_table[i].pps);
+		tap_fprobe_table[i].addrs = NULL;
+		tap_fprobe_table[i].pps = NULL;
+		tap_fprobe_table[i].n = 0;
+	}
+}
+
+static int tap_fprobe_cond(const struct tap_fprobe *g)
+{
+	return g->ret ? tap_kretprobe_table[g->first].cond : tap_kprobe_table[g->first].cond;
+}
+#else
+static void tap_arm_fprobes(void)
+{
+}
+
+static void tap_disarm_fprobes(void)
+{
+}
+#endif
 
 /* Arms the probes on the module `name` that are not armed (all of them when NULL, the kernel's
  * too: those in batches first); stops at the first error. Called with tap_kprobes_mutex held. */
@@ -218,15 +461,17 @@ static int tap_arm_probes(const char *name)
 
 	/* After a failed batch of kprobes, the one by one registration stops at the failing
 	 * one before any kretprobe is armed, as it always did. */
+	if (!name)
+		tap_arm_fprobes();
 	if (!name && tap_arm_kprobe_batch())
 		tap_arm_kretprobe_batch();
 
 	for (i = 0; !rc && i < tap_kprobe_count; i++)
-		if (!tap_kprobe_table[i].registered &&
+		if (!tap_kprobe_table[i].registered && !tap_kprobe_table[i].fprobed &&
 		    (!name || tap_on_module(tap_kprobe_table[i].module, name)))
 			rc = tap_arm_kprobe(&tap_kprobe_table[i]);
 	for (i = 0; !rc && i < tap_kretprobe_count; i++)
-		if (!tap_kretprobe_table[i].registered &&
+		if (!tap_kretprobe_table[i].registered && !tap_kretprobe_table[i].fprobed &&
 		    (!name || tap_on_module(tap_kretprobe_table[i].module, name)))
 			rc = tap_arm_kretprobe(&tap_kretprobe_table[i]);
 	return rc;
@@ -307,6 +552,8 @@ static void tap_disarm_probes(const char *name)
 {
 	int i;
 
+	if (!name)
+		tap_disarm_fprobes();
 	if (!tap_disarm_kprobe_batch(name))
 		for (i = 0; i < tap_kprobe_count; i++)
 			if (!name || tap_on_module(tap_kprobe_table[i].module, name))
@@ -397,6 +644,26 @@ static void tap_kprobe_set_enabled(struct kprobe *kp, bool enabled)
 		disable_kprobe(kp);
 }
 
+/* The same for the fprobes: a flag their handlers' caller looks at. */
+static void tap_fprobes_set_enabled(void)
+{
+#ifdef TAP_USE_FPROBE
+	int i;
+
+	for (i = 0; tap_kprobes_live && i < tap_fprobe_count; i++) {
+		struct tap_fprobe *g = &tap_fprobe_table[i];
+		int cond = tap_fprobe_cond(g);
+
+		if (!cond || !g->registered)
+			continue;
+		if (test_bit(cond, tap_conditions_off))
+			disable_fprobe(&g->fp);
+		else
+			enable_fprobe(&g->fp);
+	}
+#endif
+}
+
 static void tap_conditions_apply(struct work_struct *work)
 {
 	int i;
@@ -414,6 +681,7 @@ static void tap_conditions_apply(struct work_struct *work)
 		if (p->cond && p->registered)
 			tap_kprobe_set_enabled(&p->rp.kp, !test_bit(p->cond, tap_conditions_off));
 	}
+	tap_fprobes_set_enabled();
 	mutex_unlock(&tap_kprobes_mutex);
 }
 

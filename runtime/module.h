@@ -85,6 +85,10 @@ static int tap_register_all(void)
 {
 	int rc = 0;
 
+#if defined(TAP_USE_FPROBE) && TAP_NUM_FPROBES > 0
+	tap_fprobe_table = tap_fprobes;
+	tap_fprobe_count = TAP_NUM_FPROBES;
+#endif
 #if TAP_NUM_KPROBES > 0 || TAP_NUM_KRETPROBES > 0
 	rc = tap_register_kernel_probes(tap_kprobes, TAP_NUM_KPROBES, tap_kretprobes,
 					TAP_NUM_KRETPROBES);

@@ -28,6 +28,9 @@ static const struct feature features[] = {
 	{ "TIMER_DELETE_SYNC", "linux/timer.h", "timer_delete_sync" },
 	/* from_timer() became timer_container_of() (6.16). */
 	{ "TIMER_CONTAINER_OF", "linux/timer.h", "timer_container_of" },
+	/* fprobe's handlers with the return address and the pt_regs (6.5 to 6.13; 6.14's
+	 * take ftrace_regs). Whether the kernel has CONFIG_FPROBE is the module's to see. */
+	{ "FPROBE_PT_REGS", "linux/fprobe.h", "unsigned long ret_ip, struct pt_regs *regs" },
 };
 
 /* Debian splits a kernel's headers: the arch-specific tree's Makefile includes the common

@@ -36,6 +36,8 @@ struct module {
 	int nkprobes, nkretprobes, ntimers, nprofile;
 	struct strbuf tracepoints;	/* runtime/tracepoints.h's table */
 	int ntracepoints;
+	struct strbuf fprobes;	/* runtime/kprobes.h's fprobes: a probe's kernel functions */
+	int nfprobes;
 	struct strbuf been[3];			/* begin, end and error tables, by been_kind */
 	int nbeen[3];
 	int nconditions;	/* conditional probes on kprobes (runtime/kprobes.h) */
@@ -305,7 +307,7 @@ static void probe_body(struct module *m, struct derived_probe *p, struct body *b
 		p->index, p->index);
 	/* Its @entry values, which the optimizer may have left unused. */
 	if (p->entries.len)
-		sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n",
+		sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->entry_data;\n",
 			p->index, p->index);
 	size_t decl_at = code->len;
 
@@ -353,7 +355,7 @@ static void probe_entry_handler(struct derived_probe *p, struct body *b, struct 
 	sb_addf(code, "static void probe_%d_entry(struct tap_context *c)\n{\n", p->index);
 	sb_addf(code, "\tstruct frame_probe_%d *l = &c->frames[0].probe_%d;\n",
 		p->index, p->index);
-	sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->ri->data;\n",
+	sb_addf(code, "\tstruct probe_%d_entry *e = (struct probe_%d_entry *)c->entry_data;\n",
 		p->index, p->index);
 	declare_c_locals(code, code->len, b);
 	sb_add(code, "\n\t(void)l;\n");
@@ -443,14 +445,14 @@ static void kretprobe_point(struct module *m, const struct derived_probe *p,
 			"static int tap_kretprobe_entry_%d(struct kretprobe_instance *ri, struct pt_regs *regs)\n{\n"
 			"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
 			"\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
-			"\tc->ri = ri;\n\tprobe_%d_entry(c);\n\ttap_context_exit(c);\n\treturn 0;\n}\n\n",
+			"\tc->entry_data = ri->data;\n\tprobe_%d_entry(c);\n\ttap_context_exit(c);\n\treturn 0;\n}\n\n",
 			pp, pp, p->index);
 	sb_addf(&m->points,
 		"static int tap_kretprobe_%d(struct kretprobe_instance *ri, struct pt_regs *regs)\n{\n"
 		"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
-		"\tif (c) {\n\t\tc->ri = ri;\n\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n"
+		"\tif (c) {\n%s\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n"
 		"\treturn 0;\n}\n\n",
-		pp, pp, p->index);
+		pp, pp, has_entry ? "\t\tc->entry_data = ri->data;\n" : "", p->index);
 	sb_addf(&m->kretprobes, "\t{ .rp = { .kp.symbol_name = %s, .handler = tap_kretprobe_%d,",
 		symbol, pp);
 	if (has_entry)
@@ -462,6 +464,87 @@ static void kretprobe_point(struct module *m, const struct derived_probe *p,
 	m->nkretprobes++;
 	free(symbol);
 	free(module);
+}
+
+/*
+ * Where the kernel has fprobe (runtime/compat.h's TAP_USE_FPROBE), the entries of a probe
+ * on kernel functions, or their returns, may be served by one fprobe (runtime/kprobes.h):
+ * its handlers, and its entry in tap_fprobes[] naming the probe's table entries
+ * [first, first + count) of tap_kprobes or tap_kretprobes.
+ */
+static void fprobe_entries(struct module *m, const struct derived_probe *p, int first,
+			   int count)
+{
+	int id = m->nfprobes++;
+
+	sb_addf(&m->points,
+		"#ifdef TAP_USE_FPROBE\n"
+		"static int tap_fprobe_%d(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,"
+		" struct pt_regs *regs, void *data)\n{\n"
+		"\tstruct tap_context *c = tap_context_enter(tap_fprobe_pp(fp, ip), regs, TAP_RUNNING);\n\n"
+		"\tif (c) {\n\t\tunsigned long at = tap_fprobe_regs_enter(regs, ip);\n\n"
+		"\t\tprobe_%d(c);\n\t\tinstruction_pointer_set(regs, at);\n"
+		"\t\ttap_context_exit(c);\n\t}\n\treturn 0;\n}\n#endif\n\n",
+		id, p->index);
+	sb_addf(&m->fprobes, "\t{ .fp = { .entry_handler = tap_fprobe_%d }, .ret = false,"
+		" .first = %d, .count = %d },\n", id, first, count);
+}
+
+static void fprobe_returns(struct module *m, const struct derived_probe *p, int first,
+			   int count)
+{
+	int id = m->nfprobes++;
+	bool has_entry = p->entries.len > 0;
+
+	sb_add(&m->points, "#ifdef TAP_USE_FPROBE\n");
+	if (has_entry)
+		sb_addf(&m->points,
+			"static int tap_fprobe_entry_%d(struct fprobe *fp, unsigned long ip,"
+			" unsigned long ret_ip, struct pt_regs *regs, void *data)\n{\n"
+			"\tstruct tap_context *c = tap_context_enter(tap_fprobe_pp(fp, ip), regs, TAP_RUNNING);\n"
+			"\tunsigned long at;\n\n"
+			"\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
+			"\tat = tap_fprobe_regs_enter(regs, ip);\n"
+			"\tc->entry_data = data;\n\tprobe_%d_entry(c);\n"
+			"\tinstruction_pointer_set(regs, at);\n"
+			"\ttap_context_exit(c);\n\treturn 0;\n}\n\n",
+			id, p->index);
+	sb_addf(&m->points,
+		"static void tap_fprobe_%d(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,"
+		" struct pt_regs *regs, void *data)\n{\n"
+		"\tstruct tap_context *c = tap_context_enter(tap_fprobe_pp(fp, ip), regs, TAP_RUNNING);\n\n"
+		"\tif (c) {\n%s\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n}\n#endif\n\n",
+		id, has_entry ? "\t\tc->entry_data = data;\n" : "", p->index);
+	sb_addf(&m->fprobes, "\t{ .fp = { .exit_handler = tap_fprobe_%d", id);
+	if (has_entry)
+		sb_addf(&m->fprobes, ", .entry_handler = tap_fprobe_entry_%d,"
+			" .entry_data_size = sizeof(struct probe_%d_entry)", id, p->index);
+	sb_addf(&m->fprobes, " }, .ret = true, .first = %d, .count = %d },\n", first, count);
+}
+
+/* Whether a point may go under an fprobe: a kernel function's entry or return, by name. */
+static bool fprobe_candidate(const struct derived_point *d)
+{
+	return (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && !*d->module &&
+	       !d->address && !d->offset;
+}
+
+/* A probe's fprobes: one for its entries, one for its returns, when it has several. */
+static void fprobe_groups(struct module *m, const struct derived_probe *p, int first_kprobe,
+			  int first_kretprobe)
+{
+	int entries = 0, returns = 0;
+
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		if (fprobe_candidate(d) && d->kind == PROVIDER_KPROBE)
+			entries++;
+		else if (fprobe_candidate(d))
+			returns++;
+	}
+	if (entries >= 2)
+		fprobe_entries(m, p, first_kprobe, m->nkprobes - first_kprobe);
+	if (returns >= 2)
+		fprobe_returns(m, p, first_kretprobe, m->nkretprobes - first_kretprobe);
 }
 
 /*
@@ -551,6 +634,8 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	b.code = (struct strbuf){ 0 };
 	sb_add(&code, comment);
 	probe_body(m, p, &b, &code);
+	int first_kprobe = m->nkprobes, first_kretprobe = m->nkretprobes;
+
 	for (struct derived_point *d = p->points; d; d = d->next) {
 		int pp = add_point_descriptor(m, p, d);
 
@@ -565,6 +650,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 		else if (d->kind == PROVIDER_TRACEPOINT)
 			tracepoint_point(m, p, d, pp);
 	}
+	fprobe_groups(m, p, first_kprobe, first_kretprobe);
 	add_unit(m, xasprintf("probe_%d", p->index), &b.fields, sb_steal(&code));
 	free(b.code.buf);
 	free(b.locks);
@@ -792,6 +878,10 @@ static void write_tables(struct module *m)
 	if (m->nkretprobes)
 		fprintf(m->out, "static struct tap_kretprobe tap_kretprobes[] = {\n%s};\n\n",
 			m->kretprobes.buf);
+	if (m->nfprobes)
+		fprintf(m->out, "#ifdef TAP_USE_FPROBE\n"
+			"static struct tap_fprobe tap_fprobes[] = {\n%s};\n#endif\n\n",
+			m->fprobes.buf);
 	if (m->ntracepoints)
 		fprintf(m->out, "static struct tap_tracepoint tap_tracepoints[] = {\n%s};\n\n",
 			m->tracepoints.buf);
@@ -912,8 +1002,10 @@ static void write_module(struct module *m)
 	free(safe_script);
 	fprintf(m->out, "#define TAP_NUM_KPROBES %d\n#define TAP_NUM_KRETPROBES %d\n"
 		"#define TAP_NUM_TIMERS %d\n#define TAP_NUM_PROFILE %d\n"
-		"#define TAP_NUM_CONDITIONS %d\n#define TAP_NUM_TRACEPOINTS %d\n", m->nkprobes,
-		m->nkretprobes, m->ntimers, m->nprofile, m->nconditions, m->ntracepoints);
+		"#define TAP_NUM_CONDITIONS %d\n#define TAP_NUM_TRACEPOINTS %d\n"
+		"#define TAP_NUM_FPROBES %d\n", m->nkprobes,
+		m->nkretprobes, m->ntimers, m->nprofile, m->nconditions, m->ntracepoints,
+		m->nfprobes);
 	for (int t = 0; t < 3; t++)
 		fprintf(m->out, "#define TAP_NUM_%s %d\n", been_tables[t].macro, m->nbeen[t]);
 	fprintf(m->out, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n",
