@@ -4,9 +4,14 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "debuginfo.h"
 #include "util.h"
@@ -151,6 +156,258 @@ static void index_functions(struct dwpoints *dp)
 	}
 }
 
+/*
+ * The sites persist in $TAPSTER_DIR/dwindex/HASH, HASH of the key (the format's version and
+ * the debuginfo's path, size, time and inode), so that later runs skip the walk. The file:
+ * a header, the key, the sites (struct index_record, in DIE order) and their strings
+ * (NUL-terminated, each once). Any mismatch makes it ignored: the walk runs and rewrites it.
+ */
+#define INDEX_MAGIC "TPDWIDX\n"
+#define INDEX_VERSION 1u
+
+struct index_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t ncus;
+	uint64_t nsites;
+	uint64_t key_size;	/* padded to 8 in the file */
+	uint64_t strings_size;
+	uint64_t total_size;
+};
+
+struct index_record {
+	uint64_t pc;
+	uint64_t die;
+	uint32_t name;		/* offsets in the strings */
+	uint32_t file;
+	int32_t line;
+	uint32_t cu;
+	uint32_t is_inline;
+	uint32_t pad;
+};
+
+static size_t padded(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* NULL when the file can't be described on one line or stat fails. */
+static char *index_key(const char *path)
+{
+	struct stat st;
+
+	if (strchr(path, '\n') || stat(path, &st) != 0)
+		return NULL;
+	return xasprintf("dwindex %u %zu %s %lld %lld.%09ld %llu", INDEX_VERSION,
+			 sizeof(struct index_record), path, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (unsigned long long)st.st_ino);
+}
+
+/* $TAPSTER_DIR/dwindex/FNV-1a hash of the key; NULL when the directory can't be made. */
+static char *index_path(const char *key)
+{
+	uint64_t hash = 14695981039346656037ull;
+	char *root = tapster_dir(), *dir = xasprintf("%s/dwindex", root), *path;
+
+	for (const char *c = key; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	path = make_dirs(dir) == 0 ? xasprintf("%s/%016llx", dir, (unsigned long long)hash) : NULL;
+	free(root);
+	free(dir);
+	return path;
+}
+
+static bool valid_records(const struct index_record *records, uint64_t nsites,
+			  uint64_t strings_size, uint32_t ncus)
+{
+	for (uint64_t i = 0; i < nsites; i++)
+		if (records[i].name >= strings_size || records[i].file >= strings_size ||
+		    records[i].is_inline > 1 || records[i].cu >= ncus)
+			return false;
+	return true;
+}
+
+/* The header of a mapped index if it is whole and made for `key`, else NULL. */
+static const struct index_header *valid_index(const char *map, size_t size, const char *key)
+{
+	const struct index_header *h = (const void *)map;
+	size_t key_size = strlen(key), records_at = sizeof(*h) + padded(key_size);
+	const struct index_record *records = (const void *)(map + records_at);
+
+	if (size < records_at || memcmp(h->magic, INDEX_MAGIC, 8) ||
+	    h->version != INDEX_VERSION || h->key_size != key_size ||
+	    h->total_size != size || memcmp(map + sizeof(*h), key, key_size) ||
+	    h->nsites > (size - records_at) / sizeof(*records) ||
+	    h->strings_size != size - records_at - h->nsites * sizeof(*records) ||
+	    !h->strings_size || map[size - 1] != '\0' || h->strings_size > UINT32_MAX)
+		return NULL;
+	return valid_records(records, h->nsites, h->strings_size, h->ncus) ? h : NULL;
+}
+
+/* The sites from the index at `path`; false (nothing changed) when it is missing or not valid.
+ * The mapping stays for the process's life: the sites' strings are in it. */
+static bool load_index(struct dwpoints *dp, const char *path, const char *key)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *map = MAP_FAILED;
+	const struct index_header *h;
+	const struct index_record *records;
+	const char *strings;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	h = valid_index(map, (size_t)st.st_size, key);
+	if (!h) {
+		munmap(map, (size_t)st.st_size);
+		return false;
+	}
+	records = (const void *)((const char *)map + sizeof(*h) + padded(h->key_size));
+	strings = (const char *)(records + h->nsites);
+	dp->nsites = dp->cap = h->nsites;
+	dp->ncus = h->ncus;
+	dp->sites = xcalloc(dp->nsites + 1, sizeof(*dp->sites));
+	for (size_t i = 0; i < dp->nsites; i++)
+		dp->sites[i] = (struct dw_site){ strings + records[i].name,
+						 strings + records[i].file, records[i].line,
+						 records[i].pc, records[i].die,
+						 records[i].is_inline != 0, records[i].cu };
+	return true;
+}
+
+/* The strings of the index, each once: an open-addressing table of offsets + 1. */
+struct string_table {
+	struct strbuf text;
+	uint32_t *slots;
+	size_t nslots, used;
+};
+
+static uint64_t string_hash(const char *s)
+{
+	uint64_t hash = 14695981039346656037ull;
+
+	while (*s)
+		hash = (hash ^ (unsigned char)*s++) * 1099511628211ull;
+	return hash;
+}
+
+static void string_table_grow(struct string_table *t)
+{
+	size_t nslots = t->nslots ? t->nslots * 2 : 1 << 16;
+	uint32_t *slots = xcalloc(nslots, sizeof(*slots));
+
+	for (size_t i = 0; i < t->nslots; i++) {
+		size_t j;
+
+		if (!t->slots[i])
+			continue;
+		j = string_hash(t->text.buf + t->slots[i] - 1) & (nslots - 1);
+		while (slots[j])
+			j = (j + 1) & (nslots - 1);
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+}
+
+/* The offset of `s` in the table, added if new; false when the table is too big. */
+static bool string_offset(struct string_table *t, const char *s, uint32_t *offset)
+{
+	size_t j;
+
+	if (2 * (t->used + 1) > t->nslots)
+		string_table_grow(t);
+	j = string_hash(s) & (t->nslots - 1);
+	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1))
+		if (!strcmp(t->text.buf + t->slots[j] - 1, s)) {
+			*offset = t->slots[j] - 1;
+			return true;
+		}
+	if (t->text.len + strlen(s) + 1 >= UINT32_MAX)
+		return false;
+	*offset = (uint32_t)t->text.len;
+	sb_addn(&t->text, s, strlen(s) + 1);
+	t->slots[j] = *offset + 1;
+	t->used++;
+	return true;
+}
+
+static bool write_all(FILE *f, const void *data, size_t size)
+{
+	return fwrite(data, 1, size, f) == size;
+}
+
+/* The records and strings of the sites; false when the strings don't fit 32-bit offsets. */
+static bool index_records(const struct dwpoints *dp, struct index_record *records,
+			  struct string_table *strings)
+{
+	for (size_t i = 0; i < dp->nsites; i++) {
+		const struct dw_site *s = &dp->sites[i];
+
+		records[i] = (struct index_record){ .pc = s->pc, .die = s->die, .line = s->line,
+						    .cu = s->cu, .is_inline = s->is_inline };
+		if (!string_offset(strings, s->name, &records[i].name) ||
+		    !string_offset(strings, s->file, &records[i].file))
+			return false;
+	}
+	return true;
+}
+
+/* Writes the index to a temporary file renamed to `path`; nothing on any failure. */
+static void save_index(const struct dwpoints *dp, const char *path, const char *key)
+{
+	struct index_record *records = xcalloc(dp->nsites + 1, sizeof(*records));
+	struct string_table strings = { 0 };
+	struct index_header h = { .magic = INDEX_MAGIC, .version = INDEX_VERSION,
+				  .ncus = dp->ncus, .nsites = dp->nsites,
+				  .key_size = strlen(key) };
+	static const char zeros[8];
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	FILE *f = NULL;
+	bool ok = index_records(dp, records, &strings) && strings.text.len;
+
+	h.strings_size = strings.text.len;
+	h.total_size = sizeof(h) + padded(h.key_size) + dp->nsites * sizeof(*records) +
+		       h.strings_size;
+	if (ok)
+		f = fopen(tmp, "wbx");
+	ok = f && write_all(f, &h, sizeof(h)) && write_all(f, key, h.key_size) &&
+	     write_all(f, zeros, padded(h.key_size) - h.key_size) &&
+	     write_all(f, records, dp->nsites * sizeof(*records)) &&
+	     write_all(f, strings.text.buf, strings.text.len);
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (f && (!ok || rename(tmp, path) != 0))
+		unlink(tmp);
+	free(tmp);
+	free(records);
+	free(strings.text.buf);
+	free(strings.slots);
+}
+
+/* The sites from the cached index, else from the walk (then cached). */
+static void index_functions_cached(struct dwpoints *dp, const struct debuginfo *di)
+{
+	bool read;
+	char *key = debuginfo_cache_allowed(di, &read) ? index_key(debuginfo_path(di)) : NULL;
+	char *path = key ? index_path(key) : NULL;
+
+	if (!path || !read || !load_index(dp, path, key)) {
+		index_functions(dp);
+		if (path)
+			save_index(dp, path, key);
+	}
+	free(path);
+	free(key);
+}
+
 static int by_address(const void *a, const void *b)
 {
 	const struct func_symbol *x = a, *y = b;
@@ -247,7 +504,7 @@ const struct dwpoints *dwpoints_of(const struct debuginfo *di)
 		return kernel;
 	kernel = xcalloc(1, sizeof(*kernel));
 	kernel->dwarf = debuginfo_dwarf(di);
-	index_functions(kernel);
+	index_functions_cached(kernel, di);
 	read_symbols(kernel, debuginfo_elf(di));
 	mark_unique(kernel);
 	sort_entries(kernel);
