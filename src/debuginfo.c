@@ -18,6 +18,7 @@ struct debuginfo {
 	int fd;
 	Elf *elf;
 	Dwarf *dwarf;
+	bool read_cache, write_cache;	/* of dwpoints' index: not with --disable-cache */
 };
 
 static const char *search_path(void)
@@ -125,6 +126,10 @@ const struct debuginfo *debuginfo_kernel(const struct session *s)
 	path = find_vmlinux(s);
 	if (path)
 		kernel = open_debuginfo(path);
+	if (kernel) {
+		kernel->read_cache = !s->disable_cache && !s->poison_cache;
+		kernel->write_cache = !s->disable_cache;
+	}
 	return kernel;
 }
 
@@ -175,6 +180,12 @@ char *debuginfo_module_path(const struct session *s, const char *name)
 		free(entry);
 	}
 	return found_module;
+}
+
+bool debuginfo_cache_allowed(const struct debuginfo *di, bool *read)
+{
+	*read = di->read_cache;
+	return di->write_cache;
 }
 
 const char *debuginfo_path(const struct debuginfo *di)

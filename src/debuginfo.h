@@ -15,6 +15,7 @@
 
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <stdbool.h>
 
 struct session;
 struct debuginfo;
@@ -27,6 +28,9 @@ const struct debuginfo *debuginfo_kernel(const struct session *s);
 char *debuginfo_module_path(const struct session *s, const char *name);
 
 const char *debuginfo_path(const struct debuginfo *di);
+/* Whether an index derived from the debuginfo may be cached in $TAPSTER_DIR (not with
+ * --disable-cache); *read: whether a cached one may be read (not with --poison-cache). */
+bool debuginfo_cache_allowed(const struct debuginfo *di, bool *read);
 Dwarf *debuginfo_dwarf(const struct debuginfo *di);
 Elf *debuginfo_elf(const struct debuginfo *di);
 

@@ -4,9 +4,14 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "debuginfo.h"
 #include "util.h"
@@ -239,6 +244,364 @@ static void read_symbols(struct dwpoints *dp, Elf *elf)
 	qsort(dp->symbols, dp->nsymbols, sizeof(*dp->symbols), by_address);
 }
 
+/*
+ * The index persists in $TAPSTER_DIR/dwindex/HASH, HASH of the key (the format's version and
+ * the debuginfo's path, size, time and inode), so that later runs skip the walk and the
+ * sorts. The file: a header, the key, the sites (struct index_record, in DIE order), the
+ * symbols (struct symbol_record, by address), their order by name (uint32_t indices), the
+ * sorted entries (uint64_t) and the strings (NUL-terminated, each once). Any mismatch makes
+ * it ignored: the index is built again and rewritten.
+ */
+#define INDEX_MAGIC "TPDWIDX\n"
+#define INDEX_VERSION 2u
+
+static size_t padded(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+struct index_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t ncus;
+	uint64_t nsites;
+	uint64_t nsymbols;
+	uint64_t nentries;
+	uint64_t key_size;	/* padded to 8 in the file */
+	uint64_t strings_size;
+	uint64_t total_size;
+};
+
+struct index_record {
+	uint64_t pc;
+	uint64_t die;
+	uint32_t name;		/* offsets in the strings */
+	uint32_t file;
+	int32_t line;
+	uint32_t cu;
+	uint32_t is_inline;
+	uint32_t pad;
+};
+
+struct symbol_record {
+	uint64_t address;
+	uint64_t size;
+	uint32_t name;
+	uint32_t unique;
+};
+
+/* Where each part of an index is, from its start. */
+struct index_layout {
+	size_t sites, symbols, by_name, entries, strings, end;
+};
+
+static struct index_layout layout_of(const struct index_header *h)
+{
+	struct index_layout l;
+
+	l.sites = sizeof(*h) + padded(h->key_size);
+	l.symbols = l.sites + h->nsites * sizeof(struct index_record);
+	l.by_name = l.symbols + h->nsymbols * sizeof(struct symbol_record);
+	l.entries = l.by_name + padded(h->nsymbols * sizeof(uint32_t));
+	l.strings = l.entries + h->nentries * sizeof(uint64_t);
+	l.end = l.strings + h->strings_size;
+	return l;
+}
+
+/* NULL when the file can't be described on one line or stat fails. */
+static char *index_key(const char *path)
+{
+	struct stat st;
+
+	if (strchr(path, '\n') || stat(path, &st) != 0)
+		return NULL;
+	return xasprintf("dwindex %u %zu %s %lld %lld.%09ld %llu", INDEX_VERSION,
+			 sizeof(struct index_record), path, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (unsigned long long)st.st_ino);
+}
+
+/* $TAPSTER_DIR/dwindex/FNV-1a hash of the key; NULL when the directory can't be made. */
+static char *index_path(const char *key)
+{
+	uint64_t hash = 14695981039346656037ull;
+	char *root = tapster_dir(), *dir = xasprintf("%s/dwindex", root), *path;
+
+	for (const char *c = key; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	path = make_dirs(dir) == 0 ? xasprintf("%s/%016llx", dir, (unsigned long long)hash) : NULL;
+	free(root);
+	free(dir);
+	return path;
+}
+
+static bool valid_records(const struct index_record *records, uint64_t nsites,
+			  uint64_t strings_size, uint32_t ncus)
+{
+	for (uint64_t i = 0; i < nsites; i++)
+		if (records[i].name >= strings_size || records[i].file >= strings_size ||
+		    records[i].is_inline > 1 || records[i].cu >= ncus)
+			return false;
+	return true;
+}
+
+static bool valid_symbols(const struct symbol_record *symbols, const uint32_t *by_name,
+			  uint64_t nsymbols, uint64_t strings_size)
+{
+	for (uint64_t i = 0; i < nsymbols; i++)
+		if (symbols[i].name >= strings_size || symbols[i].unique > 1 ||
+		    by_name[i] >= nsymbols)
+			return false;
+	return true;
+}
+
+/* The header of a mapped index if it is whole and made for `key`, else NULL. */
+static const struct index_header *valid_index(const char *map, size_t size, const char *key)
+{
+	const struct index_header *h = (const void *)map;
+	size_t key_size = strlen(key);
+	struct index_layout l;
+
+	/* Each count is bounded by the size first, so the layout can't overflow. */
+	if (size < sizeof(*h) + padded(key_size) || memcmp(h->magic, INDEX_MAGIC, 8) ||
+	    h->version != INDEX_VERSION || h->key_size != key_size ||
+	    h->total_size != size || memcmp(map + sizeof(*h), key, key_size) ||
+	    h->nsites > size / sizeof(struct index_record) ||
+	    h->nsymbols > size / sizeof(struct symbol_record) ||
+	    h->nentries > size / sizeof(uint64_t) || h->strings_size > UINT32_MAX ||
+	    !h->strings_size || map[size - 1] != '\0')
+		return NULL;
+	l = layout_of(h);
+	if (l.end != size)
+		return NULL;
+	return valid_records((const void *)(map + l.sites), h->nsites, h->strings_size,
+			     h->ncus) &&
+	       valid_symbols((const void *)(map + l.symbols), (const void *)(map + l.by_name),
+			     h->nsymbols, h->strings_size) ? h : NULL;
+}
+
+static void load_sites(struct dwpoints *dp, const struct index_record *records, size_t n,
+		       const char *strings)
+{
+	dp->nsites = dp->cap = n;
+	dp->sites = xcalloc(n + 1, sizeof(*dp->sites));
+	for (size_t i = 0; i < n; i++)
+		dp->sites[i] = (struct dw_site){ strings + records[i].name,
+						 strings + records[i].file, records[i].line,
+						 records[i].pc, records[i].die,
+						 records[i].is_inline != 0, records[i].cu };
+}
+
+static void load_symbols(struct dwpoints *dp, const struct symbol_record *symbols,
+			 const uint32_t *by_name, size_t n, const char *strings)
+{
+	dp->nsymbols = n;
+	dp->symbols = xcalloc(n + 1, sizeof(*dp->symbols));
+	dp->by_name = xcalloc(n + 1, sizeof(*dp->by_name));
+	for (size_t i = 0; i < n; i++) {
+		dp->symbols[i] = (struct func_symbol){ symbols[i].address, symbols[i].size,
+						       strings + symbols[i].name,
+						       symbols[i].unique != 0 };
+		dp->by_name[i] = &dp->symbols[by_name[i]];
+	}
+}
+
+/* The index from the file at `path`; false (nothing changed) when it is missing or not
+ * valid. The mapping stays for the process's life: the strings are in it. */
+static bool load_index(struct dwpoints *dp, const char *path, const char *key)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *map = MAP_FAILED;
+	const struct index_header *h;
+	const char *base;
+	struct index_layout l;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	h = valid_index(map, (size_t)st.st_size, key);
+	if (!h) {
+		munmap(map, (size_t)st.st_size);
+		return false;
+	}
+	base = map;
+	l = layout_of(h);
+	dp->ncus = h->ncus;
+	load_sites(dp, (const void *)(base + l.sites), h->nsites, base + l.strings);
+	load_symbols(dp, (const void *)(base + l.symbols), (const void *)(base + l.by_name),
+		     h->nsymbols, base + l.strings);
+	dp->nentries = h->nentries;
+	dp->entries = xcalloc(h->nentries + 1, sizeof(*dp->entries));
+	memcpy(dp->entries, base + l.entries, h->nentries * sizeof(*dp->entries));
+	return true;
+}
+
+/* The strings of the index, each once: an open-addressing table of offsets + 1. */
+struct string_table {
+	struct strbuf text;
+	uint32_t *slots;
+	size_t nslots, used;
+};
+
+static uint64_t string_hash(const char *s)
+{
+	uint64_t hash = 14695981039346656037ull;
+
+	while (*s)
+		hash = (hash ^ (unsigned char)*s++) * 1099511628211ull;
+	return hash;
+}
+
+static void string_table_grow(struct string_table *t)
+{
+	size_t nslots = t->nslots ? t->nslots * 2 : 1 << 16;
+	uint32_t *slots = xcalloc(nslots, sizeof(*slots));
+
+	for (size_t i = 0; i < t->nslots; i++) {
+		size_t j;
+
+		if (!t->slots[i])
+			continue;
+		j = string_hash(t->text.buf + t->slots[i] - 1) & (nslots - 1);
+		while (slots[j])
+			j = (j + 1) & (nslots - 1);
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+}
+
+/* The offset of `s` in the table, added if new; false when the table is too big. */
+static bool string_offset(struct string_table *t, const char *s, uint32_t *offset)
+{
+	size_t j;
+
+	if (2 * (t->used + 1) > t->nslots)
+		string_table_grow(t);
+	j = string_hash(s) & (t->nslots - 1);
+	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1))
+		if (!strcmp(t->text.buf + t->slots[j] - 1, s)) {
+			*offset = t->slots[j] - 1;
+			return true;
+		}
+	if (t->text.len + strlen(s) + 1 >= UINT32_MAX)
+		return false;
+	*offset = (uint32_t)t->text.len;
+	sb_addn(&t->text, s, strlen(s) + 1);
+	t->slots[j] = *offset + 1;
+	t->used++;
+	return true;
+}
+
+static bool write_all(FILE *f, const void *data, size_t size)
+{
+	return fwrite(data, 1, size, f) == size;
+}
+
+/* The records and strings of the sites; false when the strings don't fit 32-bit offsets. */
+static bool index_records(const struct dwpoints *dp, struct index_record *records,
+			  struct string_table *strings)
+{
+	for (size_t i = 0; i < dp->nsites; i++) {
+		const struct dw_site *s = &dp->sites[i];
+
+		records[i] = (struct index_record){ .pc = s->pc, .die = s->die, .line = s->line,
+						    .cu = s->cu, .is_inline = s->is_inline };
+		if (!string_offset(strings, s->name, &records[i].name) ||
+		    !string_offset(strings, s->file, &records[i].file))
+			return false;
+	}
+	return true;
+}
+
+static bool symbol_records(const struct dwpoints *dp, struct symbol_record *symbols,
+			   uint32_t *by_name, struct string_table *strings)
+{
+	for (size_t i = 0; i < dp->nsymbols; i++) {
+		const struct func_symbol *sym = &dp->symbols[i];
+
+		symbols[i] = (struct symbol_record){ .address = sym->address, .size = sym->size,
+						     .unique = sym->unique };
+		by_name[i] = (uint32_t)(dp->by_name[i] - dp->symbols);
+		if (!string_offset(strings, sym->name, &symbols[i].name))
+			return false;
+	}
+	return true;
+}
+
+/* Writes the index to a temporary file renamed to `path`; nothing on any failure. */
+static void save_index(const struct dwpoints *dp, const char *path, const char *key)
+{
+	struct index_record *records = xcalloc(dp->nsites + 1, sizeof(*records));
+	struct symbol_record *symbols = xcalloc(dp->nsymbols + 1, sizeof(*symbols));
+	uint32_t *by_name = xcalloc(dp->nsymbols + 2, sizeof(*by_name));
+	struct string_table strings = { 0 };
+	struct index_header h = { .magic = INDEX_MAGIC, .version = INDEX_VERSION,
+				  .ncus = dp->ncus, .nsites = dp->nsites,
+				  .nsymbols = dp->nsymbols, .nentries = dp->nentries,
+				  .key_size = strlen(key) };
+	static const char zeros[8];
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	FILE *f = NULL;
+	struct index_layout l;
+	bool ok = dp->nsymbols < UINT32_MAX && index_records(dp, records, &strings) &&
+		  symbol_records(dp, symbols, by_name, &strings) && strings.text.len;
+
+	h.strings_size = strings.text.len;
+	l = layout_of(&h);
+	h.total_size = l.end;
+	if (ok)
+		f = fopen(tmp, "wbx");
+	ok = f && write_all(f, &h, sizeof(h)) && write_all(f, key, h.key_size) &&
+	     write_all(f, zeros, padded(h.key_size) - h.key_size) &&
+	     write_all(f, records, l.symbols - l.sites) &&
+	     write_all(f, symbols, l.by_name - l.symbols) &&
+	     write_all(f, by_name, l.entries - l.by_name) &&
+	     write_all(f, dp->entries, l.strings - l.entries) &&
+	     write_all(f, strings.text.buf, strings.text.len);
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (f && (!ok || rename(tmp, path) != 0))
+		unlink(tmp);
+	free(tmp);
+	free(records);
+	free(symbols);
+	free(by_name);
+	free(strings.text.buf);
+	free(strings.slots);
+}
+
+/* The index from the walk and the symbol table. */
+static void build_index(struct dwpoints *dp, const struct debuginfo *di)
+{
+	index_functions(dp);
+	read_symbols(dp, debuginfo_elf(di));
+	mark_unique(dp);
+	sort_entries(dp);
+}
+
+/* The index from the cached file, else built (then cached). */
+static void build_index_cached(struct dwpoints *dp, const struct debuginfo *di)
+{
+	bool read;
+	char *key = debuginfo_cache_allowed(di, &read) ? index_key(debuginfo_path(di)) : NULL;
+	char *path = key ? index_path(key) : NULL;
+
+	if (!path || !read || !load_index(dp, path, key)) {
+		build_index(dp, di);
+		if (path)
+			save_index(dp, path, key);
+	}
+	free(path);
+	free(key);
+}
+
 const struct dwpoints *dwpoints_of(const struct debuginfo *di)
 {
 	static struct dwpoints *kernel;
@@ -247,10 +610,7 @@ const struct dwpoints *dwpoints_of(const struct debuginfo *di)
 		return kernel;
 	kernel = xcalloc(1, sizeof(*kernel));
 	kernel->dwarf = debuginfo_dwarf(di);
-	index_functions(kernel);
-	read_symbols(kernel, debuginfo_elf(di));
-	mark_unique(kernel);
-	sort_entries(kernel);
+	build_index_cached(kernel, di);
 	return kernel;
 }
 

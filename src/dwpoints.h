@@ -30,7 +30,8 @@ struct dw_site {
 };
 
 /* The index of the kernel's functions, built on first use (a walk over every DIE that may
- * hold a function: about half a second); NULL when the debuginfo can't be read. */
+ * hold a function: about a second) and cached in $TAPSTER_DIR/dwindex for later runs;
+ * NULL when the debuginfo can't be read. */
 const struct dwpoints *dwpoints_of(const struct debuginfo *di);
 
 /* All sites, in DIE order. */

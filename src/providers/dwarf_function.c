@@ -30,6 +30,7 @@
 /* "f@file:N-M" taken apart. */
 struct dw_spec {
 	char *function;
+	bool literal;		/* function has no wildcard: strcmp, much cheaper than fnmatch */
 	char *file;		/* NULL: any */
 	enum { LINES_NONE, LINES_ONE, LINES_RANGE, LINES_ALL, LINES_RELATIVE } lines;
 	int first, last;
@@ -74,11 +75,10 @@ static bool parse_spec(const char *text, struct dw_spec *spec)
 	const char *lines;
 
 	memset(spec, 0, sizeof(*spec));
-	if (!at) {
-		spec->function = xstrdup(text);
+	spec->function = at ? xstrndup(text, at - text) : xstrdup(text);
+	spec->literal = !strpbrk(spec->function, "*?[\\");
+	if (!at)
 		return true;
-	}
-	spec->function = xstrndup(text, at - text);
 	lines = at + 1 + strcspn(at + 1, ":+");
 	spec->file = xstrndup(at + 1, lines - at - 1);
 	return !*lines || parse_lines(lines, spec);
@@ -106,7 +106,8 @@ static bool file_matches(const char *pattern, const char *file)
 
 static bool site_matches(const struct dw_site *site, const struct dw_spec *spec)
 {
-	return !fnmatch(spec->function, site->name, 0) &&
+	return (spec->literal ? !strcmp(spec->function, site->name) :
+				!fnmatch(spec->function, site->name, 0)) &&
 	       (!spec->file || file_matches(spec->file, site->file));
 }
 
