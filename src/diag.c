@@ -483,22 +483,33 @@ void diag_print_suppressed(void)
 		fputs("Rerun with -v to see them.\n", diag_out);
 }
 
-void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
+/* A warning's message (malloc'd), or NULL when warnings are off or it was given before
+ * (then counted as suppressed). */
+static char *new_warning(const char *fmt, va_list ap)
 {
-	va_list ap;
 	struct strbuf message = { 0 };
 
 	if (!warnings_enabled)
-		return;
-	va_start(ap, fmt);
+		return NULL;
 	sb_vaddf(&message, fmt, ap);
-	va_end(ap);
-	if (!first_warning(message.buf)) {
-		free(message.buf);
-		return;
-	}
-	fprintf(diag_out, "WARNING: %s: ", message.buf);
+	if (first_warning(message.buf))
+		return message.buf;
 	free(message.buf);
+	return NULL;
+}
+
+void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	char *message;
+
+	va_start(ap, fmt);
+	message = new_warning(fmt, ap);
+	va_end(ap);
+	if (!message)
+		return;
+	fprintf(diag_out, "WARNING: %s: ", message);
+	free(message);
 	print_token(tok);
 	print_semantic_loc(loc);
 	fputc('\n', diag_out);
@@ -518,16 +529,14 @@ void diag_warning(const char *fmt, ...)
 void diag_warning_once(const char *fmt, ...)
 {
 	va_list ap;
-	struct strbuf message = { 0 };
+	char *message;
 
-	if (!warnings_enabled)
-		return;
 	va_start(ap, fmt);
-	sb_vaddf(&message, fmt, ap);
+	message = new_warning(fmt, ap);
 	va_end(ap);
-	if (first_warning(message.buf))
-		fprintf(diag_out, "WARNING: %s\n", message.buf);
-	free(message.buf);
+	if (message)
+		fprintf(diag_out, "WARNING: %s\n", message);
+	free(message);
 }
 
 /*

@@ -321,20 +321,6 @@ static char *index_key(const char *path)
 			 (unsigned long long)st.st_ino);
 }
 
-/* $TAPSTER_DIR/dwindex/FNV-1a hash of the key; NULL when the directory can't be made. */
-static char *index_path(const char *key)
-{
-	uint64_t hash = 14695981039346656037ull;
-	char *root = tapster_dir(), *dir = xasprintf("%s/dwindex", root), *path;
-
-	for (const char *c = key; *c; c++)
-		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
-	path = make_dirs(dir) == 0 ? xasprintf("%s/%016llx", dir, (unsigned long long)hash) : NULL;
-	free(root);
-	free(dir);
-	return path;
-}
-
 static bool valid_records(const struct index_record *records, uint64_t nsites,
 			  uint64_t strings_size, uint32_t ncus)
 {
@@ -591,7 +577,7 @@ static void build_index_cached(struct dwpoints *dp, const struct debuginfo *di)
 {
 	bool read;
 	char *key = debuginfo_cache_allowed(di, &read) ? index_key(debuginfo_path(di)) : NULL;
-	char *path = key ? index_path(key) : NULL;
+	char *path = key ? keyed_cache_path("dwindex", key) : NULL;
 
 	if (!path || !read || !load_index(dp, path, key)) {
 		build_index(dp, di);

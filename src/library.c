@@ -244,20 +244,6 @@ static char *index_key(const struct session *session, char **paths, int npaths)
 	return sb_steal(&key);
 }
 
-/* $TAPSTER_DIR/tapidx/FNV-1a hash of the key. */
-static char *index_path(const char *key)
-{
-	uint64_t hash = 14695981039346656037ull;
-	char *root = tapster_dir(), *dir = xasprintf("%s/tapidx", root), *path;
-
-	for (const char *c = key; *c; c++)
-		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
-	path = make_dirs(dir) == 0 ? xasprintf("%s/%016llx", dir, (unsigned long long)hash) : NULL;
-	free(root);
-	free(dir);
-	return path;
-}
-
 /* Which files the script needs, from the cached index; false when it can't tell. */
 static bool select_needed(const struct session *session, const struct parse_target *target,
 			  const struct source *script, struct tapidx *idx, bool *needed,
@@ -286,7 +272,7 @@ struct file *library_read_needed(const struct session *session,
 	int npaths, errors = diag_error_count();
 	char **paths = library_paths(session, target, &npaths);
 	char *key = session->disable_cache ? NULL : index_key(session, paths, npaths);
-	char *path = key ? index_path(key) : NULL;
+	char *path = key ? keyed_cache_path("tapidx", key) : NULL;
 	struct tapidx *idx = path && !session->poison_cache ? tapidx_load(path, key) : NULL;
 	bool *needed = idx ? xcalloc((size_t)npaths + 1, sizeof(bool)) : NULL;
 	struct file *files;

@@ -1148,6 +1148,28 @@ static bool local_readable(const struct ktypes *kt, Dwarf_Die *fn, struct dwvar 
 	return loc == DWLOC_ADDRESS || loc == DWLOC_VALUE;
 }
 
+/* One "name=value" of $$locals/$$vars from DWARF: "name=?" where the variable has no
+ * location at `pc`, a struct or union "{...}" and an array "[...]" (stap's forms), the
+ * value itself with `depth` ($$vars$). */
+static void pretty_dwarf_var(struct pretty *pp, Dwarf_Die *fn, struct dwvar *v, Dwarf_Addr pc,
+			     struct node *n, bool after, int depth)
+{
+	ktype_id type = dwtypes_var_type(&v->die);
+	enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
+
+	sb_addf(&pp->format, "%s%s=", after ? " " : "", v->name);
+	if (!local_readable(pp->kt, fn, v, pc))
+		sb_add(&pp->format, "?");
+	else if (depth)
+		pretty_value(pp, target_node(v->name, n->loc), type, depth, true);
+	else if (kind == KT_STRUCT || kind == KT_UNION)
+		sb_add(&pp->format, "{...}");
+	else if (kind == KT_ARRAY)
+		sb_add(&pp->format, "[...]");
+	else
+		pretty_arg(pp, "%#x", target_node(v->name, n->loc));
+}
+
 /* $$locals' part: "name=0x..." for each local visible at the probe, "name=?" where it has
  * no location there, a struct or union "{...}" and an array "[...]" (stap's forms). */
 static void add_dwarf_locals(struct pretty *pp, ktype_id proto, struct node *n, bool after,
@@ -1159,29 +1181,13 @@ static void add_dwarf_locals(struct pretty *pp, ktype_id proto, struct node *n, 
 	size_t count = dwarf_scope(pp->kt, proto, &fn, &pc, &vars);
 
 	for (size_t i = 0; i < count; i++) {
-		ktype_id type = dwtypes_var_type(&vars[i].die);
-		enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
-
 		if (vars[i].is_param)
 			continue;
-		sb_addf(&pp->format, "%s%s=", after ? " " : "", vars[i].name);
+		pretty_dwarf_var(pp, &fn, &vars[i], pc, n, after, depth);
 		after = true;
-		if (!local_readable(pp->kt, &fn, &vars[i], pc))
-			sb_add(&pp->format, "?");
-		else if (depth)
-			pretty_value(pp, target_node(vars[i].name, n->loc), type, depth, true);
-		else if (kind == KT_STRUCT || kind == KT_UNION)
-			sb_add(&pp->format, "{...}");
-		else if (kind == KT_ARRAY)
-			sb_add(&pp->format, "[...]");
-		else
-			pretty_arg(pp, "%#x", target_node(vars[i].name, n->loc));
 	}
 	free(vars);
 }
-
-static bool local_readable(const struct ktypes *kt, Dwarf_Die *fn, struct dwvar *v,
-			   Dwarf_Addr pc);
 
 /* $$vars, $$parms, $$locals at a point inside a function: what is visible at its pc, each
  * "name=?" where it has no location there. */
@@ -1195,23 +1201,10 @@ static bool expand_point_vars(struct pretty *pp, const struct derived_point *d, 
 	bool after = false;
 
 	for (size_t i = 0; i < count; i++) {
-		ktype_id type = dwtypes_var_type(&vars[i].die);
-		enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
-
 		if (vars[i].is_param ? !want_params : !want_locals)
 			continue;
-		sb_addf(&pp->format, "%s%s=", after ? " " : "", vars[i].name);
+		pretty_dwarf_var(pp, &frame, &vars[i], d->pc, n, after, depth);
 		after = true;
-		if (!local_readable(pp->kt, &frame, &vars[i], d->pc))
-			sb_add(&pp->format, "?");
-		else if (depth)
-			pretty_value(pp, target_node(vars[i].name, n->loc), type, depth, true);
-		else if (kind == KT_STRUCT || kind == KT_UNION)
-			sb_add(&pp->format, "{...}");
-		else if (kind == KT_ARRAY)
-			sb_add(&pp->format, "[...]");
-		else
-			pretty_arg(pp, "%#x", target_node(vars[i].name, n->loc));
 	}
 	free(vars);
 	return true;

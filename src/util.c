@@ -314,3 +314,16 @@ const char *config_value(const char *config, const char *name)
 	}
 	return "";
 }
+
+char *keyed_cache_path(const char *subdir, const char *key)
+{
+	uint64_t hash = 14695981039346656037ull;
+	char *root = tapster_dir(), *dir = xasprintf("%s/%s", root, subdir), *path;
+
+	for (const char *c = key; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	path = make_dirs(dir) == 0 ? xasprintf("%s/%016llx", dir, (unsigned long long)hash) : NULL;
+	free(root);
+	free(dir);
+	return path;
+}

@@ -47,6 +47,10 @@ char *tapster_dir(void);
 /* mkdir -p DIR; 0, or -1 with errno. */
 int make_dirs(const char *dir);
 
+/* $TAPSTER_DIR/SUBDIR/HASH, HASH the FNV-1a hash of `key` in 16 hex digits, the directory
+ * made (malloc'd); NULL when it can't be made. */
+char *keyed_cache_path(const char *subdir, const char *key);
+
 /* CONFIG_NAME's value in the text of a kernel .config (NULL: none), its quotes removed;
  * "" when unset. The value lives until the next call. */
 const char *config_value(const char *config, const char *name);

@@ -144,6 +144,31 @@ static void warn_blacklisted(const struct dwpoints *dp, const struct ksyms *ks,
 	diag_warning_at(&probe_keyword, env->probe_loc, "function %s is blocklisted", site->name);
 }
 
+/* Names `d` as its point's text `head` (`kernel.function("...")`) with the point's suffixes
+ * from `first_suffix` on and its marks; its function is `function`, its comment the pc. */
+static void name_point(struct derived_point *d, const struct probe_point *point,
+		       const struct component *first_suffix, struct strbuf *head,
+		       const char *function, const struct dwpoints *dp, uint64_t pc)
+{
+	for (const struct component *c = first_suffix; c; c = c->next) {
+		int64_t n;
+
+		sb_addf(head, ".%s", c->name);
+		if (component_number(c, &n))
+			sb_addf(head, "(%" PRId64 ")", n);
+	}
+	add_marks(head, point);
+	free(d->pp);
+	d->pp = sb_steal(head);
+	free(d->origin);
+	d->origin = xstrdup(d->pp);
+	free(d->function);
+	d->function = xstrdup(function);
+	free(d->comment);
+	d->comment = xasprintf(" /* pc=_stext+0x%" PRIx64 " */",
+			       pc - dwpoints_symbol_address(dp, "_stext"));
+}
+
 /* The derived point at `pc` of `site`: pp is FAMILY("name@file:LINE") and the suffixes. */
 static struct derived_point *site_point(const struct probe_point *point,
 					const struct component *first_suffix,
@@ -157,23 +182,7 @@ static struct derived_point *site_point(const struct probe_point *point,
 
 	sb_addf(&sb, "kernel.%s(\"%s@%s:%d\")", is_statement ? "statement" : "function",
 		site->name, site->file, line);
-	for (const struct component *c = first_suffix; c; c = c->next) {
-		int64_t n;
-
-		sb_addf(&sb, ".%s", c->name);
-		if (component_number(c, &n))
-			sb_addf(&sb, "(%" PRId64 ")", n);
-	}
-	add_marks(&sb, point);
-	free(d->pp);
-	d->pp = sb_steal(&sb);
-	free(d->origin);
-	d->origin = xstrdup(d->pp);
-	free(d->function);
-	d->function = xstrdup(site->name);
-	free(d->comment);
-	d->comment = xasprintf(" /* pc=_stext+0x%" PRIx64 " */",
-			       pc - dwpoints_symbol_address(dp, "_stext"));
+	name_point(d, point, first_suffix, &sb, site->name, dp, pc);
 	d->symbol = xstrdup(symbol);
 	d->offset = offset;
 	d->scope_die = site->die;
@@ -348,23 +357,7 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 		d = derived_point_new(q->which == DW_RETURN ? PROVIDER_KRETPROBE : PROVIDER_KPROBE,
 				      point);
 		sb_addf(&sb, "kernel.function(\"%s\")", names[i]);
-		for (const struct component *c = func->next; c; c = c->next) {
-			int64_t n;
-
-			sb_addf(&sb, ".%s", c->name);
-			if (component_number(c, &n))
-				sb_addf(&sb, "(%" PRId64 ")", n);
-		}
-		add_marks(&sb, point);
-		free(d->pp);
-		d->pp = sb_steal(&sb);
-		free(d->origin);
-		d->origin = xstrdup(d->pp);
-		free(d->function);
-		d->function = xstrdup(names[i]);
-		free(d->comment);
-		d->comment = xasprintf(" /* pc=_stext+0x%" PRIx64 " */",
-				       address - dwpoints_symbol_address(dp, "_stext"));
+		name_point(d, point, func->next, &sb, names[i], dp, address);
 		d->pc = address;
 		d->maxactive = (int)q->maxactive;
 		add_derived_point(tail, d);
