@@ -236,6 +236,8 @@ static void parse_size_limit(struct session *s, const char *arg)
 enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS, OPT_DISABLE_CACHE, OPT_POISON_CACHE, OPT_CLEAN_CACHE,
        OPT_LDD };
 
+/* As stap's (GNU getopt): options may come after the script too, before and among its
+ * arguments (`stap x.stp -c CMD`); `--` ends the options. */
 static void parse_command_line(struct session *s, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -252,7 +254,7 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVvp:e:gwukm:o:c:x:T:s:S:bFD:I:d:r:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVvp:e:gwukm:o:c:x:T:s:S:bFD:I:d:r:l:L:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
