@@ -857,7 +857,8 @@ static int run_passes(struct session *s)
 	if (src)
 		user = parse_source(src, &options);
 	/* -l/-L list every alias: the whole library; else what the script needs. */
-	if (user && s->list_pattern)
+	/* -T's synthetic probe calls exit(), a word the script may not have: every file. */
+	if (user && (s->list_pattern || s->timeout_s))
 		library = library_read(s, &target, &nlibrary);
 	else if (user)
 		library = library_read_needed(s, &target, src, &nlibrary);
