@@ -570,23 +570,31 @@ void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int de
 	sb_add(sb, name ? name : "{...}");
 }
 
+/* The children of `die` tagged `tag`: with index >= 0, the index-th of them in *child and
+ * its number from 1 (0: none); with index < 0, how many there are. */
+static int nth_child(Dwarf_Die *die, int tag, int index, Dwarf_Die *child)
+{
+	int count = 0;
+
+	if (dwarf_child(die, child))
+		return 0;
+	do {
+		if (dwarf_tag(child) != tag)
+			continue;
+		if (count++ == index)
+			return count;
+	} while (dwarf_siblingof(child, child) == 0);
+	return index < 0 ? count : 0;
+}
 /* The `index`th DW_TAG_member of a struct or union (index -1: counts them). */
 static int member_die(struct dwtypes *dt, ktype_id id, int index, Dwarf_Die *member)
 {
 	Dwarf_Die die;
-	int count = 0;
 	enum ktype_kind kind = dwtypes_kind(dt, id);
 
-	if ((kind != KT_STRUCT && kind != KT_UNION) || !dwtypes_die(dt, id, &die) ||
-	    dwarf_child(&die, member))
+	if ((kind != KT_STRUCT && kind != KT_UNION) || !dwtypes_die(dt, id, &die))
 		return 0;
-	do {
-		if (dwarf_tag(member) != DW_TAG_member)
-			continue;
-		if (count++ == index)
-			return count;
-	} while (dwarf_siblingof(member, member) == 0);
-	return index < 0 ? count : 0;
+	return nth_child(&die, DW_TAG_member, index, member);
 }
 
 int dwtypes_nmembers(struct dwtypes *dt, ktype_id id)
@@ -713,18 +721,10 @@ ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto)
 static int param_die(struct dwtypes *dt, ktype_id proto, int index, Dwarf_Die *param)
 {
 	Dwarf_Die die;
-	int count = 0;
 
-	if (dwtypes_kind(dt, proto) != KT_FUNC_PROTO || !dwtypes_die(dt, proto, &die) ||
-	    dwarf_child(&die, param))
+	if (dwtypes_kind(dt, proto) != KT_FUNC_PROTO || !dwtypes_die(dt, proto, &die))
 		return 0;
-	do {
-		if (dwarf_tag(param) != DW_TAG_formal_parameter)
-			continue;
-		if (count++ == index)
-			return count;
-	} while (dwarf_siblingof(param, param) == 0);
-	return index < 0 ? count : 0;
+	return nth_child(&die, DW_TAG_formal_parameter, index, param);
 }
 
 int dwtypes_nparams(struct dwtypes *dt, ktype_id proto)

@@ -191,6 +191,19 @@ static struct derived_point *site_point(const struct probe_point *point,
 	return d;
 }
 
+/* Whether the kernel's symbols and DWARF index are there; if not, the point's error. */
+static bool dwarf_at_hand(const struct probe_point *point, const struct ksyms *ks,
+			  const struct dwpoints *dp)
+{
+	if (ks && dp)
+		return true;
+	if (ks)
+		provider_refuse(point, "the kernel's debuginfo can't be read");
+	else
+		provider_resolving(point);
+	return false;
+}
+
 /* Which sites a function point takes, by its suffix. */
 static bool wanted(const struct dw_site *site, const struct dw_function_query *q,
 		   const struct ksyms *ks)
@@ -422,13 +435,8 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	struct dw_spec spec;
 	size_t count, taken = 0;
 
-	if (!fs.ks || !fs.dp) {
-		if (fs.ks)
-			provider_refuse(point, "the kernel's debuginfo can't be read");
-		else
-			provider_resolving(point);
+	if (!dwarf_at_hand(point, fs.ks, fs.dp))
 		return false;
-	}
 	if (!parse_spec(component_string(func), &spec)) {
 		free_spec(&spec);
 		no_match(point, NULL, NULL);
@@ -532,13 +540,8 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 		provider_invalid_suffix(point, stmt->next);
 		return false;
 	}
-	if (!ks || !dp) {
-		if (ks)
-			provider_refuse(point, "the kernel's debuginfo can't be read");
-		else
-			provider_resolving(point);
+	if (!dwarf_at_hand(point, ks, dp))
 		return false;
-	}
 	if (!parse_spec(component_string(stmt), &spec)) {
 		free_spec(&spec);
 		no_match(point, NULL, NULL);
