@@ -11,7 +11,8 @@
 # (c) with stap installed, stap -p1 on the same script and one-liner, and stap -p3 on the
 #     scripts of (d), for comparison;
 # (d) passes 1-3 of a one-liner calling five tapset functions (under 15 ms) and of the seed
-#     script (under 50 ms), and pass 2 of a vfs_* return wildcard;
+#     script (under 50 ms, with the kernel's DWARF when it is installed and with BTF), and
+#     pass 2 of a vfs_* return wildcard;
 # (e) pass 4 of a one-liner: cold, no caches at all (under 3 s), warm (no module cache), and
 #     a module cache hit (under 30 ms), and a hit for the seed script (under 30 ms).
 # Prints a table; exits 1 when a limit is exceeded or a run fails.
@@ -151,7 +152,16 @@ limit_row() {	# NAME LIMIT_MS COMMAND...
 }
 echo "bench: timing -p3 ($quick_runs runs each)..." >&2
 limit_row "tapster -p3 --vm tapset one-liner" 15 "$tapster" -p3 --vm -e "$tapset_oneliner"
-limit_row "tapster -p3 --vm seed.stp" 50 "$tapster" -p3 --vm "$seed"
+# The seed script's types come from the kernel's DWARF when its debuginfo is installed
+# (linux-image-KVER-dbg), else from BTF; with DWARF it is timed on BTF too.
+seed_types=$("$tapster" -vv -p2 --vm "$seed" 2>&1 >/dev/null |
+	sed -n 's/^Kernel types from \([A-Z]*\): .*/\1/p')
+limit_row "tapster -p3 --vm seed.stp (${seed_types:-?})" 50 "$tapster" -p3 --vm "$seed"
+if [ "$seed_types" = DWARF ]; then
+	mkdir -p "$work/no-debuginfo"
+	limit_row "tapster -p3 --vm seed.stp (BTF)" 50 env \
+		SYSTEMTAP_DEBUGINFO_PATH="$work/no-debuginfo" "$tapster" -p3 --vm "$seed"
+fi
 limit_row "tapster -p2 --vm vfs_*.return" - "$tapster" -p2 --vm -e "$wildcard"
 
 # (e) Pass 4 of the one-liner for the bundled VM's kernel (-p4 --vm): cold, with no cache at
@@ -192,7 +202,7 @@ limit_row_runs "tapster -p4 --vm one-liner, warm" - "$p4_runs" sh -c \
 limit_row_runs "tapster -p4 --vm one-liner, cached" 30 "$quick_runs" \
 	"$tapster" -p4 --vm -e "$oneliner"
 (cd "$p4_dir" && "$tapster" -p4 --vm "$seed" >/dev/null) || failed=1
-limit_row_runs "tapster -p4 --vm seed.stp, cached" 30 "$quick_runs" sh -c \
+limit_row_runs "tapster -p4 --vm seed.stp (${seed_types:-?}), cached" 30 "$quick_runs" sh -c \
 	'"$0" -p4 --vm "$1" >/dev/null' "$tapster" "$seed"
 unset TAPSTER_DIR
 
@@ -224,7 +234,7 @@ echo "Benchmark (passes 1-4): $(wc -l <"$script") lines generated, $ntapsets bun
 	"wall times in ms (median, min, max of RUNS), CPU = median user+sys ms"
 awk -F'|' '
 BEGIN {
-	printf "%-32s %4s %9s %8s %8s %8s %13s  %s\n", "run", "RUNS", "median", "min", "max",
+	printf "%-42s %4s %9s %8s %8s %8s %13s  %s\n", "run", "RUNS", "median", "min", "max",
 	       "CPU", "instructions", "note"
 }
 {
@@ -236,7 +246,7 @@ BEGIN {
 		while (length(ir) > 3) { s = "," substr(ir, length(ir) - 2) s; ir = substr(ir, 1, length(ir) - 3) }
 		ir = ir s
 	}
-	printf "%-32s %4s %9s %8s %8s %8s %13s  %s\n", $1, $2, t[1], t[2], t[3], t[4], ir, $5
+	printf "%-42s %4s %9s %8s %8s %8s %13s  %s\n", $1, $2, t[1], t[2], t[3], t[4], ir, $5
 }' "$rows"
 echo
 if [ "$failed" != 0 ]; then

@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,12 @@
 #include "debuginfo.h"
 #include "util.h"
 
+/*
+ * The index of the kernel's functions. It is built by a walk over the DIEs and the symbol
+ * table (struct builder), then laid out as one flat image (struct index_header ...) that
+ * is both the cache file and what the queries read: a later run maps the file and uses it
+ * in place, so loading costs no copy and touches only the pages a query reads.
+ */
 struct func_symbol {
 	uint64_t address;
 	uint64_t size;
@@ -23,7 +30,7 @@ struct func_symbol {
 	bool unique;
 };
 
-struct dwpoints {
+struct builder {
 	Dwarf *dwarf;
 	struct dw_site *sites;
 	size_t nsites, cap;
@@ -35,7 +42,38 @@ struct dwpoints {
 	size_t nentries;
 };
 
-/* A file name as stap shows it: relative to the compilation directory, without "./". */
+struct index_record {
+	uint64_t pc;
+	uint64_t die;
+	uint32_t name;		/* offsets in the strings */
+	uint32_t file;
+	int32_t line;
+	uint32_t cu;
+	uint32_t is_inline;
+	uint32_t pad;
+};
+
+struct symbol_record {
+	uint64_t address;
+	uint64_t size;
+	uint32_t name;
+	uint32_t unique;
+};
+
+struct dwpoints {
+	Dwarf *dwarf;
+	const struct index_record *sites;	/* in DIE order */
+	size_t nsites;
+	const uint32_t *sites_by_name;		/* their indices by name, then DIE order */
+	const struct symbol_record *symbols;	/* by address */
+	size_t nsymbols;
+	const uint32_t *symbols_by_name;	/* their indices by name, then address */
+	const uint64_t *entries;		/* the out-of-line sites' pcs, sorted */
+	size_t nentries;
+	const char *strings;			/* NUL-terminated, the last byte NUL */
+	size_t strings_size;
+};
+
 static const char *display_file(const char *path, const char *comp_dir)
 {
 	size_t len = comp_dir ? strlen(comp_dir) : 0;
@@ -81,14 +119,14 @@ static void push_site(struct dw_site **sites, size_t *n, size_t *cap, Dwarf_Die 
 	s->cu = 0;
 }
 
-static void add_site(struct dwpoints *dp, Dwarf_Die *die, uint64_t pc, bool is_inline,
+static void add_site(struct builder *b, Dwarf_Die *die, uint64_t pc, bool is_inline,
 		     const char *comp_dir)
 {
-	size_t before = dp->nsites;
+	size_t before = b->nsites;
 
-	push_site(&dp->sites, &dp->nsites, &dp->cap, die, pc, is_inline, comp_dir);
-	if (dp->nsites > before)
-		dp->sites[before].cu = dp->ncus;
+	push_site(&b->sites, &b->nsites, &b->cap, die, pc, is_inline, comp_dir);
+	if (b->nsites > before)
+		b->sites[before].cu = b->ncus;
 }
 
 /* The first address of a DIE with code: its entry pc, else its first range's start. */
@@ -108,7 +146,7 @@ static bool first_pc(Dwarf_Die *die, uint64_t *pc)
 }
 
 /* The functions and inlined instances inside `parent`, recursively. */
-static void walk_scope(struct dwpoints *dp, Dwarf_Die *parent, const char *comp_dir)
+static void walk_scope(struct builder *b, Dwarf_Die *parent, const char *comp_dir)
 {
 	Dwarf_Die child;
 	uint64_t pc;
@@ -119,16 +157,16 @@ static void walk_scope(struct dwpoints *dp, Dwarf_Die *parent, const char *comp_
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_subprogram:
 			if (!dwarf_hasattr(&child, DW_AT_declaration) && first_pc(&child, &pc))
-				add_site(dp, &child, pc, false, comp_dir);
-			walk_scope(dp, &child, comp_dir);
+				add_site(b, &child, pc, false, comp_dir);
+			walk_scope(b, &child, comp_dir);
 			break;
 		case DW_TAG_inlined_subroutine:
 			if (first_pc(&child, &pc))
-				add_site(dp, &child, pc, true, comp_dir);
-			walk_scope(dp, &child, comp_dir);
+				add_site(b, &child, pc, true, comp_dir);
+			walk_scope(b, &child, comp_dir);
 			break;
 		case DW_TAG_lexical_block:
-			walk_scope(dp, &child, comp_dir);
+			walk_scope(b, &child, comp_dir);
 			break;
 		default:
 			break;
@@ -136,22 +174,22 @@ static void walk_scope(struct dwpoints *dp, Dwarf_Die *parent, const char *comp_
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static void index_functions(struct dwpoints *dp)
+static void index_functions(struct builder *b)
 {
 	Dwarf_Off offset = 0, next;
 	size_t header_size;
 
-	while (dwarf_nextcu(dp->dwarf, offset, &next, &header_size, NULL, NULL, NULL) == 0) {
+	while (dwarf_nextcu(b->dwarf, offset, &next, &header_size, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 		Dwarf_Attribute attr;
 
-		if (dwarf_offdie(dp->dwarf, offset + header_size, &cu)) {
+		if (dwarf_offdie(b->dwarf, offset + header_size, &cu)) {
 			const char *comp_dir =
 				dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
 
-			walk_scope(dp, &cu, comp_dir);
+			walk_scope(b, &cu, comp_dir);
 		}
-		dp->ncus++;
+		b->ncus++;
 		offset = next;
 	}
 }
@@ -174,18 +212,18 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Sorts the symbols by name and marks those whose name no other symbol has. */
-static void mark_unique(struct dwpoints *dp)
+static void mark_unique(struct builder *b)
 {
-	struct func_symbol **sorted = xcalloc(dp->nsymbols + 1, sizeof(*sorted));
+	struct func_symbol **sorted = xcalloc(b->nsymbols + 1, sizeof(*sorted));
 
-	for (size_t i = 0; i < dp->nsymbols; i++)
-		sorted[i] = &dp->symbols[i];
-	qsort(sorted, dp->nsymbols, sizeof(*sorted), by_name);
-	for (size_t i = 0; i < dp->nsymbols; i++)
+	for (size_t i = 0; i < b->nsymbols; i++)
+		sorted[i] = &b->symbols[i];
+	qsort(sorted, b->nsymbols, sizeof(*sorted), by_name);
+	for (size_t i = 0; i < b->nsymbols; i++)
 		sorted[i]->unique = (!i || strcmp(sorted[i - 1]->name, sorted[i]->name)) &&
-				    (i + 1 == dp->nsymbols ||
+				    (i + 1 == b->nsymbols ||
 				     strcmp(sorted[i + 1]->name, sorted[i]->name));
-	dp->by_name = sorted;
+	b->by_name = sorted;
 }
 
 static int by_value(const void *a, const void *b)
@@ -195,21 +233,16 @@ static int by_value(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-static void sort_entries(struct dwpoints *dp)
+static void sort_entries(struct builder *b)
 {
-	dp->entries = xcalloc(dp->nsites + 1, sizeof(*dp->entries));
-	for (size_t i = 0; i < dp->nsites; i++)
-		if (!dp->sites[i].is_inline)
-			dp->entries[dp->nentries++] = dp->sites[i].pc;
-	qsort(dp->entries, dp->nentries, sizeof(*dp->entries), by_value);
+	b->entries = xcalloc(b->nsites + 1, sizeof(*b->entries));
+	for (size_t i = 0; i < b->nsites; i++)
+		if (!b->sites[i].is_inline)
+			b->entries[b->nentries++] = b->sites[i].pc;
+	qsort(b->entries, b->nentries, sizeof(*b->entries), by_value);
 }
 
-bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc)
-{
-	return bsearch(&pc, dp->entries, dp->nentries, sizeof(*dp->entries), by_value) != NULL;
-}
-
-static void read_symbols(struct dwpoints *dp, Elf *elf)
+static void read_symbols(struct builder *b, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	size_t cap = 0;
@@ -233,27 +266,46 @@ static void read_symbols(struct dwpoints *dp, Elf *elf)
 			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			if (dp->nsymbols == cap) {
+			if (b->nsymbols == cap) {
 				cap = cap ? cap * 2 : 65536;
-				dp->symbols = xrealloc(dp->symbols, cap * sizeof(*dp->symbols));
+				b->symbols = xrealloc(b->symbols, cap * sizeof(*b->symbols));
 			}
-			dp->symbols[dp->nsymbols++] = (struct func_symbol){
+			b->symbols[b->nsymbols++] = (struct func_symbol){
 				sym.st_value, sym.st_size, name, false };
 		}
 	}
-	qsort(dp->symbols, dp->nsymbols, sizeof(*dp->symbols), by_address);
+	qsort(b->symbols, b->nsymbols, sizeof(*b->symbols), by_address);
+}
+
+/* The walk and the symbol table. */
+static void build(struct builder *b, const struct debuginfo *di)
+{
+	b->dwarf = debuginfo_dwarf(di);
+	index_functions(b);
+	read_symbols(b, debuginfo_elf(di));
+	mark_unique(b);
+	sort_entries(b);
+}
+
+static void free_builder(struct builder *b)
+{
+	free(b->sites);
+	free(b->symbols);
+	free(b->by_name);
+	free(b->entries);
 }
 
 /*
- * The index persists in $TAPSTER_DIR/dwindex/HASH, HASH of the key (the format's version and
- * the debuginfo's path, size, time and inode), so that later runs skip the walk and the
- * sorts. The file: a header, the key, the sites (struct index_record, in DIE order), the
- * symbols (struct symbol_record, by address), their order by name (uint32_t indices), the
- * sorted entries (uint64_t) and the strings (NUL-terminated, each once). Any mismatch makes
- * it ignored: the index is built again and rewritten.
+ * The image, and the file in $TAPSTER_DIR/dwindex/HASH, HASH of the key (the format's
+ * version and the debuginfo's path, size, time and inode): a header, the key, the sites
+ * (struct index_record, in DIE order), their order by name (uint32_t indices), the symbols
+ * (struct symbol_record, by address), their order by name, the sorted entries (uint64_t)
+ * and the strings (NUL-terminated, each once). A file whose header or layout doesn't match
+ * is ignored: the index is built again and rewritten. What a record points to is checked
+ * when it is read, so a damaged file gives wrong points at worst, never a crash.
  */
 #define INDEX_MAGIC "TPDWIDX\n"
-#define INDEX_VERSION 2u
+#define INDEX_VERSION 3u
 
 static size_t padded(size_t n)
 {
@@ -272,27 +324,9 @@ struct index_header {
 	uint64_t total_size;
 };
 
-struct index_record {
-	uint64_t pc;
-	uint64_t die;
-	uint32_t name;		/* offsets in the strings */
-	uint32_t file;
-	int32_t line;
-	uint32_t cu;
-	uint32_t is_inline;
-	uint32_t pad;
-};
-
-struct symbol_record {
-	uint64_t address;
-	uint64_t size;
-	uint32_t name;
-	uint32_t unique;
-};
-
-/* Where each part of an index is, from its start. */
+/* Where each part of an image is, from its start. */
 struct index_layout {
-	size_t sites, symbols, by_name, entries, strings, end;
+	size_t sites, sites_by_name, symbols, symbols_by_name, entries, strings, end;
 };
 
 static struct index_layout layout_of(const struct index_header *h)
@@ -300,9 +334,10 @@ static struct index_layout layout_of(const struct index_header *h)
 	struct index_layout l;
 
 	l.sites = sizeof(*h) + padded(h->key_size);
-	l.symbols = l.sites + h->nsites * sizeof(struct index_record);
-	l.by_name = l.symbols + h->nsymbols * sizeof(struct symbol_record);
-	l.entries = l.by_name + padded(h->nsymbols * sizeof(uint32_t));
+	l.sites_by_name = l.sites + h->nsites * sizeof(struct index_record);
+	l.symbols = l.sites_by_name + padded(h->nsites * sizeof(uint32_t));
+	l.symbols_by_name = l.symbols + h->nsymbols * sizeof(struct symbol_record);
+	l.entries = l.symbols_by_name + padded(h->nsymbols * sizeof(uint32_t));
 	l.strings = l.entries + h->nentries * sizeof(uint64_t);
 	l.end = l.strings + h->strings_size;
 	return l;
@@ -321,87 +356,49 @@ static char *index_key(const char *path)
 			 (unsigned long long)st.st_ino);
 }
 
-static bool valid_records(const struct index_record *records, uint64_t nsites,
-			  uint64_t strings_size, uint32_t ncus)
+/* The header of an image if its layout fits `size` and it was made for `key`, else NULL. */
+static const struct index_header *valid_image(const char *image, size_t size, const char *key)
 {
-	for (uint64_t i = 0; i < nsites; i++)
-		if (records[i].name >= strings_size || records[i].file >= strings_size ||
-		    records[i].is_inline > 1 || records[i].cu >= ncus)
-			return false;
-	return true;
-}
-
-static bool valid_symbols(const struct symbol_record *symbols, const uint32_t *by_name,
-			  uint64_t nsymbols, uint64_t strings_size)
-{
-	for (uint64_t i = 0; i < nsymbols; i++)
-		if (symbols[i].name >= strings_size || symbols[i].unique > 1 ||
-		    by_name[i] >= nsymbols)
-			return false;
-	return true;
-}
-
-/* The header of a mapped index if it is whole and made for `key`, else NULL. */
-static const struct index_header *valid_index(const char *map, size_t size, const char *key)
-{
-	const struct index_header *h = (const void *)map;
+	const struct index_header *h = (const void *)image;
 	size_t key_size = strlen(key);
-	struct index_layout l;
 
 	/* Each count is bounded by the size first, so the layout can't overflow. */
 	if (size < sizeof(*h) + padded(key_size) || memcmp(h->magic, INDEX_MAGIC, 8) ||
 	    h->version != INDEX_VERSION || h->key_size != key_size ||
-	    h->total_size != size || memcmp(map + sizeof(*h), key, key_size) ||
+	    h->total_size != size || memcmp(image + sizeof(*h), key, key_size) ||
 	    h->nsites > size / sizeof(struct index_record) ||
 	    h->nsymbols > size / sizeof(struct symbol_record) ||
 	    h->nentries > size / sizeof(uint64_t) || h->strings_size > UINT32_MAX ||
-	    !h->strings_size || map[size - 1] != '\0')
+	    !h->strings_size || image[size - 1] != '\0')
 		return NULL;
-	l = layout_of(h);
-	if (l.end != size)
-		return NULL;
-	return valid_records((const void *)(map + l.sites), h->nsites, h->strings_size,
-			     h->ncus) &&
-	       valid_symbols((const void *)(map + l.symbols), (const void *)(map + l.by_name),
-			     h->nsymbols, h->strings_size) ? h : NULL;
+	return layout_of(h).end == size ? h : NULL;
 }
 
-static void load_sites(struct dwpoints *dp, const struct index_record *records, size_t n,
-		       const char *strings)
+/* Points the queries at the image (which stays for the process's life). */
+static void use_image(struct dwpoints *dp, const char *image)
 {
-	dp->nsites = dp->cap = n;
-	dp->sites = xcalloc(n + 1, sizeof(*dp->sites));
-	for (size_t i = 0; i < n; i++)
-		dp->sites[i] = (struct dw_site){ strings + records[i].name,
-						 strings + records[i].file, records[i].line,
-						 records[i].pc, records[i].die,
-						 records[i].is_inline != 0, records[i].cu };
+	const struct index_header *h = (const void *)image;
+	struct index_layout l = layout_of(h);
+
+	dp->sites = (const void *)(image + l.sites);
+	dp->nsites = h->nsites;
+	dp->sites_by_name = (const void *)(image + l.sites_by_name);
+	dp->symbols = (const void *)(image + l.symbols);
+	dp->nsymbols = h->nsymbols;
+	dp->symbols_by_name = (const void *)(image + l.symbols_by_name);
+	dp->entries = (const void *)(image + l.entries);
+	dp->nentries = h->nentries;
+	dp->strings = image + l.strings;
+	dp->strings_size = h->strings_size;
 }
 
-static void load_symbols(struct dwpoints *dp, const struct symbol_record *symbols,
-			 const uint32_t *by_name, size_t n, const char *strings)
-{
-	dp->nsymbols = n;
-	dp->symbols = xcalloc(n + 1, sizeof(*dp->symbols));
-	dp->by_name = xcalloc(n + 1, sizeof(*dp->by_name));
-	for (size_t i = 0; i < n; i++) {
-		dp->symbols[i] = (struct func_symbol){ symbols[i].address, symbols[i].size,
-						       strings + symbols[i].name,
-						       symbols[i].unique != 0 };
-		dp->by_name[i] = &dp->symbols[by_name[i]];
-	}
-}
-
-/* The index from the file at `path`; false (nothing changed) when it is missing or not
- * valid. The mapping stays for the process's life: the strings are in it. */
-static bool load_index(struct dwpoints *dp, const char *path, const char *key)
+/* Maps the cached image at `path`; false (nothing changed) when it is missing or not
+ * valid. */
+static bool load_image(struct dwpoints *dp, const char *path, const char *key)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	void *map = MAP_FAILED;
-	const struct index_header *h;
-	const char *base;
-	struct index_layout l;
 
 	if (fd < 0)
 		return false;
@@ -410,20 +407,11 @@ static bool load_index(struct dwpoints *dp, const char *path, const char *key)
 	close(fd);
 	if (map == MAP_FAILED)
 		return false;
-	h = valid_index(map, (size_t)st.st_size, key);
-	if (!h) {
+	if (!valid_image(map, (size_t)st.st_size, key)) {
 		munmap(map, (size_t)st.st_size);
 		return false;
 	}
-	base = map;
-	l = layout_of(h);
-	dp->ncus = h->ncus;
-	load_sites(dp, (const void *)(base + l.sites), h->nsites, base + l.strings);
-	load_symbols(dp, (const void *)(base + l.symbols), (const void *)(base + l.by_name),
-		     h->nsymbols, base + l.strings);
-	dp->nentries = h->nentries;
-	dp->entries = xcalloc(h->nentries + 1, sizeof(*dp->entries));
-	memcpy(dp->entries, base + l.entries, h->nentries * sizeof(*dp->entries));
+	use_image(dp, map);
 	return true;
 }
 
@@ -485,17 +473,12 @@ static bool string_offset(struct string_table *t, const char *s, uint32_t *offse
 	return true;
 }
 
-static bool write_all(FILE *f, const void *data, size_t size)
+/* The records of the sites; false when the strings don't fit 32-bit offsets. */
+static bool site_records(const struct builder *b, struct index_record *records,
+			 struct string_table *strings)
 {
-	return fwrite(data, 1, size, f) == size;
-}
-
-/* The records and strings of the sites; false when the strings don't fit 32-bit offsets. */
-static bool index_records(const struct dwpoints *dp, struct index_record *records,
-			  struct string_table *strings)
-{
-	for (size_t i = 0; i < dp->nsites; i++) {
-		const struct dw_site *s = &dp->sites[i];
+	for (size_t i = 0; i < b->nsites; i++) {
+		const struct dw_site *s = &b->sites[i];
 
 		records[i] = (struct index_record){ .pc = s->pc, .die = s->die, .line = s->line,
 						    .cu = s->cu, .is_inline = s->is_inline };
@@ -506,104 +489,270 @@ static bool index_records(const struct dwpoints *dp, struct index_record *record
 	return true;
 }
 
-static bool symbol_records(const struct dwpoints *dp, struct symbol_record *symbols,
+static bool symbol_records(const struct builder *b, struct symbol_record *symbols,
 			   uint32_t *by_name, struct string_table *strings)
 {
-	for (size_t i = 0; i < dp->nsymbols; i++) {
-		const struct func_symbol *sym = &dp->symbols[i];
+	for (size_t i = 0; i < b->nsymbols; i++) {
+		const struct func_symbol *sym = &b->symbols[i];
 
 		symbols[i] = (struct symbol_record){ .address = sym->address, .size = sym->size,
 						     .unique = sym->unique };
-		by_name[i] = (uint32_t)(dp->by_name[i] - dp->symbols);
+		by_name[i] = (uint32_t)(b->by_name[i] - b->symbols);
 		if (!string_offset(strings, sym->name, &symbols[i].name))
 			return false;
 	}
 	return true;
 }
 
-/* Writes the index to a temporary file renamed to `path`; nothing on any failure. */
-static void save_index(const struct dwpoints *dp, const char *path, const char *key)
+static const struct dw_site *sorted_sites;
+
+static int site_by_name(const void *a, const void *b)
 {
-	struct index_record *records = xcalloc(dp->nsites + 1, sizeof(*records));
-	struct symbol_record *symbols = xcalloc(dp->nsymbols + 1, sizeof(*symbols));
-	uint32_t *by_name = xcalloc(dp->nsymbols + 2, sizeof(*by_name));
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(sorted_sites[x].name, sorted_sites[y].name);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* The sites' indices by name, then DIE order. */
+static uint32_t *sites_by_name(const struct builder *b)
+{
+	uint32_t *order = xcalloc(b->nsites + 1, sizeof(*order));
+
+	for (size_t i = 0; i < b->nsites; i++)
+		order[i] = (uint32_t)i;
+	sorted_sites = b->sites;
+	qsort(order, b->nsites, sizeof(*order), site_by_name);
+	sorted_sites = NULL;
+	return order;
+}
+
+/* Copies `size` bytes to `image` at `*at`, then zeros up to the next multiple of 8. */
+static void put(char *image, size_t *at, const void *data, size_t size)
+{
+	memcpy(image + *at, data, size);
+	memset(image + *at + size, 0, padded(size) - size);
+	*at += padded(size);
+}
+
+/* The image of what `b` holds, for `key`; NULL when it can't be laid out (32-bit
+ * offsets). */
+static char *make_image(const struct builder *b, const char *key, size_t *size)
+{
+	struct index_record *records = xcalloc(b->nsites + 1, sizeof(*records));
+	struct symbol_record *symbols = xcalloc(b->nsymbols + 1, sizeof(*symbols));
+	uint32_t *symbols_order = xcalloc(b->nsymbols + 1, sizeof(*symbols_order));
+	uint32_t *sites_order = NULL;
 	struct string_table strings = { 0 };
 	struct index_header h = { .magic = INDEX_MAGIC, .version = INDEX_VERSION,
-				  .ncus = dp->ncus, .nsites = dp->nsites,
-				  .nsymbols = dp->nsymbols, .nentries = dp->nentries,
+				  .ncus = b->ncus, .nsites = b->nsites,
+				  .nsymbols = b->nsymbols, .nentries = b->nentries,
 				  .key_size = strlen(key) };
-	static const char zeros[8];
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	FILE *f = NULL;
-	struct index_layout l;
-	bool ok = dp->nsymbols < UINT32_MAX && index_records(dp, records, &strings) &&
-		  symbol_records(dp, symbols, by_name, &strings) && strings.text.len;
+	char *image = NULL;
+	size_t at = 0;
 
-	h.strings_size = strings.text.len;
-	l = layout_of(&h);
-	h.total_size = l.end;
-	if (ok)
-		f = fopen(tmp, "wbx");
-	ok = f && write_all(f, &h, sizeof(h)) && write_all(f, key, h.key_size) &&
-	     write_all(f, zeros, padded(h.key_size) - h.key_size) &&
-	     write_all(f, records, l.symbols - l.sites) &&
-	     write_all(f, symbols, l.by_name - l.symbols) &&
-	     write_all(f, by_name, l.entries - l.by_name) &&
-	     write_all(f, dp->entries, l.strings - l.entries) &&
-	     write_all(f, strings.text.buf, strings.text.len);
+	if (b->nsites < UINT32_MAX && b->nsymbols < UINT32_MAX &&
+	    site_records(b, records, &strings) &&
+	    symbol_records(b, symbols, symbols_order, &strings) && strings.text.len) {
+		sites_order = sites_by_name(b);
+		h.strings_size = strings.text.len;
+		h.total_size = layout_of(&h).end;
+		image = xcalloc(1, padded(h.total_size));
+		put(image, &at, &h, sizeof(h));
+		put(image, &at, key, h.key_size);
+		put(image, &at, records, b->nsites * sizeof(*records));
+		put(image, &at, sites_order, b->nsites * sizeof(*sites_order));
+		put(image, &at, symbols, b->nsymbols * sizeof(*symbols));
+		put(image, &at, symbols_order, b->nsymbols * sizeof(*symbols_order));
+		put(image, &at, b->entries, b->nentries * sizeof(*b->entries));
+		memcpy(image + at, strings.text.buf, strings.text.len);
+		*size = h.total_size;
+	}
+	free(records);
+	free(symbols);
+	free(symbols_order);
+	free(sites_order);
+	free(strings.text.buf);
+	free(strings.slots);
+	return image;
+}
+
+/* Writes the image to a temporary file renamed to `path`; nothing on any failure. */
+static void save_image(const char *image, size_t size, const char *path)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "wbx");
+	bool ok = f && fwrite(image, 1, size, f) == size;
+
 	if (f && fclose(f) != 0)
 		ok = false;
 	if (f && (!ok || rename(tmp, path) != 0))
 		unlink(tmp);
 	free(tmp);
-	free(records);
-	free(symbols);
-	free(by_name);
-	free(strings.text.buf);
-	free(strings.slots);
 }
 
-/* The index from the walk and the symbol table. */
-static void build_index(struct dwpoints *dp, const struct debuginfo *di)
+/* The index built by the walk (and cached in `path` when it is not NULL); false when the
+ * image can't be laid out. */
+static bool build_image(struct dwpoints *dp, const struct debuginfo *di, const char *path,
+			const char *key)
 {
-	index_functions(dp);
-	read_symbols(dp, debuginfo_elf(di));
-	mark_unique(dp);
-	sort_entries(dp);
+	struct builder b = { 0 };
+	size_t size = 0;
+	char *image;
+
+	build(&b, di);
+	image = make_image(&b, key, &size);
+	free_builder(&b);
+	if (!image)
+		return false;
+	if (path)
+		save_image(image, size, path);
+	use_image(dp, image);
+	return true;
 }
 
-/* The index from the cached file, else built (then cached). */
-static void build_index_cached(struct dwpoints *dp, const struct debuginfo *di)
+/* The kernel's index: loaded from the cache, else (if `may_build`) built by the walk and
+ * cached. NULL when neither. */
+static const struct dwpoints *kernel_index(const struct debuginfo *di, bool may_build)
 {
-	bool read;
-	char *key = debuginfo_cache_allowed(di, &read) ? index_key(debuginfo_path(di)) : NULL;
-	char *path = key ? keyed_cache_path("dwindex", key) : NULL;
+	static struct dwpoints *kernel;
+	bool read = false, loaded = false;
+	char *key, *path;
 
-	if (!path || !read || !load_index(dp, path, key)) {
-		build_index(dp, di);
-		if (path)
-			save_index(dp, path, key);
+	if (kernel || !di)
+		return kernel;
+	key = index_key(debuginfo_path(di));
+	path = key && debuginfo_cache_allowed(di, &read) ? keyed_cache_path("dwindex", key) :
+							 NULL;
+	kernel = xcalloc(1, sizeof(*kernel));
+	kernel->dwarf = debuginfo_dwarf(di);
+	if (path && read)
+		loaded = load_image(kernel, path, key);
+	if (!loaded && (!may_build || !build_image(kernel, di, path, key ? key : ""))) {
+		free(kernel);
+		kernel = NULL;
 	}
 	free(path);
 	free(key);
+	return kernel;
 }
 
 const struct dwpoints *dwpoints_of(const struct debuginfo *di)
 {
-	static struct dwpoints *kernel;
-
-	if (kernel || !di)
-		return kernel;
-	kernel = xcalloc(1, sizeof(*kernel));
-	kernel->dwarf = debuginfo_dwarf(di);
-	build_index_cached(kernel, di);
-	return kernel;
+	return kernel_index(di, true);
 }
 
-const struct dw_site *dwpoints_sites(const struct dwpoints *dp, size_t *count)
+const struct dwpoints *dwpoints_cached(const struct debuginfo *di)
 {
-	*count = dp->nsites;
-	return dp->sites;
+	return kernel_index(di, false);
+}
+
+/* ---- Queries on the image ---- */
+
+static const char *string_at(const struct dwpoints *dp, uint32_t offset)
+{
+	return offset < dp->strings_size ? dp->strings + offset : "";
+}
+
+static struct dw_site site_at(const struct dwpoints *dp, size_t i)
+{
+	const struct index_record *r = &dp->sites[i];
+
+	return (struct dw_site){ string_at(dp, r->name), string_at(dp, r->file), r->line,
+				 r->pc, r->die, r->is_inline != 0, r->cu };
+}
+
+static const char *site_name(const struct dwpoints *dp, uint32_t i)
+{
+	return i < dp->nsites ? string_at(dp, dp->sites[i].name) : "";
+}
+
+static const char *symbol_name(const struct dwpoints *dp, uint32_t i)
+{
+	return i < dp->nsymbols ? string_at(dp, dp->symbols[i].name) : "";
+}
+
+/* The first position in an order by name (`order` of `n` indices, `name_of` an index's
+ * name) whose name is not below `name` (its first `len` bytes). */
+static size_t lower_bound(const struct dwpoints *dp, const uint32_t *order, size_t n,
+			  const char *(*name_of)(const struct dwpoints *, uint32_t),
+			  const char *name, size_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(name_of(dp, order[mid]), name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct dw_site *dwpoints_sites_named(const struct dwpoints *dp, const char *pattern,
+				     bool literal, size_t *count)
+{
+	size_t len = literal ? strlen(pattern) : strcspn(pattern, "*?[\\");
+	size_t n = 0, i = lower_bound(dp, dp->sites_by_name, dp->nsites, site_name, pattern,
+				      len);
+	uint32_t *found = NULL;
+	struct dw_site *sites;
+
+	for (; i < dp->nsites; i++) {
+		uint32_t k = dp->sites_by_name[i];
+		const char *name = site_name(dp, k);
+
+		if (strncmp(name, pattern, len))
+			break;
+		if (k >= dp->nsites || (literal ? strcmp(name, pattern) : fnmatch(pattern, name, 0)))
+			continue;
+		found = xrealloc(found, (n + 1) * sizeof(*found));
+		found[n++] = k;
+	}
+	if (n)
+		qsort(found, n, sizeof(*found), by_index);
+	sites = xcalloc(n + 1, sizeof(*sites));
+	for (size_t j = 0; j < n; j++)
+		sites[j] = site_at(dp, found[j]);
+	free(found);
+	*count = n;
+	return sites;
+}
+
+bool dwpoints_function_die(const struct dwpoints *dp, const char *name, uint64_t *die)
+{
+	uint64_t address = dwpoints_symbol_address(dp, name);
+	size_t len = strlen(name);
+	bool found = false;
+
+	for (size_t i = lower_bound(dp, dp->sites_by_name, dp->nsites, site_name, name, len + 1);
+	     i < dp->nsites; i++) {
+		uint32_t k = dp->sites_by_name[i];
+
+		if (strcmp(site_name(dp, k), name))
+			break;
+		if (dp->sites[k].is_inline || (found && dp->sites[k].pc != address))
+			continue;
+		*die = dp->sites[k].die;
+		found = true;
+		if (dp->sites[k].pc == address)
+			break;
+	}
+	return found;
+}
+
+bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc)
+{
+	return bsearch(&pc, dp->entries, dp->nentries, sizeof(*dp->entries), by_value) != NULL;
 }
 
 /* The last symbol at or below `pc` that is a function (NOTYPE symbols are kept only for
@@ -622,15 +771,15 @@ bool dwpoints_symbol(const struct dwpoints *dp, uint64_t pc, const char **name,
 			hi = mid;
 	}
 	while (lo > 0) {
-		const struct func_symbol *sym = &dp->symbols[--lo];
+		const struct symbol_record *sym = &dp->symbols[--lo];
 
 		if (!sym->size)
 			continue;
 		if (pc >= sym->address + sym->size)
 			return false;
-		*name = sym->name;
+		*name = string_at(dp, sym->name);
 		*start = sym->address;
-		*unique = sym->unique;
+		*unique = sym->unique != 0;
 		return true;
 	}
 	return false;
@@ -640,11 +789,11 @@ bool dwpoints_unique_symbol_below(const struct dwpoints *dp, uint64_t address,
 				  const char **name, uint64_t *start)
 {
 	for (size_t i = dp->nsymbols; i-- > 0;) {
-		const struct func_symbol *sym = &dp->symbols[i];
+		const struct symbol_record *sym = &dp->symbols[i];
 
 		if (sym->address >= address || !sym->unique || !sym->size)
 			continue;
-		*name = sym->name;
+		*name = string_at(dp, sym->name);
 		*start = sym->address;
 		return true;
 	}
@@ -653,19 +802,14 @@ bool dwpoints_unique_symbol_below(const struct dwpoints *dp, uint64_t address,
 
 uint64_t dwpoints_symbol_address(const struct dwpoints *dp, const char *name)
 {
-	size_t lo = 0, hi = dp->nsymbols;
+	size_t i = lower_bound(dp, dp->symbols_by_name, dp->nsymbols, symbol_name, name,
+			       strlen(name) + 1);
+	uint32_t k = i < dp->nsymbols ? dp->symbols_by_name[i] : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(dp->by_name[mid]->name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < dp->nsymbols && !strcmp(dp->by_name[lo]->name, name) ?
-	       dp->by_name[lo]->address : 0;
+	return i < dp->nsymbols && !strcmp(symbol_name(dp, k), name) ?
+	       dp->symbols[k].address : 0;
 }
+
 
 /* Address ranges, to tell which of a function's addresses belong to what it inlined. */
 struct ranges {

@@ -34,8 +34,17 @@ struct dw_site {
  * NULL when the debuginfo can't be read. */
 const struct dwpoints *dwpoints_of(const struct debuginfo *di);
 
-/* All sites, in DIE order. */
-const struct dw_site *dwpoints_sites(const struct dwpoints *dp, size_t *count);
+/* The same, but only when it is built already or cached (no walk); NULL otherwise. */
+const struct dwpoints *dwpoints_cached(const struct debuginfo *di);
+
+/* The sites whose function name matches `pattern` (a glob, or with `literal` the name
+ * itself), in DIE order. The array is the caller's; its strings are the index's. */
+struct dw_site *dwpoints_sites_named(const struct dwpoints *dp, const char *pattern,
+				     bool literal, size_t *count);
+
+/* The DIE of the out-of-line function `name`: the one at the address the symbol table
+ * gives the name, else the first in DIE order; false if there is none. */
+bool dwpoints_function_die(const struct dwpoints *dp, const char *name, uint64_t *die);
 
 /* The function symbol of the vmlinux that holds `pc`: its name and start; false if none.
  * *unique says whether no other function symbol has that name (kprobes find the first

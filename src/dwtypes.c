@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "debuginfo.h"
+#include "dwpoints.h"
 #include "util.h"
 
 #define OFFSET_MASK 0x0fffffffu
@@ -32,6 +33,7 @@ struct name_index {
 struct dwtypes {
 	Dwarf *dwarf;
 	Elf *elf;
+	const struct debuginfo *di;	/* the kernel's; NULL for a module */
 	struct name_index functions;	/* FUNC (tag 0) and OBJECT (tag 1) symbols: name ->
 					 * address */
 	bool functions_built;
@@ -229,6 +231,7 @@ struct dwtypes *dwtypes_open(const struct debuginfo *di)
 	dt = xcalloc(1, sizeof(*dt));
 	dt->dwarf = debuginfo_dwarf(di);
 	dt->elf = debuginfo_elf(di);
+	dt->di = di;
 	return dt;
 }
 
@@ -695,11 +698,16 @@ static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out)
 
 ktype_id dwtypes_function(struct dwtypes *dt, const char *name)
 {
+	const struct dwpoints *dp = dt->di ? dwpoints_cached(dt->di) : NULL;
 	const struct name_entry *sym;
 	Dwarf_Die cu, fn;
+	uint64_t die;
 
 	if (dt->relocatable)
 		return function_in_cus(dt, name);
+	/* The function index, when it is at hand, saves reading the whole symbol table. */
+	if (dp)
+		return dwpoints_function_die(dp, name, &die) ? (ktype_id)die : 0;
 	if (!dt->functions_built)
 		build_functions(dt);
 	sym = index_find(&dt->functions, name, 0);

@@ -265,30 +265,23 @@ static void warn_line(const struct dw_spec *spec, const struct dw_site *only, si
 			" .function()");
 }
 
-/* The index of the n-th site in stap's order: compilation units last to first, each
- * unit's sites in DIE order. */
-static size_t stap_order(const struct dw_site *sites, size_t count, size_t n)
+/* The sites' indices in stap's order: compilation units last to first, each unit's sites
+ * in DIE order. The array is the caller's. */
+static size_t *stap_order(const struct dw_site *sites, size_t count)
 {
-	static const struct dw_site *order_of;
-	static size_t *order;
+	size_t *order = xcalloc(count + 1, sizeof(*order));
+	size_t out = 0, end = count;
 
-	if (order_of != sites) {
-		size_t out = 0, end = count;
+	while (end > 0) {
+		size_t start = end;
 
-		free(order);
-		order = xcalloc(count + 1, sizeof(*order));
-		while (end > 0) {
-			size_t start = end;
-
-			while (start > 0 && sites[start - 1].cu == sites[end - 1].cu)
-				start--;
-			for (size_t i = start; i < end; i++)
-				order[out++] = i;
-			end = start;
-		}
-		order_of = sites;
+		while (start > 0 && sites[start - 1].cu == sites[end - 1].cu)
+			start--;
+		for (size_t i = start; i < end; i++)
+			order[out++] = i;
+		end = start;
 	}
-	return order[n];
+	return order;
 }
 
 /* A site's canonical point, kernel.function("name@file:line"). */
@@ -431,9 +424,9 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	struct function_search fs = { point, func, q, env, dwpoints_of(di),
 				      env->symbols ? env->symbols(env->ctx) : NULL, &first,
 				      NULL, 0 };
-	const struct dw_site *sites;
+	struct dw_site *sites;
 	struct dw_spec spec;
-	size_t count, taken = 0;
+	size_t count, taken = 0, *order;
 
 	if (!dwarf_at_hand(point, fs.ks, fs.dp))
 		return false;
@@ -442,11 +435,12 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		no_match(point, NULL, NULL);
 		return false;
 	}
-	sites = dwpoints_sites(fs.dp, &count);
+	sites = dwpoints_sites_named(fs.dp, spec.function, spec.literal, &count);
+	order = stap_order(sites, count);
 	/* As stap: the out-of-line copies first, then the inlined instances, each from the
 	 * last compilation unit to the first, in DIE order within one. */
 	for (size_t k = 0; k < 2 * count; k++) {
-		const struct dw_site *site = &sites[stap_order(sites, count, k % count)];
+		const struct dw_site *site = &sites[order[k % count]];
 
 		if (site->is_inline == (k >= count) && site_matches(site, &spec) &&
 		    wanted(site, q, fs.ks))
@@ -454,6 +448,8 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	}
 	if (taken)
 		warn_line(&spec, fs.matched == 1 ? fs.last : NULL, fs.matched, env);
+	free(order);
+	free(sites);
 	taken += add_symbol_functions(point, func, fs.dp, fs.ks, &spec, q, &fs.local);
 	for (struct derived_point *d = first; d; d = d->next)
 		d->maxactive = (int)q->maxactive;
@@ -530,7 +526,8 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 {
 	const struct dwpoints *dp = dwpoints_of(di);
 	const struct ksyms *ks = env->symbols ? env->symbols(env->ctx) : NULL;
-	const struct dw_site *sites, *missing = NULL;
+	const struct dw_site *missing = NULL;
+	struct dw_site *sites;
 	struct dw_line *missing_lines = NULL;
 	size_t count, nmissing = 0, taken = 0;
 	int missing_line = 0;
@@ -547,7 +544,7 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 		no_match(point, NULL, NULL);
 		return false;
 	}
-	sites = dwpoints_sites(dp, &count);
+	sites = dwpoints_sites_named(dp, spec.function, spec.literal, &count);
 	for (size_t i = 0; i < count; i++) {
 		struct dw_line *lines = NULL;
 		size_t nlines = 0, added;
@@ -576,6 +573,7 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 		no_match(point, NULL, ks);
 	}
 	free(missing_lines);
+	free(sites);
 	free_spec(&spec);
 	return taken > 0;
 }
