@@ -40,6 +40,31 @@ static void tap_print_text(struct tap_context *c, const char *text, size_t len)
 	}
 }
 
+/* STAP_PRINTF(fmt, ...) of an embedded-C function: printf(3)-style text to the output. */
+static __maybe_unused __printf(2, 3) void tap_embedded_printf(struct tap_context *c,
+							      const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vscnprintf(c->message, sizeof(c->message), fmt, ap);
+	va_end(ap);
+	tap_print_text(c, c->message, n);
+}
+
+/* STAP_ERROR(fmt, ...) of an embedded-C function: the probe hit's error. */
+static __maybe_unused __printf(2, 3) void tap_embedded_error(struct tap_context *c,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vscnprintf(c->error_buffer, sizeof(c->error_buffer), fmt, ap);
+	va_end(ap);
+	c->last_error = c->error_buffer;
+}
+
 /* Appends a message to the stderr channel, "WARNING: " or "ERROR: " included by the caller. */
 static __printf(2, 3) void tap_channel_stderr(struct tap_context *c, const char *fmt, ...)
 {

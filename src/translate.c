@@ -127,12 +127,18 @@ static void embedded_function(struct strbuf *code, const struct used_function *f
 	sb_add(code, "#define CONTEXT c\n#define STAP_RETVALUE l->retvalue\n");
 	if (f->ret == TYPE_LONG)
 		sb_add(code, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n");
+	else if (f->ret == TYPE_STRING)
+		sb_add(code, "#define STAP_RETURN(v) do { strscpy(STAP_RETVALUE, (v),"
+			     " sizeof(STAP_RETVALUE)); goto out; } while (0)\n");
+	sb_add(code, "#define STAP_ERROR(...) do { tap_embedded_error(c, __VA_ARGS__);"
+		     " goto out; } while (0)\n"
+		     "#define STAP_PRINTF(...) tap_embedded_printf(c, __VA_ARGS__)\n");
 	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next)
 		sb_addf(code, "#define STAP_ARG_%s l->v_%s\n", p->name, p->name);
 	sb_addf(code, "\t{\n%s\n\t}\n", fn->embedded);
 	sb_add(code, "\tgoto out;\nout: __attribute__((unused));\n");
-	sb_add(code, "#undef CONTEXT\n#undef STAP_RETVALUE\n");
-	if (f->ret == TYPE_LONG)
+	sb_add(code, "#undef CONTEXT\n#undef STAP_RETVALUE\n#undef STAP_ERROR\n#undef STAP_PRINTF\n");
+	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
 		sb_add(code, "#undef STAP_RETURN\n");
 	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next)
 		sb_addf(code, "#undef STAP_ARG_%s\n", p->name);

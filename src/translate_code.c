@@ -785,14 +785,14 @@ static bool names_identifier(const char *code, const char *word)
 	return false;
 }
 
-/* An embedded-C function that never names its context (CONTEXT, or c itself) cannot set an
- * error: its call needs no check after it. */
+/* An embedded-C function that never names its context (CONTEXT, or c itself) nor
+ * STAP_ERROR cannot set an error: its call needs no check after it. */
 static bool cannot_fail(const struct used_function *f)
 {
 	const char *code = f->function->embedded;
 
 	return !f->function->body && code && !names_identifier(code, "CONTEXT") &&
-	       !names_identifier(code, "c");
+	       !names_identifier(code, "c") && !names_identifier(code, "STAP_ERROR");
 }
 
 /* Runs one definition of a function on the evaluated `args`; its value into `result`. */
