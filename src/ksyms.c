@@ -459,23 +459,46 @@ bool ksyms_blacklisted(const struct ksyms *k, const char *name)
 	return in_sorted(k->blacklist, k->nblacklist, name);
 }
 
+/* The first of the sorted `items` not below `prefix` in its first `len` bytes. */
+static size_t first_with_prefix(char *const *items, size_t n, const char *prefix, size_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(items[mid], prefix, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Appends the names of the sorted `items` that match `pattern` and kprobes may take; only
+ * those that begin with the pattern's literal head are tried. */
+static size_t match_sorted(const struct ksyms *k, char *const *items, size_t nitems,
+			   const char *pattern, const char ***found, size_t n)
+{
+	size_t len = strcspn(pattern, "*?[\\");
+
+	for (size_t i = first_with_prefix(items, nitems, pattern, len);
+	     i < nitems && !strncmp(items[i], pattern, len); i++) {
+		if (fnmatch(pattern, items[i], 0) != 0 || ksyms_blacklisted(k, items[i]))
+			continue;
+		*found = xrealloc(*found, (n + 1) * sizeof(**found));
+		(*found)[n++] = items[i];
+	}
+	return n;
+}
+
 const char **ksyms_match(const struct ksyms *k, const char *pattern, size_t *count)
 {
 	const char **found = NULL;
-	size_t n = 0;
+	size_t n = match_sorted(k, k->names, k->nnames, pattern, &found, 0);
 
-	for (size_t i = 0; i < k->nnames; i++) {
-		if (fnmatch(pattern, k->names[i], 0) != 0 || ksyms_blacklisted(k, k->names[i]))
-			continue;
-		found = xrealloc(found, (n + 1) * sizeof(*found));
-		found[n++] = k->names[i];
-	}
-	for (size_t i = 0; strchr(pattern, '.') && i < k->nclones; i++) {
-		if (fnmatch(pattern, k->clones[i], 0) != 0 || ksyms_blacklisted(k, k->clones[i]))
-			continue;
-		found = xrealloc(found, (n + 1) * sizeof(*found));
-		found[n++] = k->clones[i];
-	}
+	if (strchr(pattern, '.'))
+		n = match_sorted(k, k->clones, k->nclones, pattern, &found, n);
 	*count = n;
 	return found;
 }
