@@ -301,6 +301,12 @@ static void scan_text(struct scan *sc, const struct toks *t)
 
 		if (tok->kind == TOK_COND || tok_is(t, i, "@define")) {
 			sc->flags |= FILE_ALWAYS;
+		} else if (tok_is(t, i, "private")) {
+			/* What is private to a file names nothing for the others: a script
+			 * word that only a private function or global defines is unresolved,
+			 * and the error's "similar" names need the whole library. */
+			if (tok_is(t, i + 1, "function") || tok_is(t, i + 1, "global"))
+				i += 2;
 		} else if (tok_is(t, i, "function") && !member &&
 			   i + 1 < t->len && t->items[i + 1].kind == TOK_WORD) {
 			scan_add_def(sc, &t->items[i + 1], 'f');
