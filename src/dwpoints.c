@@ -747,6 +747,12 @@ bool dwpoints_function_die(const struct dwpoints *dp, const char *name, uint64_t
 		if (dp->sites[k].pc == address)
 			break;
 	}
+	/* An alias (a symbol the DWARF names otherwise): the function at its address. */
+	for (size_t k = 0; !found && address && k < dp->nsites; k++)
+		if (!dp->sites[k].is_inline && dp->sites[k].pc == address) {
+			*die = dp->sites[k].die;
+			found = true;
+		}
 	return found;
 }
 

@@ -43,7 +43,8 @@ struct dw_site *dwpoints_sites_named(const struct dwpoints *dp, const char *patt
 				     bool literal, size_t *count);
 
 /* The DIE of the out-of-line function `name`: the one at the address the symbol table
- * gives the name, else the first in DIE order; false if there is none. */
+ * gives the name, else the first in DIE order; for a name the DWARF doesn't have, the
+ * function at its symbol's address (an alias); false if there is none. */
 bool dwpoints_function_die(const struct dwpoints *dp, const char *name, uint64_t *die);
 
 /* The function symbol of the vmlinux that holds `pc`: its name and start; false if none.

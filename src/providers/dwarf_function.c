@@ -334,15 +334,41 @@ static size_t add_callees(const struct probe_point *point, const struct dwpoints
 	return added;
 }
 
+static int by_pc(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The pcs of the points from `first` on, sorted. */
+static uint64_t *points_pcs(const struct derived_point *first, size_t *count)
+{
+	uint64_t *pcs = NULL;
+	size_t n = 0;
+
+	for (const struct derived_point *d = first; d; d = d->next) {
+		pcs = xrealloc(pcs, (n + 1) * sizeof(*pcs));
+		pcs[n++] = d->pc;
+	}
+	if (n)
+		qsort(pcs, n, sizeof(*pcs), by_pc);
+	*count = n;
+	return pcs;
+}
+
 /* The functions of the symbol table that the DWARF does not describe (assembly, .cold
- * parts): stap probes them too, as kernel.function("name"). */
+ * parts) or describes under another name (an alias: SYSCALL_DEFINE0's __x64_sys_getppid is
+ * __do_sys_getppid): stap probes them too, as kernel.function("name"). A symbol at a pc
+ * that one of the DWARF's points took already (`first` on) is left out. */
 static size_t add_symbol_functions(const struct probe_point *point, const struct component *func,
 				   const struct dwpoints *dp, const struct ksyms *ks,
 				   const struct dw_spec *spec, const struct dw_function_query *q,
-				   struct derived_point ***tail)
+				   const struct derived_point *first, struct derived_point ***tail)
 {
-	size_t count, added = 0;
+	size_t count, added = 0, ntaken;
 	const char **names;
+	uint64_t *taken;
 
 	if (spec->file || q->which == DW_INLINE || q->which == DW_CALLEES)
 		return 0;
@@ -350,6 +376,7 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 		return 0;
 	names = q->which == DW_EXPORTED ? ksyms_match_exported(ks, spec->function, &count) :
 					  ksyms_match(ks, spec->function, &count);
+	taken = points_pcs(first, &ntaken);
 	for (size_t i = 0; i < count; i++) {
 		uint64_t address = dwpoints_symbol_address(dp, names[i]), start;
 		struct derived_point *d;
@@ -357,7 +384,7 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 		const char *holder;
 		bool unique;
 
-		if (!address || dwpoints_is_function_entry(dp, address) ||
+		if (!address || bsearch(&address, taken, ntaken, sizeof(*taken), by_pc) ||
 		    !dwpoints_symbol(dp, address, &holder, &start, &unique) || start != address)
 			continue;
 		d = derived_point_new(q->which == DW_RETURN ? PROVIDER_KRETPROBE : PROVIDER_KPROBE,
@@ -370,6 +397,7 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 		added++;
 	}
 	free(names);
+	free(taken);
 	return added;
 }
 
@@ -450,7 +478,7 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		warn_line(&spec, fs.matched == 1 ? fs.last : NULL, fs.matched, env);
 	free(order);
 	free(sites);
-	taken += add_symbol_functions(point, func, fs.dp, fs.ks, &spec, q, &fs.local);
+	taken += add_symbol_functions(point, func, fs.dp, fs.ks, &spec, q, first, &fs.local);
 	for (struct derived_point *d = first; d; d = d->next)
 		d->maxactive = (int)q->maxactive;
 	if (first) {
