@@ -58,8 +58,8 @@ static int tap_kretprobe_count;
 static bool tap_kprobes_live;
 static __maybe_unused DEFINE_MUTEX(tap_kprobes_mutex);
 
-/* Reports a failed registration on the stderr channel, as stap words it: at the start, or
- * later when a module that has probes loads. */
+/* Reports a failed registration that ends the session on the stderr channel, as stap
+ * words it (a tracepoint's: tracepoints.h). */
 static void tap_report_registration_error(const struct tap_probe_point *pp, int rc)
 {
 	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
@@ -68,6 +68,27 @@ static void tap_report_registration_error(const struct tap_probe_point *pp, int 
 		return;
 	tap_channel_stderr(c, "ERROR: probe %s registration error [man warning::pass5] (rc %d)\n",
 			   pp->pp, rc);
+	tap_context_exit_process(c);
+}
+
+/*
+ * Reports a kprobe the kernel refused, in stap's words: a warning, for the session goes on
+ * without it (stap tolerates a failed kprobe registration). At the start, or later when a
+ * module that has probes loads.
+ */
+static void tap_report_kprobe_refused(const struct tap_probe_point *pp,
+				      const struct kprobe *kp, int rc)
+{
+	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
+
+	if (!c)
+		return;
+	if (kp->symbol_name)
+		tap_channel_stderr(c, "WARNING: probe %s (%s+%u) registration error [man warning::pass5] (rc %d)\n",
+				   pp->pp, kp->symbol_name, kp->offset, rc);
+	else
+		tap_channel_stderr(c, "WARNING: probe %s (address 0x%lx) registration error [man warning::pass5] (rc %d)\n",
+				   pp->pp, (unsigned long)kp->addr, rc);
 	tap_context_exit_process(c);
 }
 
@@ -108,33 +129,36 @@ static bool tap_on_module(const char *module, const char *name)
 }
 
 /*
- * Registers one probe. A probe on a module that is not loaded is left for the module
- * notifier (-ENOENT: no such symbol now); so is one on its init function once that is gone.
+ * What registering one probe gave. A probe on a module that is not loaded is left for the
+ * module notifier (-ENOENT: no such symbol now); so is one on its init function once that
+ * is gone. Any other refusal is reported and the probe stays unarmed.
  */
-static int tap_registered(int rc, bool *registered, const char *module,
-			  const struct tap_probe_point *pp)
+static void tap_registered(int rc, bool *registered, const char *module,
+			   const struct tap_probe_point *pp, const struct kprobe *kp)
 {
 	if (!rc)
 		*registered = true;
-	else if (rc == -ENOENT && module)
-		rc = 0;
-	else
-		tap_report_registration_error(pp, rc);
-	return rc;
+	else if (rc != -ENOENT || !module)
+		tap_report_kprobe_refused(pp, kp, rc);
 }
 
-static int tap_arm_kprobe(struct tap_kprobe *p)
+static void tap_kretprobe_prepare(struct kretprobe *rp)
+{
+	tap_kretprobe_reset(rp);
+	if (rp->maxactive <= 0)
+		rp->maxactive = KRETACTIVE;
+}
+
+static void tap_arm_kprobe(struct tap_kprobe *p)
 {
 	tap_kprobe_reset(&p->kp);
-	return tap_registered(register_kprobe(&p->kp), &p->registered, p->module, p->pp);
+	tap_registered(register_kprobe(&p->kp), &p->registered, p->module, p->pp, &p->kp);
 }
 
-static int tap_arm_kretprobe(struct tap_kretprobe *p)
+static void tap_arm_kretprobe(struct tap_kretprobe *p)
 {
-	tap_kretprobe_reset(&p->rp);
-	if (p->rp.maxactive <= 0)
-		p->rp.maxactive = KRETACTIVE;
-	return tap_registered(register_kretprobe(&p->rp), &p->registered, p->module, p->pp);
+	tap_kretprobe_prepare(&p->rp);
+	tap_registered(register_kretprobe(&p->rp), &p->registered, p->module, p->pp, &p->rp.kp);
 }
 
 static void tap_disarm_kprobe(struct tap_kprobe *p)
@@ -160,60 +184,88 @@ static void tap_disarm_kretprobe(struct tap_kretprobe *p)
 
 /*
  * Registers the kernel's kprobes that are not armed in one register_kprobes() call, and the
- * same for its kretprobes; a batch that fails is left unregistered (the kernel undoes it)
- * for tap_arm_probes() to register one by one, which reports the probe that fails. Module
- * probes are not batched: one on a module that is not loaded is no error. False when the
- * batch failed.
+ * same for its kretprobes. The kernel undoes a batch in which it refuses a probe: then each
+ * half is registered as a batch of its own, down to the probe refused, which is reported
+ * (a few refusals cost a few batches more, not one registration a probe). Module probes
+ * are not batched: one on a module that is not loaded is no error.
  */
+static void tap_register_kprobes(struct kprobe **kps, int n)
+{
+	int i;
+
+	if (n == 1) {
+		tap_arm_kprobe(container_of(kps[0], struct tap_kprobe, kp));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		tap_kprobe_reset(kps[i]);
+	if (!register_kprobes(kps, n)) {
+		for (i = 0; i < n; i++)
+			container_of(kps[i], struct tap_kprobe, kp)->registered = true;
+		return;
+	}
+	tap_register_kprobes(kps, n / 2);
+	tap_register_kprobes(kps + n / 2, n - n / 2);
+}
+
+static void tap_register_kretprobes(struct kretprobe **rps, int n)
+{
+	int i;
+
+	if (n == 1) {
+		tap_arm_kretprobe(container_of(rps[0], struct tap_kretprobe, rp));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		tap_kretprobe_prepare(rps[i]);
+	if (!register_kretprobes(rps, n)) {
+		for (i = 0; i < n; i++)
+			container_of(rps[i], struct tap_kretprobe, rp)->registered = true;
+		return;
+	}
+	tap_register_kretprobes(rps, n / 2);
+	tap_register_kretprobes(rps + n / 2, n - n / 2);
+}
+
+/* The kernel's kprobes that are not armed, in batches; false when out of memory. */
 static bool tap_arm_kprobe_batch(void)
 {
 	struct kprobe **batch = kmalloc_array(max(tap_kprobe_count, 1), sizeof(*batch),
 					      GFP_KERNEL);
-	int i, n = 0, rc = 0;
+	int i, n = 0;
 
 	if (!batch)
-		return true;
+		return false;
 	for (i = 0; i < tap_kprobe_count; i++) {
 		struct tap_kprobe *p = &tap_kprobe_table[i];
 
-		if (p->registered || p->module || p->fprobed)
-			continue;
-		tap_kprobe_reset(&p->kp);
-		batch[n++] = &p->kp;
+		if (!p->registered && !p->module && !p->fprobed)
+			batch[n++] = &p->kp;
 	}
-	if (n > 1)
-		rc = register_kprobes(batch, n);
-	if (n > 1 && !rc)
-		for (i = 0; i < tap_kprobe_count; i++)
-			if (!tap_kprobe_table[i].module && !tap_kprobe_table[i].fprobed)
-				tap_kprobe_table[i].registered = true;
+	if (n)
+		tap_register_kprobes(batch, n);
 	kfree(batch);
-	return !rc;
+	return true;
 }
 
-static void tap_arm_kretprobe_batch(void)
+static bool tap_arm_kretprobe_batch(void)
 {
 	struct kretprobe **batch = kmalloc_array(max(tap_kretprobe_count, 1), sizeof(*batch),
 						 GFP_KERNEL);
 	int i, n = 0;
 
 	if (!batch)
-		return;
+		return false;
 	for (i = 0; i < tap_kretprobe_count; i++) {
 		struct tap_kretprobe *p = &tap_kretprobe_table[i];
 
-		if (p->registered || p->module || p->fprobed)
-			continue;
-		tap_kretprobe_reset(&p->rp);
-		if (p->rp.maxactive <= 0)
-			p->rp.maxactive = KRETACTIVE;
-		batch[n++] = &p->rp;
+		if (!p->registered && !p->module && !p->fprobed)
+			batch[n++] = &p->rp;
 	}
-	if (n > 1 && !register_kretprobes(batch, n))
-		for (i = 0; i < tap_kretprobe_count; i++)
-			if (!tap_kretprobe_table[i].module && !tap_kretprobe_table[i].fprobed)
-				tap_kretprobe_table[i].registered = true;
+	if (n)
+		tap_register_kretprobes(batch, n);
 	kfree(batch);
+	return true;
 }
 
 /*
@@ -453,28 +505,29 @@ static void tap_disarm_fprobes(void)
 }
 #endif
 
-/* Arms the probes on the module `name` that are not armed (all of them when NULL, the kernel's
- * too: those in batches first); stops at the first error. Called with tap_kprobes_mutex held. */
+/* Arms the probes on the module `name` that are not armed (all of them when NULL, the
+ * kernel's too, in batches); a probe the kernel refuses is reported and left unarmed, as
+ * stap does. -ENOMEM when a batch can't be made. Called with tap_kprobes_mutex held. */
 static int tap_arm_probes(const char *name)
 {
-	int i, rc = 0;
+	int i;
 
-	/* After a failed batch of kprobes, the one by one registration stops at the failing
-	 * one before any kretprobe is armed, as it always did. */
-	if (!name)
+	if (!name) {
 		tap_arm_fprobes();
-	if (!name && tap_arm_kprobe_batch())
-		tap_arm_kretprobe_batch();
-
-	for (i = 0; !rc && i < tap_kprobe_count; i++)
+		if (!tap_arm_kprobe_batch() || !tap_arm_kretprobe_batch())
+			return -ENOMEM;
+	}
+	for (i = 0; i < tap_kprobe_count; i++)
 		if (!tap_kprobe_table[i].registered && !tap_kprobe_table[i].fprobed &&
+		    tap_kprobe_table[i].module &&
 		    (!name || tap_on_module(tap_kprobe_table[i].module, name)))
-			rc = tap_arm_kprobe(&tap_kprobe_table[i]);
-	for (i = 0; !rc && i < tap_kretprobe_count; i++)
+			tap_arm_kprobe(&tap_kprobe_table[i]);
+	for (i = 0; i < tap_kretprobe_count; i++)
 		if (!tap_kretprobe_table[i].registered && !tap_kretprobe_table[i].fprobed &&
+		    tap_kretprobe_table[i].module &&
 		    (!name || tap_on_module(tap_kretprobe_table[i].module, name)))
-			rc = tap_arm_kretprobe(&tap_kretprobe_table[i]);
-	return rc;
+			tap_arm_kretprobe(&tap_kretprobe_table[i]);
+	return 0;
 }
 
 static bool tap_kprobe_matches(const struct tap_kprobe *p, const char *name)
