@@ -41,6 +41,8 @@ struct dwtypes {
 	bool types_built;		/* every CU is in `types` */
 	Dwarf_Off next_cu;		/* the first CU not yet in `types` */
 	bool relocatable;	/* a module: its functions are found in its CUs by name */
+	struct name_index cu_functions;	/* a module's: name -> the DIE of its code */
+	bool cu_functions_built;
 };
 
 /* ---- Name tables ---- */
@@ -264,12 +266,15 @@ struct dwtypes *dwtypes_open_module(const char *path)
 	return dt;	/* the Dwfl lives as long as the types */
 }
 
-/* A module's function `name`: the subprogram with code of that name in its CUs. */
-static ktype_id function_in_cus(struct dwtypes *dt, const char *name)
+/* A module's functions: the subprograms with code at its CUs' top level, by name (the
+ * first of a name). Made once: a lookup walked every CU (module tracepoints look up each of
+ * a module's __bpf_trace_ functions for each of its tracepoints). */
+static void build_cu_functions(struct dwtypes *dt)
 {
 	Dwarf_Off offset = 0, next;
 	size_t header_size;
 
+	dt->cu_functions_built = true;
 	while (dwarf_next_unit(dt->dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL,
 			       NULL, NULL) == 0) {
 		Dwarf_Die cu, child;
@@ -281,15 +286,26 @@ static ktype_id function_in_cus(struct dwtypes *dt, const char *name)
 				Dwarf_Addr entry, base, end;
 
 				if (dwarf_tag(&child) == DW_TAG_subprogram &&
-				    (fn_name = dwarf_diename(&child)) && !strcmp(fn_name, name) &&
+				    (fn_name = dwarf_diename(&child)) &&
 				    (dwarf_lowpc(&child, &entry) == 0 ||
 				     dwarf_ranges(&child, 0, &base, &entry, &end) > 0))
-					return (ktype_id)dwarf_dieoffset(&child);
+					index_add(&dt->cu_functions, fn_name, 0,
+						  dwarf_dieoffset(&child));
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
 		offset = next;
 	}
-	return 0;
+}
+
+/* A module's function `name`: the subprogram with code of that name in its CUs. */
+static ktype_id function_in_cus(struct dwtypes *dt, const char *name)
+{
+	const struct name_entry *fn;
+
+	if (!dt->cu_functions_built)
+		build_cu_functions(dt);
+	fn = index_find(&dt->cu_functions, name, 0);
+	return fn ? (ktype_id)fn->value : 0;
 }
 
 Dwarf *dwtypes_dwarf(struct dwtypes *dt)

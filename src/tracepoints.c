@@ -267,13 +267,17 @@ static size_t common_prefix(const char *a, const char *b)
  * whose name shares the longest beginning with the tracepoint's. */
 static ktype_id guess_class(const struct ktypes *kt, const struct tracepoint *tp)
 {
+	static const struct ktypes *functions_of;	/* the kernel's or a module's types */
 	static const char **functions;
 	static size_t nfunctions;
 	ktype_id best = 0;
 	size_t best_len = 0;
 
-	if (!functions)
+	if (functions_of != kt) {
+		free(functions);
 		functions = ktypes_function_names(kt, bpf_prefix, &nfunctions);
+		functions_of = kt;
+	}
 	for (size_t i = 0; i < nfunctions; i++) {
 		ktype_id proto = ktypes_function(kt, functions[i]);
 		size_t len = common_prefix(functions[i] + strlen(bpf_prefix), tp->name);
