@@ -286,7 +286,8 @@ bool kmodules_read_cache(struct kmodules *m, const char *path)
 
 bool kmodules_write_cache(const struct kmodules *m, const char *path)
 {
-	char *tmp = xasprintf("%s.tmp", path);
+	/* A file of this process: runs that list the modules at once each write their own. */
+	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");
 	bool ok = f != NULL;
 

@@ -8,6 +8,8 @@
  *   3 translate  program -> module C source           (translate.h)
  *   4 build      C -> .ko with kbuild                 (build.h)
  *   5 run        .ko -> output, here or in the VM     (run.h)
+ *
+ * The target kernel, and what the passes ask about it, are target.c's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,16 +23,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "btf_image.h"
 #include "build.h"
 #include "cache.h"
-#include "debuginfo.h"
 #include "diag.h"
-#include "ksyms.h"
 #include "ktypes.h"
 #include "target_vars.h"
 #include "tracepoints.h"
@@ -40,9 +38,9 @@
 #include "program.h"
 #include "run.h"
 #include "session.h"
+#include "target.h"
 #include "translate.h"
 #include "util.h"
-#include "vm.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1"
@@ -404,225 +402,6 @@ static void locate_pieces(struct session *s)
 		s->tapset_dir = getenv("SYSTEMTAP_TAPSET");
 }
 
-/* Picks the target kernel and where pass 5 runs; false after printing why it can't. */
-/* The target is the host's kernel, or the one -r names, built against locally. */
-static bool choose_local_target(struct session *s)
-{
-	struct stat st;
-
-	s->run_in_vm = false;
-	if (s->kernel && s->kernel[0] == '/') {
-		char *path = xasprintf("%s/include/config/kernel.release", s->kernel);
-		char *release = read_text_file(path, NULL);
-
-		s->kernel_build_dir = s->kernel;
-		if (release)
-			release[strcspn(release, "\n")] = '\0';
-		s->kernel_release = release;
-		free(path);
-	} else {
-		struct utsname u;
-
-		if (!s->kernel && uname(&u) == 0)
-			s->kernel_release = xstrdup(u.release);
-		else
-			s->kernel_release = xstrdup(s->kernel ? s->kernel : "");
-		s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
-	}
-	if (s->last_pass >= 4 && stat(s->kernel_build_dir, &st) != 0) {
-		fprintf(stderr, "ERROR: kernel build tree %s is missing\n", s->kernel_build_dir);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Where pass 5 runs, and so which kernel is the target: the host when it can load modules
- * (or --no-vm), else the bundled VM, whose kernel is the target unless -r names another
- * one for passes up to 4.
- */
-static bool choose_target(struct session *s)
-{
-	bool host_runs = s->vm != VM_FORCE && host_can_run_modules();
-	bool local_build = s->kernel && s->last_pass <= 4 && s->vm != VM_FORCE;
-
-	if (s->vm == VM_NEVER || host_runs || local_build)
-		return choose_local_target(s);
-	s->vm_kit_dir = vm_kit_dir(s->vmkit_path);
-	if (!s->vm_kit_dir)
-		return false;
-	s->run_in_vm = true;
-	if (s->flight_recorder && s->last_pass >= 5) {
-		fputs(VM_FLIGHT_RECORDER_ERROR, stderr);
-		return false;
-	}
-	s->kernel_release = vm_kit_kernel_release(s->vm_kit_dir);
-	s->kernel_build_dir = xasprintf("%s/build", s->vm_kit_dir);
-	if (s->kernel && (!s->kernel_release || strcmp(s->kernel, s->kernel_release))) {
-		fprintf(stderr, "ERROR: cannot run a module for kernel %s: this host cannot load"
-			" modules, and the bundled VM runs kernel %s\n", s->kernel,
-			s->kernel_release ? s->kernel_release : "?");
-		return false;
-	}
-	if (s->vm == VM_AUTO && s->last_pass >= 5)
-		fprintf(stderr, "tapster: this host cannot load kernel modules; running in the"
-			" bundled VM (kernel %s)\n", s->kernel_release ? s->kernel_release : "?");
-	return true;
-}
-
-/* Decides the target once; false when that failed (the reason was printed). */
-static bool ensure_target(struct session *s)
-{
-	if (s->target_state == 0)
-		s->target_state = choose_target(s) ? 1 : -1;
-	return s->target_state > 0;
-}
-
-static const char *target_release(void *ctx)
-{
-	struct session *s = ctx;
-
-	return ensure_target(s) ? s->kernel_release : NULL;
-}
-
-/* CONFIG_NAME's value in the target's .config, its quotes removed; "" when unset. */
-static const char *target_config(void *ctx, const char *name)
-{
-	struct session *s = ctx;
-
-	if (!ensure_target(s))
-		return "";
-	if (!s->kernel_config) {
-		char *path = xasprintf("%s/.config", s->kernel_build_dir);
-
-		s->kernel_config = read_text_file(path, NULL);
-		free(path);
-		if (!s->kernel_config)
-			s->kernel_config = xstrdup("");
-	}
-	return config_value(s->kernel_config, name);
-}
-
-/* The target's function symbols, for pass 2's providers: loaded once, when first asked. */
-static const struct ksyms *target_symbols(void *ctx)
-{
-	static struct ksyms *symbols;
-	static bool tried;
-
-	if (!tried) {
-		tried = true;
-		symbols = ksyms_load(ctx);
-	}
-	return symbols;
-}
-
-/* The target's types, for pass 2's $target expressions. */
-static const struct ktypes *target_types(void *ctx)
-{
-	return ktypes_load(ctx);
-}
-
-/* The kernel's DWARF, for the probe points that need it. */
-static const struct debuginfo *target_debuginfo(void *ctx)
-{
-	return debuginfo_kernel(ctx);
-}
-
-/* Whether `path` is an ELF file (a module's, for @cast's module list). */
-static bool is_elf_file(const char *path)
-{
-	char magic[4];
-	FILE *f = fopen(path, "rb");
-	bool elf = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-		   !memcmp(magic, "\177ELF", 4);
-
-	if (f)
-		fclose(f);
-	return elf;
-}
-
-/*
- * stap's warning for a module file of @cast's module list that is there and built for the
- * target but has no types (stap: no DWARF; here: no BTF either), at each look-up: the
- * repeats count as suppressed warnings, as stap's.
- */
-static void warn_untyped_module_file(const struct session *s, const char *path)
-{
-	char *release;
-
-	if (!is_elf_file(path))
-		return;
-	release = btf_image_module_release(path);
-	if (!release || !s->kernel_release || !strcmp(release, s->kernel_release))
-		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
-				  " [man warning::debuginfo]", path);
-	free(release);
-}
-
-/* A module's types, for $target expressions in its functions and @cast(p, "t", "module"). */
-static const struct ktypes *target_module_types(void *ctx, const char *module,
-						const char **error)
-{
-	const struct ksyms *symbols = target_symbols(ctx);
-	const char *dir = symbols ? ksyms_modules_dir(symbols) : NULL;
-	const struct ktypes *kt = ktypes_load_module(ctx, module, dir, error);
-
-	if (!kt && strchr(module, '/'))
-		warn_untyped_module_file(ctx, module);
-	return kt;
-}
-
-/* The target's tracepoints, for kernel.trace: from its BTF (even where DWARF types the
- * rest) and its trace headers. */
-static struct tracepoints *load_target_tracepoints(const struct session *s)
-{
-	static struct tracepoints *tracepoints;
-	const struct ktypes *kt;
-
-	if (!tracepoints && (kt = ktypes_load_btf(s)))
-		tracepoints = tracepoints_load(kt, s->kernel_build_dir);
-	return tracepoints;
-}
-
-static const struct tracepoints *target_tracepoints(void *ctx)
-{
-	return load_target_tracepoints(ctx);
-}
-
-/* Whether the target's modules are known without fetching or complaining: the kit's list
- * of them or a modules.dep. */
-static bool target_lists_modules(const struct session *s)
-{
-	char *paths[2];
-	bool found = false;
-
-	if (s->run_in_vm) {
-		paths[0] = xasprintf("%s/module-functions-2", s->vm_kit_dir);
-		paths[1] = xasprintf("%s/root/lib/modules/%s/modules.dep", s->vm_kit_dir,
-				     s->kernel_release);
-	} else {
-		paths[0] = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
-		paths[1] = xstrdup(paths[0]);
-	}
-	for (int i = 0; i < 2; i++) {
-		found = found || access(paths[i], R_OK) == 0;
-		free(paths[i]);
-	}
-	return found;
-}
-
-/* With the tracepoints of the target's loadable modules, named by their functions. */
-static struct tracepoints *target_module_tracepoints(void *ctx)
-{
-	struct tracepoints *t = load_target_tracepoints(ctx);
-	const struct ksyms *symbols = t && target_lists_modules(ctx) ? target_symbols(ctx) : NULL;
-	const struct kmodules *mods = symbols ? ksyms_modules(symbols) : NULL;
-
-	if (t && mods)
-		tracepoints_add_modules(t, mods);
-	return t;
-}
-
 /* ---- The passes ---- */
 
 /* The loader, as pass 5's failure names it. */
@@ -844,7 +623,7 @@ static bool add_timeout_probe(const struct session *s, struct file *user,
 
 static int run_passes(struct session *s)
 {
-	struct parse_target target = { target_release, target_config, s };
+	struct parse_target target = target_for_parse(s);
 	struct parse_options options = { .guru = s->guru, .guru_mode = s->guru, .argc = s->argc,
 					 .argv = s->argv, .target = &target, .arch = "x86_64" };
 	options.macro_sources = library_macro_sources(s, &target, &options.nmacro_sources);
@@ -887,12 +666,7 @@ static int run_passes(struct session *s)
 	if (!ensure_target(s))
 		return 1;
 	start = stamp_now();
-	struct provider_env env = { .symbols = target_symbols, .types = target_types,
-				    .module_types = target_module_types,
-				    .tracepoints = target_tracepoints,
-				    .module_tracepoints = target_module_tracepoints, .ctx = s,
-				    .guru = s->guru, .debuginfo = target_debuginfo,
-				    .build_dir = s->kernel_build_dir };
+	struct provider_env env = target_for_providers(s);
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);
