@@ -533,7 +533,8 @@ static void warn_entry(const struct node *n)
 /* $var, $var->field..., $$parms, $var$ (target_vars.c); `quiet` for @defined. */
 static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 {
-	bool as_entry = e->probe && e->probe->is_return && !e->in_entry &&
+	/* @defined only asks whether it resolves, which the entry's parameters also do. */
+	bool as_entry = e->probe && e->probe->is_return && !e->in_entry && !quiet &&
 			strcmp(n->text, "$return") && strcmp(n->text, "$$return");
 
 	if (n->suffix && quiet)
@@ -1188,6 +1189,15 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 	return matched;
 }
 
+/* What pass 2 expands from the point's own function: $$parms, $$vars, $$locals, $$return
+ * (and their $ forms), $x$ pretty printing, @defined. */
+static bool varies_per_point(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return n->kind == N_DEFINED || (n->kind == N_TARGET && (n->text[1] == '$' || n->suffix)) ||
+	       (n->kind == N_CAST && n->suffix);
+}
+
 /* A derived probe for `points`, running `body`, resolved in its own scope. */
 static void add_derived(struct expansion_state *x, struct derived_point *points,
 			const struct node *body, bool copy)
@@ -1201,6 +1211,16 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 
 		diag_error_at("semantic error", &tok, x->probe->loc,
 			      "tapster cannot share one probe body between return and other probe points yet");
+		return;
+	}
+	if (points->next && node_any(body, varies_per_point, NULL)) {
+		/* As stap, which derives a body for each point: one probe each. */
+		free(d);
+		for (struct derived_point *next; points; points = next) {
+			next = points->next;
+			points->next = NULL;
+			add_derived(x, points, body, true);
+		}
 		return;
 	}
 	d->probe = x->probe;
