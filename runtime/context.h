@@ -16,6 +16,7 @@
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/smp.h>
+#include <linux/timex.h>
 #include <linux/vmalloc.h>
 
 #include "defaults.h"
@@ -29,7 +30,25 @@ struct tap_probe_point {
 	const char *pp;		/* the probe point as a string, e.g. kernel.function("f").return */
 	const char *func;	/* the probed function's name, or "" */
 	int point;		/* its place among its probe's points, from 0 */
+#ifdef STP_TIMING
+	int index;		/* -t: its place in the probe hit report (timing.h) */
+#endif
 };
+
+#ifdef STP_TIMING
+/* -t: the cycles of one probe point's hits on one CPU (timing.h). */
+struct tap_timing_part {
+	struct tap_stat stat;
+	struct tap_stat_variance variance;
+};
+
+/* -t: what the probe hit report names of a point (the translator's tap_timing_points[]). */
+struct tap_timing_point {
+	const char *pp;
+	const char *location;	/* where the script has it */
+	const char *derivation;	/* " from: ..." each step, as stap shows it */
+};
+#endif
 
 struct tap_print_buffer {
 	u32 len;
@@ -55,6 +74,10 @@ struct tap_context {
 	/* An array entry of statistics gathered from its CPUs' parts (pstat.h). */
 	int64_t stat_scratch[TAP_STAT_MAX_SIZE / sizeof(int64_t)];
 	union tap_frame frames[MAXNESTING + 1];
+#ifdef STP_TIMING
+	cycles_t timing_start;		/* get_cycles() as the hit began */
+	struct tap_timing_part timing[TAP_NUM_TIMING_POINTS];	/* by the point's index */
+#endif
 };
 
 /* A begin or end probe: run from process context, in priority order. */
@@ -69,6 +92,9 @@ static DEFINE_PER_CPU(struct tap_context *, tap_this_context);
 
 static void tap_print_flush(struct tap_context *c);
 static void tap_report_error(struct tap_context *c);
+#ifdef STP_TIMING
+static void tap_timing_record(struct tap_context *c);
+#endif
 
 /* The last_error of abort(): it ends the probe hit, as an error does, but no try block
  * catches it and it is not reported. */
@@ -104,6 +130,9 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	c->regs = regs;
 	c->entry_data = NULL;	/* a return probe's handler sets it */
 	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
+#ifdef STP_TIMING
+	c->timing_start = get_cycles();
+#endif
 	return c;
 }
 
@@ -122,6 +151,10 @@ static noinline void tap_context_exit_slow(struct tap_context *c)
  * the hot path). */
 static __always_inline void tap_context_exit(struct tap_context *c)
 {
+#ifdef STP_TIMING
+	if (c->pp)	/* not the runtime's own messages */
+		tap_timing_record(c);
+#endif
 	if (unlikely((unsigned long)c->print.len | (unsigned long)c->last_error))
 		tap_context_exit_slow(c);
 	local_dec(&c->busy);

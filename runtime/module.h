@@ -26,6 +26,7 @@
 #include "kprobes.h"
 #include "print.h"
 #include "session.h"
+#include "timing.h"
 #include "transport.h"
 
 static bool tap_started;
@@ -121,6 +122,9 @@ static void tap_report_counters(void)
 
 	if (!c)
 		return;
+#ifdef STP_TIMING
+	tap_report_timing(c);
+#endif
 #if TAP_NUM_KRETPROBES > 0
 	tap_report_missed_kretprobes(c);
 #endif

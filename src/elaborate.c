@@ -413,6 +413,69 @@ static void resolve_call(struct elab *e, struct node *n)
 	n->sym = f;
 }
 
+static bool is_defined_op(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return n->kind == N_DEFINED;
+}
+
+/* Whether `cond` is folded while the probe is derived, before its branches are resolved:
+ * stap does so with a @defined in it, and with any constant in a probe on functions. */
+static bool folds_early(const struct elab *e, const struct node *cond)
+{
+	return node_any(cond, is_defined_op, NULL) ||
+	       (e->probe && target_probe_on_functions(e->probe));
+}
+
+/* `n` becomes the branch `live` (resolved), or an empty statement. */
+static void become_branch(struct elab *e, struct node *n, struct node *live)
+{
+	if (live) {
+		*n = *live;
+		resolve_node(e, n);
+		return;
+	}
+	struct loc loc = n->loc;
+
+	memset(n, 0, sizeof(*n));
+	n->kind = N_NULL;
+	n->op = 1;	/* made here: no ';' of the script */
+	n->loc = loc;
+}
+
+/*
+ * if, ?:, && and || on a condition that is a constant once @defined is decided: as stap,
+ * only what runs is resolved, so the other branch may name a $var the point lacks
+ * (`@defined($x) ? $x : -1`). false when `n` is left to the usual resolution.
+ */
+static bool resolve_constant_branch(struct elab *e, struct node *n)
+{
+	struct node *cond = n->kind == N_BINARY ? n->lhs : n->cond;
+	int64_t value;
+
+	if (!folds_early(e, cond))
+		return false;
+	resolve_node(e, cond);
+	if (!optimize_constant_value(cond, &value)) {
+		resolve_node(e, n->kind == N_BINARY ? n->rhs : n->then);
+		resolve_node(e, n->els);
+		return true;
+	}
+	if (n->kind != N_BINARY) {
+		become_branch(e, n, value ? n->then : n->els);
+		return true;
+	}
+	if ((n->op == OP_ANDAND && !value) || (n->op == OP_OROR && value)) {
+		n->kind = N_NUMBER;
+		n->num = n->op == OP_OROR;
+		n->text = xstrdup(n->num ? "1" : "0");
+		n->lhs = n->rhs = NULL;
+		return true;
+	}
+	resolve_node(e, n->rhs);
+	return true;
+}
+
 static void resolve_entry(struct elab *e, struct node *n);
 
 /* $name in a return probe is its value at the function's entry: @entry($name). */
@@ -470,7 +533,8 @@ static void warn_entry(const struct node *n)
 /* $var, $var->field..., $$parms, $var$ (target_vars.c); `quiet` for @defined. */
 static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 {
-	bool as_entry = e->probe && e->probe->is_return && !e->in_entry &&
+	/* @defined only asks whether it resolves, which the entry's parameters also do. */
+	bool as_entry = e->probe && e->probe->is_return && !e->in_entry && !quiet &&
 			strcmp(n->text, "$return") && strcmp(n->text, "$$return");
 
 	if (n->suffix && quiet)
@@ -634,6 +698,9 @@ static void resolve_node(struct elab *e, struct node *n)
 		}
 		if (n->kind == N_BINARY && (n->op == OP_MATCH || n->op == OP_NOMATCH))
 			check_regex(n->rhs);
+		if (n->kind == N_BINARY && (n->op == OP_ANDAND || n->op == OP_OROR) &&
+		    resolve_constant_branch(e, n))
+			return;
 		resolve_node(e, n->lhs);
 		resolve_node(e, n->rhs);
 		return;
@@ -641,6 +708,8 @@ static void resolve_node(struct elab *e, struct node *n)
 	case N_IF:
 	case N_WHILE:
 	case N_FOR:
+		if ((n->kind == N_TERNARY || n->kind == N_IF) && resolve_constant_branch(e, n))
+			return;
 		resolve_node(e, n->init);
 		resolve_node(e, n->cond);
 		resolve_node(e, n->inc);
@@ -1120,6 +1189,15 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 	return matched;
 }
 
+/* What pass 2 expands from the point's own function: $$parms, $$vars, $$locals, $$return
+ * (and their $ forms), $x$ pretty printing, @defined. */
+static bool varies_per_point(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return n->kind == N_DEFINED || (n->kind == N_TARGET && (n->text[1] == '$' || n->suffix)) ||
+	       (n->kind == N_CAST && n->suffix);
+}
+
 /* A derived probe for `points`, running `body`, resolved in its own scope. */
 static void add_derived(struct expansion_state *x, struct derived_point *points,
 			const struct node *body, bool copy)
@@ -1133,6 +1211,16 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 
 		diag_error_at("semantic error", &tok, x->probe->loc,
 			      "tapster cannot share one probe body between return and other probe points yet");
+		return;
+	}
+	if (points->next && node_any(body, varies_per_point, NULL)) {
+		/* As stap, which derives a body for each point: one probe each. */
+		free(d);
+		for (struct derived_point *next; points; points = next) {
+			next = points->next;
+			points->next = NULL;
+			add_derived(x, points, body, true);
+		}
 		return;
 	}
 	d->probe = x->probe;

@@ -122,6 +122,7 @@ static void usage(FILE *out)
 	      "   -c CMD         start the probes, run CMD, and exit when it finishes\n"
 	      "   -x PID         sets target() to PID\n"
 	      "   -T TIMEOUT     exit the script after TIMEOUT seconds\n"
+	      "   -t             collect probe timing information\n"
 	      "   -s NUM         use NUM megabyte buffers for the output, per CPU\n"
 	      "   -S size[,N]    switch the -o file after size MB, keep at most N files\n"
 	      "   -b             bulk mode: one output file per CPU (with -o FILE: FILE_CPU)\n"
@@ -252,7 +253,7 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVvp:e:gwukm:o:c:x:T:s:S:bFD:I:d:r:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVvp:e:gwukm:o:c:x:T:ts:S:bFD:I:d:r:l:L:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -305,6 +306,10 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 			break;
 		case 'T':
 			parse_timeout(s, optarg);
+			break;
+		case 't':
+			/* As stap: a timing build, which reports each point's hits at the end. */
+			add_define(s, "STP_TIMING");
 			break;
 		case 's':
 			s->buffer_mb = (int)strtol(optarg, &end, 10);

@@ -405,17 +405,45 @@ static struct node *fold_binary(struct optimizer *o, struct node *n)
 	return identity_operand(o, n);
 }
 
+static bool fold_unary_value(int op, int64_t v, int64_t *out)
+{
+	switch (op) {
+	case '-': *out = (int64_t)(0 - (uint64_t)v); return true;
+	case '+': *out = v; return true;
+	case '!': *out = !v; return true;
+	case '~': *out = ~v; return true;
+	default: return false;
+	}
+}
+
 static struct node *fold_unary(struct node *n)
 {
-	int64_t v = n->lhs->num;
+	int64_t value;
 
-	switch (n->op) {
-	case '-': return number_like(n, (int64_t)(0 - (uint64_t)v));
-	case '+': return number_like(n, v);
-	case '!': return number_like(n, !v);
-	case '~': return number_like(n, ~v);
-	default: return NULL;
+	return fold_unary_value(n->op, n->lhs->num, &value) ? number_like(n, value) : NULL;
+}
+
+bool optimize_constant_value(const struct node *n, int64_t *value)
+{
+	int64_t a, b;
+
+	if (!n)
+		return false;
+	if (n->kind == N_NUMBER) {
+		*value = n->num;
+		return true;
 	}
+	if (n->kind == N_UNARY)
+		return optimize_constant_value(n->lhs, &a) && fold_unary_value(n->op, a, value);
+	if (n->kind == N_BINARY && optimize_constant_value(n->lhs, &a)) {
+		if ((n->op == OP_ANDAND && !a) || (n->op == OP_OROR && a)) {
+			*value = n->op == OP_OROR;
+			return true;
+		}
+		return optimize_constant_value(n->rhs, &b) && n->op != OP_USHR &&
+		       fold_numbers(n->op, a, b, value);
+	}
+	return false;
 }
 
 static void fold_node(struct optimizer *o, struct node **slot)

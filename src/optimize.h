@@ -9,6 +9,9 @@
 /* Folds constants; with `elide` (no -u), also removes what has no effect, with stap's
  * warnings. */
 void optimize(struct program *program, bool elide);
+/* The value of `n` when it is made of numbers only (1 + 2, !0, 0 && x); false otherwise
+ * or for what stays to run time (a division by zero). */
+bool optimize_constant_value(const struct node *n, int64_t *value);
 /* After type checking: what stap folds only then (a ternary on a constant). */
 void optimize_typed(struct program *program, bool elide);
 

@@ -661,6 +661,11 @@ static const struct ktypes *point_types(const struct provider_env *env,
 	return kt;
 }
 
+bool target_probe_on_functions(const struct derived_probe *p)
+{
+	return on_functions(p);
+}
+
 /* Whether every point of the probe is the return of a module's function (no types). */
 static bool on_module_returns(const struct derived_probe *p)
 {

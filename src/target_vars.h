@@ -83,6 +83,10 @@ char *gen_target(struct body *b, struct node *n);
  * which has no target variables. */
 bool target_point_is_kprobe(const struct derived_point *d);
 
+/* Whether every point of `p` is on a kernel or module function with its target variables
+ * (kernel.function, module().function; not the kprobe family). */
+bool target_probe_on_functions(const struct derived_probe *p);
+
 /* -L: the parameters of `function` as stap lists them (" $file:struct file*" ...), or
  * NULL when the types don't know it. */
 char *target_list_params(const struct ktypes *kt, const char *function, bool is_return);

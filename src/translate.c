@@ -11,8 +11,10 @@
 #include "ast_copy.h"
 #include "diag.h"
 #include "locks.h"
+#include "providers/providers.h"
 #include "regex.h"
 #include "session.h"
+#include "target_vars.h"
 #include "translate.h"
 #include "usyms.h"
 #include "util.h"
@@ -374,6 +376,27 @@ static void probe_entry_handler(struct derived_probe *p, struct body *b, struct 
 	b->in_entry_handler = false;
 }
 
+/* -t (or -DSTP_TIMING): the module times its probe points' hits, as stap's. */
+static bool timing_build(const struct session *s)
+{
+	for (int i = 0; i < s->ndefines; i++)
+		if (!strcmp(s->defines[i].name, "STP_TIMING"))
+			return true;
+	return false;
+}
+
+/* A point's index in stap's list of the program's probe points: in probe order. */
+static int point_index(const struct program *program, const struct derived_point *point)
+{
+	int index = 0;
+
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next, index++)
+			if (d == point)
+				return index;
+	return -1;
+}
+
 /* A point's pp() is stap's: its text, then its probe's condition, if any. */
 static int add_point_descriptor(struct module *m, const struct derived_probe *p,
 				const struct derived_point *d)
@@ -387,8 +410,10 @@ static int add_point_descriptor(struct module *m, const struct derived_probe *p,
 	for (const struct derived_point *e = p->points; e && e != d; e = e->next)
 		point++;
 	sb_addf(&m->points, "static const struct tap_probe_point tap_pp_%d = {\n", id);
-	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n\t.point = %d,\n};\n\n", pp, func,
-		point);
+	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n\t.point = %d,\n", pp, func, point);
+	if (timing_build(m->session))
+		sb_addf(&m->points, "\t.index = %d,\n", point_index(m->program, d));
+	sb_add(&m->points, "};\n\n");
 	free(pp);
 	free(text);
 	free(condition);
@@ -901,6 +926,67 @@ static void write_tables(struct module *m)
 			been_tables[t].table, m->been[t].buf ? m->been[t].buf : "");
 }
 
+/* ---- -t: what the probe hit report says of each point ---- */
+
+/* How stap shows where a point came from: " from: " before each step, the point placed on
+ * a function, the alias the script named, the probe's first point as written. */
+static char *point_derivation(const struct derived_probe *p, const struct derived_point *d)
+{
+	struct strbuf sb = { 0 };
+	char *first = probe_point_text(p->probe->points.items[0]);
+
+	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) &&
+	    !target_point_is_kprobe(d))
+		sb_addf(&sb, " from: %s", d->pp);
+	if (p->via_alias)
+		sb_addf(&sb, " from: %s", p->listed_name);
+	sb_addf(&sb, " from: %s", first);
+	free(first);
+	return sb_steal(&sb);
+}
+
+/* One line of the table: the point, where the script has it (the point that named the
+ * alias it went through, else the probe), its derivation. */
+static void timing_point(FILE *out, const struct derived_probe *p, const struct derived_point *d)
+{
+	struct loc loc = p->via_alias ? p->alias_loc : p->probe->loc;
+	char *location = xasprintf("%s:%d:%d", loc.source ? loc.source->name : "", loc.line,
+				   loc.col);
+	char *derivation = point_derivation(p, d);
+	char *pp_text = c_string_literal(d->pp);
+	char *location_text = c_string_literal(location);
+	char *derivation_text = c_string_literal(derivation);
+
+	fprintf(out, "\t{ %s, %s, %s },\n", pp_text, location_text, derivation_text);
+	free(location);
+	free(derivation);
+	free(pp_text);
+	free(location_text);
+	free(derivation_text);
+}
+
+static int count_points(const struct program *program)
+{
+	int n = 0;
+
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next)
+			n++;
+	return n;
+}
+
+/* runtime/timing.h's table, in the order of point_index(). */
+static void write_timing_table(struct module *m)
+{
+	if (!timing_build(m->session))
+		return;
+	fputs("static const struct tap_timing_point tap_timing_points[] = {\n", m->out);
+	for (const struct derived_probe *p = m->program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next)
+			timing_point(m->out, p, d);
+	fputs("};\n\n", m->out);
+}
+
 /* ---- MAXNESTING, from the call graph as stap computes it ---- */
 
 struct nesting {
@@ -1016,6 +1102,8 @@ static void write_module(struct module *m)
 		fprintf(m->out, "#define TAP_NUM_%s %d\n", been_tables[t].macro, m->nbeen[t]);
 	fprintf(m->out, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n",
 		default_maxnesting(m->program));
+	if (timing_build(m->session))
+		fprintf(m->out, "#define TAP_NUM_TIMING_POINTS %d\n", count_points(m->program));
 	fputc('\n', m->out);
 	fputs("#include \"runtime.h\"\n\n", m->out);
 	write_scalars(m);
@@ -1043,6 +1131,7 @@ static void write_module(struct module *m)
 	for (struct unit *u = m->units; u; u = u->next)
 		fputs(u->code, m->out);
 	write_tables(m);
+	write_timing_table(m);
 	fputs("#include \"module.h\"\n", m->out);
 }
 
