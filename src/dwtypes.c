@@ -283,14 +283,23 @@ static void build_cu_functions(struct dwtypes *dt)
 		    dwarf_child(&cu, &child) == 0) {
 			do {
 				const char *fn_name;
+				Dwarf_Attribute name;
 				Dwarf_Addr entry, base, end;
 
-				if (dwarf_tag(&child) == DW_TAG_subprogram &&
-				    (fn_name = dwarf_diename(&child)) &&
-				    (dwarf_lowpc(&child, &entry) == 0 ||
-				     dwarf_ranges(&child, 0, &base, &entry, &end) > 0))
-					index_add(&dt->cu_functions, fn_name, 0,
-						  dwarf_dieoffset(&child));
+				/* A concrete copy names its function through its
+				 * abstract origin. One without code (tag 1) serves
+				 * for its types when there is none with code: the
+				 * DWARF of a module's __bpf_trace_ functions has
+				 * their prototypes only. */
+				if (dwarf_tag(&child) != DW_TAG_subprogram ||
+				    dwarf_hasattr(&child, DW_AT_declaration) ||
+				    !(fn_name = dwarf_formstring(dwarf_attr_integrate(
+					    &child, DW_AT_name, &name))))
+					continue;
+				index_add(&dt->cu_functions, fn_name,
+					  dwarf_lowpc(&child, &entry) == 0 ||
+					  dwarf_ranges(&child, 0, &base, &entry, &end) > 0 ?
+					  0 : 1, dwarf_dieoffset(&child));
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
 		offset = next;
@@ -305,6 +314,8 @@ static ktype_id function_in_cus(struct dwtypes *dt, const char *name)
 	if (!dt->cu_functions_built)
 		build_cu_functions(dt);
 	fn = index_find(&dt->cu_functions, name, 0);
+	if (!fn)
+		fn = index_find(&dt->cu_functions, name, 1);
 	return fn ? (ktype_id)fn->value : 0;
 }
 
