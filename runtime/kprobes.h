@@ -228,7 +228,7 @@ static void tap_arm_kretprobe_batch(void)
  * the fprobe cannot be registered, stay kprobes. The generated handlers find the hit's
  * probe point by its address: tap_fprobe_pp().
  *
- * The probes of one function each (syscall.*: some 300 of them) share two fprobes, the
+ * The probes of one function each (syscall.*'s aliases, one probe each) share two fprobes, the
  * module's last: one for their entries, one for their returns (the table entries the
  * translator marked `shared`). Their handlers are here: they find the hit's table entry by
  * its address and call the kprobe's or kretprobe's own handlers, so a probe runs as it does
@@ -426,8 +426,9 @@ static int tap_fprobe_keep(const struct tap_fprobe *g, struct tap_fprobe_site *s
 
 /*
  * The group's functions that ftrace traces, into sites (room for g->count): their ftrace
- * addresses, ascending, one site an address (tap_fprobe_keep()). How many; 0 when there are too few or a kprobe could not be registered (the
- * kprobes' own registration then reports it).
+ * addresses, ascending, one site an address (tap_fprobe_keep()). How many; 0 when there are
+ * too few or a kprobe could not be registered (the kprobes' own registration then reports
+ * it).
  */
 static int tap_fprobe_sites(const struct tap_fprobe *g, struct tap_fprobe_site *sites)
 {
