@@ -27,7 +27,10 @@
 # BUILDDIR/bench/vm-work; its stdout is what the guest printed).
 # BENCH_VM_CASES: the cases to run (default "a b c d e"; the memory figures come with
 # any). BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
-# 1000000: a third of a second of virtual time, 84 ticks). TCG with -icount runs the guest
+# 1000000: a third of a second of virtual time, 84 ticks). BENCH_VM_SHARED=1 gives cases (a)
+# and (b) a second probe of their kind on __x64_sys_getpid, which the workload does not call:
+# where the kernel has fprobe, both probes then run under the module's shared fprobe
+# (runtime/kprobes.h) rather than a kprobe. TCG with -icount runs the guest
 # at some tens of millions of instructions a second: the whole run takes a few minutes.
 set -u
 srcdir=$1 builddir=$2
@@ -93,6 +96,16 @@ for c in $cases $mems $many; do
 	*) stp=$srcdir/bench/vm/$c.stp ;;
 	esac
 	case $c in
+	a|b)
+		if [ "${BENCH_VM_SHARED:-0}" = 1 ]; then
+			cp "$stp" "$work/shared_$c.stp"
+			case $c in
+			a) echo 'probe kernel.function("__x64_sys_getpid").return { t <<< 0 }' ;;
+			b) echo 'probe kernel.function("__x64_sys_getpid") { n-- }' ;;
+			esac >>"$work/shared_$c.stp"
+			stp=$work/shared_$c.stp
+		fi
+		;;
 	one|many_*)
 		"$tapster" --vm -p3 "$stp" 2>/dev/null |
 			awk -v c="$c" '/^#define TAP_NUM_K(RET)?PROBES / { n += $3 } END { print c, n }' \

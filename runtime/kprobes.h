@@ -37,7 +37,8 @@ struct tap_kprobe {
 	const char *module;	/* the module of the function, NULL for the kernel */
 	int cond;		/* its probe's condition (1..TAP_NUM_CONDITIONS), or 0 */
 	bool registered;
-	bool fprobed;		/* its probe's fprobe serves it (below) */
+	bool fprobed;		/* its probe's fprobe, or the shared one, serves it (below) */
+	bool shared;		/* the only entry of its probe that an fprobe could serve */
 };
 
 struct tap_kretprobe {
@@ -47,6 +48,7 @@ struct tap_kretprobe {
 	int cond;
 	bool registered;
 	bool fprobed;
+	bool shared;		/* the only return of its probe that an fprobe could serve */
 	int missed;		/* instances missed while registered before */
 };
 
@@ -191,6 +193,13 @@ static void tap_disarm_kretprobe(struct tap_kretprobe *p)
  * them as it does kprobes: its blacklist, its errors); the others, and all of them when
  * the fprobe cannot be registered, stay kprobes. The generated handlers find the hit's
  * probe point by its address: tap_fprobe_pp().
+ *
+ * The probes of one function each (syscall.*'s aliases, one probe each) share two fprobes, the
+ * module's last: one for their entries, one for their returns (the table entries the
+ * translator marked `shared`). Their handlers are here: they find the hit's table entry by
+ * its address and call the kprobe's or kretprobe's own handlers, so a probe runs as it does
+ * under its kprobe. A function with two such probes (or one under a probe's own fprobe)
+ * keeps its kprobes, which run them in the order they always did.
  */
 #ifdef TAP_USE_FPROBE
 #ifndef TAP_FPROBE_MIN
@@ -200,10 +209,12 @@ static void tap_disarm_kretprobe(struct tap_kretprobe *p)
 struct tap_fprobe {
 	struct fprobe fp;
 	bool ret;		/* on returns: tap_kretprobes' entries, else tap_kprobes' */
+	bool shared;		/* the shared one: the entries marked shared among them */
 	int first, count;	/* its probe's entries in that table */
 	int n;			/* the functions under the fprobe */
 	unsigned long *addrs;	/* their ftrace addresses, ascending */
 	const struct tap_probe_point **pps;	/* their probe points, in that order */
+	int *entries;		/* the shared one: their table entries, in that order */
 	bool registered;
 };
 
@@ -215,11 +226,9 @@ struct tap_fprobe_site {
 static struct tap_fprobe *tap_fprobe_table;
 static int tap_fprobe_count;
 
-/* The probe point of a hit at `ip`, one of the fprobe's functions. */
-static __always_inline const struct tap_probe_point *tap_fprobe_pp(struct fprobe *fp,
-								   unsigned long ip)
+/* The place among the fprobe's functions of a hit at `ip`, one of them. */
+static __always_inline int tap_fprobe_site_at(const struct tap_fprobe *g, unsigned long ip)
 {
-	struct tap_fprobe *g = container_of(fp, struct tap_fprobe, fp);
 	int lo = 0, hi = g->n - 1;
 
 	while (lo < hi) {
@@ -230,7 +239,24 @@ static __always_inline const struct tap_probe_point *tap_fprobe_pp(struct fprobe
 		else
 			hi = mid;
 	}
-	return g->pps[lo];
+	return lo;
+}
+
+/* The probe point of a hit at `ip`. */
+static __always_inline const struct tap_probe_point *tap_fprobe_pp(struct fprobe *fp,
+								   unsigned long ip)
+{
+	struct tap_fprobe *g = container_of(fp, struct tap_fprobe, fp);
+
+	return g->pps[tap_fprobe_site_at(g, ip)];
+}
+
+/* The shared fprobe's table entry of a hit at `ip`. */
+static __always_inline int tap_fprobe_entry_at(struct fprobe *fp, unsigned long ip)
+{
+	struct tap_fprobe *g = container_of(fp, struct tap_fprobe, fp);
+
+	return g->entries[tap_fprobe_site_at(g, ip)];
 }
 
 /* A kprobe's handler sees the address after its breakpoint byte (addr(), the backtrace):
@@ -242,6 +268,50 @@ static __always_inline unsigned long tap_fprobe_regs_enter(struct pt_regs *regs,
 
 	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
 	return at;
+}
+
+/* The shared fprobe's handlers: the entry's kprobe's handler. */
+static int tap_fprobe_shared_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+				   struct pt_regs *regs, void *data)
+{
+	struct kprobe *kp = &tap_kprobe_table[tap_fprobe_entry_at(fp, ip)].kp;
+	unsigned long at = tap_fprobe_regs_enter(regs, ip);
+
+	kp->pre_handler(kp, regs);
+	instruction_pointer_set(regs, at);
+	return 0;
+}
+
+/* A kretprobe's handlers read nothing of their instance but its data: the fprobe's entry
+ * data stands for it (NULL when no return probe has data). */
+static __always_inline struct kretprobe_instance *tap_fprobe_instance(void *data)
+{
+	return data ? (struct kretprobe_instance *)((char *)data -
+		offsetof(struct kretprobe_instance, data)) : NULL;
+}
+
+/* The kretprobe's entry handler; non-zero: no return handler for this call. */
+static int tap_fprobe_shared_call(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+				  struct pt_regs *regs, void *data)
+{
+	struct kretprobe *rp = &tap_kretprobe_table[tap_fprobe_entry_at(fp, ip)].rp;
+	unsigned long at;
+	int rc;
+
+	if (!rp->entry_handler)
+		return 0;
+	at = tap_fprobe_regs_enter(regs, ip);
+	rc = rp->entry_handler(tap_fprobe_instance(data), regs);
+	instruction_pointer_set(regs, at);
+	return rc;
+}
+
+static void tap_fprobe_shared_return(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+				     struct pt_regs *regs, void *data)
+{
+	struct kretprobe *rp = &tap_kretprobe_table[tap_fprobe_entry_at(fp, ip)].rp;
+
+	rp->handler(tap_fprobe_instance(data), regs);
 }
 
 static struct kprobe *tap_fprobe_kprobe(const struct tap_fprobe *g, int i)
@@ -269,23 +339,62 @@ static bool tap_fprobe_eligible(const struct tap_fprobe *g, int i)
 
 	if (g->ret)
 		return !tap_kretprobe_table[g->first + i].module &&
-		       !tap_kretprobe_table[g->first + i].registered && kp->symbol_name;
+		       !tap_kretprobe_table[g->first + i].registered && kp->symbol_name &&
+		       (!g->shared || tap_kretprobe_table[g->first + i].shared);
 	return !tap_kprobe_table[g->first + i].module && !tap_kprobe_table[g->first + i].registered &&
-	       kp->symbol_name && !kp->offset;
+	       kp->symbol_name && !kp->offset && (!g->shared || tap_kprobe_table[g->first + i].shared);
 }
 
 static int tap_fprobe_site_cmp(const void *a, const void *b)
 {
 	const struct tap_fprobe_site *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Whether an fprobe other than g, registered, serves the function at `addr`. */
+static bool tap_fprobe_elsewhere(const struct tap_fprobe *g, unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < tap_fprobe_count; i++) {
+		const struct tap_fprobe *other = &tap_fprobe_table[i];
+
+		if (other != g && other->registered && other->ret == g->ret &&
+		    other->addrs[tap_fprobe_site_at(other, addr)] == addr)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Of the sites, sorted, those the fprobe takes, moved to the front; how many. A probe's own
+ * fprobe takes the first of its points on a function, the others stay kprobes; the shared
+ * one takes none of a function that has two of its points, or that another fprobe serves:
+ * their kprobes run them in the order they always did.
+ */
+static int tap_fprobe_keep(const struct tap_fprobe *g, struct tap_fprobe_site *sites, int found)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < found; i++) {
+		bool after = i > 0 && sites[i - 1].addr == sites[i].addr;
+		bool before = i + 1 < found && sites[i + 1].addr == sites[i].addr;
+
+		if (g->shared ? after || before || tap_fprobe_elsewhere(g, sites[i].addr) : after)
+			continue;
+		sites[kept++] = sites[i];
+	}
+	return kept;
 }
 
 /*
  * The group's functions that ftrace traces, into sites (room for g->count): their ftrace
- * addresses, ascending, one site an address (a second probe point on a function stays a
- * kprobe). How many; 0 when there are too few or a kprobe could not be registered (the
- * kprobes' own registration then reports it).
+ * addresses, ascending, one site an address (tap_fprobe_keep()). How many; 0 when there are
+ * too few or a kprobe could not be registered (the kprobes' own registration then reports
+ * it).
  */
 static int tap_fprobe_sites(const struct tap_fprobe *g, struct tap_fprobe_site *sites)
 {
@@ -312,9 +421,7 @@ static int tap_fprobe_sites(const struct tap_fprobe *g, struct tap_fprobe_site *
 				.addr = (unsigned long)kps[i].addr, .index = index[i] };
 	unregister_kprobes(batch, n);
 	sort(sites, found, sizeof(*sites), tap_fprobe_site_cmp, NULL);
-	for (i = 0; i < found; i++)
-		if (!kept || sites[kept - 1].addr != sites[i].addr)
-			sites[kept++] = sites[i];
+	kept = tap_fprobe_keep(g, sites, found);
 out:
 	kfree(index);
 	kfree(batch);
@@ -335,6 +442,28 @@ static int tap_fprobe_maxactive(const struct tap_fprobe *g, const struct tap_fpr
 	return total;
 }
 
+/* The shared fprobe's handlers, and its entry data: room for the largest of its return
+ * probes' @entry data, if any has some. */
+static void tap_fprobe_set_shared(struct tap_fprobe *g, const struct tap_fprobe_site *sites)
+{
+	int i;
+
+	if (!g->ret) {
+		g->fp.entry_handler = tap_fprobe_shared_entry;
+		return;
+	}
+	g->fp.exit_handler = tap_fprobe_shared_return;
+	g->fp.entry_handler = NULL;
+	g->fp.entry_data_size = 0;
+	for (i = 0; i < g->n; i++) {
+		const struct kretprobe *rp = &tap_kretprobe_table[g->first + sites[i].index].rp;
+
+		if (rp->entry_handler)
+			g->fp.entry_handler = tap_fprobe_shared_call;
+		g->fp.entry_data_size = max_t(size_t, g->fp.entry_data_size, rp->data_size);
+	}
+}
+
 static void tap_arm_fprobe(struct tap_fprobe *g)
 {
 	struct tap_fprobe_site *sites = kcalloc(g->count, sizeof(*sites), GFP_KERNEL);
@@ -342,12 +471,17 @@ static void tap_arm_fprobe(struct tap_fprobe *g)
 
 	g->addrs = n ? kcalloc(n, sizeof(*g->addrs), GFP_KERNEL) : NULL;
 	g->pps = n ? kcalloc(n, sizeof(*g->pps), GFP_KERNEL) : NULL;
-	if (g->addrs && g->pps) {
+	g->entries = n && g->shared ? kcalloc(n, sizeof(*g->entries), GFP_KERNEL) : NULL;
+	if (g->addrs && g->pps && (g->entries || !g->shared)) {
 		for (i = 0; i < n; i++) {
 			g->addrs[i] = sites[i].addr;
 			g->pps[i] = tap_fprobe_entry_pp(g, sites[i].index);
+			if (g->shared)
+				g->entries[i] = g->first + sites[i].index;
 		}
 		g->n = n;
+		if (g->shared)
+			tap_fprobe_set_shared(g, sites);
 		g->fp.flags = 0;
 		g->fp.nmissed = 0;
 		if (g->ret)
@@ -360,8 +494,11 @@ static void tap_arm_fprobe(struct tap_fprobe *g)
 	} else {
 		kfree(g->addrs);
 		kfree(g->pps);
+		kfree(g->entries);
 		g->addrs = NULL;
 		g->pps = NULL;
+		g->entries = NULL;
+		g->n = 0;
 	}
 	kfree(sites);
 }
@@ -399,14 +536,19 @@ static void tap_disarm_fprobes(void)
 	for (i = 0; i < tap_fprobe_count; i++) {
 		kfree(tap_fprobe_table[i].addrs);
 		kfree(tap_fprobe_table[i].pps);
+		kfree(tap_fprobe_table[i].entries);
 		tap_fprobe_table[i].addrs = NULL;
 		tap_fprobe_table[i].pps = NULL;
+		tap_fprobe_table[i].entries = NULL;
 		tap_fprobe_table[i].n = 0;
 	}
 }
 
+/* The condition of its probe; the shared one's probes each look at their own. */
 static int tap_fprobe_cond(const struct tap_fprobe *g)
 {
+	if (g->shared)
+		return 0;
 	return g->ret ? tap_kretprobe_table[g->first].cond : tap_kprobe_table[g->first].cond;
 }
 #else

@@ -40,6 +40,7 @@ struct module {
 	int ntracepoints;
 	struct strbuf fprobes;	/* runtime/kprobes.h's fprobes: a probe's kernel functions */
 	int nfprobes;
+	int nshared_kprobes, nshared_kretprobes;	/* points the shared fprobes may serve */
 	struct strbuf been[3];			/* begin, end and error tables, by been_kind */
 	int nbeen[3];
 	int nconditions;	/* conditional probes on kprobes (runtime/kprobes.h) */
@@ -440,7 +441,7 @@ static char *kprobe_module(const struct derived_point *d)
 }
 
 static void kprobe_point(struct module *m, const struct derived_probe *p,
-			 const struct derived_point *d, int pp)
+			 const struct derived_point *d, int pp, bool shared)
 {
 	char *symbol = kprobe_symbol(d);
 	char *module = kprobe_module(d);
@@ -458,14 +459,16 @@ static void kprobe_point(struct module *m, const struct derived_probe *p,
 	if (!d->address && d->offset)
 		sb_addf(&m->kprobes, " .offset = 0x%llx,", (unsigned long long)d->offset);
 	sb_addf(&m->kprobes, " .pre_handler = tap_kprobe_%d }, .pp = &tap_pp_%d,"
-		" .module = %s, .cond = %d },\n", pp, pp, module, condition_id(m, p));
+		" .module = %s, .cond = %d%s },\n", pp, pp, module, condition_id(m, p),
+		shared ? ", .shared = true" : "");
 	m->nkprobes++;
+	m->nshared_kprobes += shared;
 	free(symbol);
 	free(module);
 }
 
 static void kretprobe_point(struct module *m, const struct derived_probe *p,
-			    const struct derived_point *d, int pp)
+			    const struct derived_point *d, int pp, bool shared)
 {
 	char *symbol = kprobe_symbol(d);
 	char *module = kprobe_module(d);
@@ -490,9 +493,10 @@ static void kretprobe_point(struct module *m, const struct derived_probe *p,
 		sb_addf(&m->kretprobes,
 			" .entry_handler = tap_kretprobe_entry_%d,"
 			" .data_size = sizeof(struct probe_%d_entry),", pp, p->index);
-	sb_addf(&m->kretprobes, " .maxactive = %d }, .pp = &tap_pp_%d, .module = %s, .cond = %d },\n",
-		d->maxactive, pp, module, condition_id(m, p));
+	sb_addf(&m->kretprobes, " .maxactive = %d }, .pp = &tap_pp_%d, .module = %s, .cond = %d%s },\n",
+		d->maxactive, pp, module, condition_id(m, p), shared ? ", .shared = true" : "");
 	m->nkretprobes++;
+	m->nshared_kretprobes += shared;
 	free(symbol);
 	free(module);
 }
@@ -560,22 +564,55 @@ static bool fprobe_candidate(const struct derived_point *d)
 	       !d->address && !d->offset;
 }
 
-/* A probe's fprobes: one for its entries, one for its returns, when it has several. */
-static void fprobe_groups(struct module *m, const struct derived_probe *p, int first_kprobe,
-			  int first_kretprobe)
+/* How many of a probe's points an fprobe could serve, entries and returns. */
+static void fprobe_candidates(const struct derived_probe *p, int *entries, int *returns)
 {
-	int entries = 0, returns = 0;
-
+	*entries = *returns = 0;
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		if (fprobe_candidate(d) && d->kind == PROVIDER_KPROBE)
-			entries++;
+			(*entries)++;
 		else if (fprobe_candidate(d))
-			returns++;
+			(*returns)++;
 	}
+}
+
+/*
+ * Whether a point goes to the shared fprobes: the only entry (return) of its probe that an
+ * fprobe could serve, of a probe without a condition (its kprobe is disabled while the
+ * condition is false) and without .maxactive(N) (its kretprobe's own instances).
+ */
+static bool fprobe_shared(const struct module *m, const struct derived_probe *p,
+			  const struct derived_point *d, int entries, int returns)
+{
+	return fprobe_candidate(d) && (d->kind == PROVIDER_KPROBE ? entries : returns) == 1 &&
+	       !condition_id(m, p) && d->maxactive <= 0;
+}
+
+/* A probe's fprobes: one for its entries, one for its returns, when it has several. */
+static void fprobe_groups(struct module *m, const struct derived_probe *p, int first_kprobe,
+			  int first_kretprobe, int entries, int returns)
+{
 	if (entries >= 2)
 		fprobe_entries(m, p, first_kprobe, m->nkprobes - first_kprobe);
 	if (returns >= 2)
 		fprobe_returns(m, p, first_kretprobe, m->nkretprobes - first_kretprobe);
+}
+
+/* The module's shared fprobes, the last (runtime/kprobes.h gives them their handlers): one
+ * for the entries, one for the returns of the probes of one function each, when there are
+ * several. */
+static void shared_fprobes(struct module *m)
+{
+	if (m->nshared_kprobes >= 2) {
+		sb_addf(&m->fprobes, "\t{ .ret = false, .shared = true, .first = 0, .count = %d },\n",
+			m->nkprobes);
+		m->nfprobes++;
+	}
+	if (m->nshared_kretprobes >= 2) {
+		sb_addf(&m->fprobes, "\t{ .ret = true, .shared = true, .first = 0, .count = %d },\n",
+			m->nkretprobes);
+		m->nfprobes++;
+	}
 }
 
 /*
@@ -666,14 +703,17 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	sb_add(&code, comment);
 	probe_body(m, p, &b, &code);
 	int first_kprobe = m->nkprobes, first_kretprobe = m->nkretprobes;
+	int entries, returns;
 
+	fprobe_candidates(p, &entries, &returns);
 	for (struct derived_point *d = p->points; d; d = d->next) {
 		int pp = add_point_descriptor(m, p, d);
+		bool shared = fprobe_shared(m, p, d, entries, returns);
 
 		if (d->kind == PROVIDER_KPROBE)
-			kprobe_point(m, p, d, pp);
+			kprobe_point(m, p, d, pp, shared);
 		else if (d->kind == PROVIDER_KRETPROBE)
-			kretprobe_point(m, p, d, pp);
+			kretprobe_point(m, p, d, pp, shared);
 		else if (d->kind == PROVIDER_TIMER)
 			timer_point(m, p, d, pp);
 		else if (d->kind == PROVIDER_PROFILE)
@@ -681,7 +721,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 		else if (d->kind == PROVIDER_TRACEPOINT)
 			tracepoint_point(m, p, d, pp);
 	}
-	fprobe_groups(m, p, first_kprobe, first_kretprobe);
+	fprobe_groups(m, p, first_kprobe, first_kretprobe, entries, returns);
 	add_unit(m, xasprintf("probe_%d", p->index), &b.fields, sb_steal(&code));
 	free(b.code.buf);
 	free(b.locks);
@@ -1261,6 +1301,7 @@ int translate(struct session *session, struct program *program, FILE *out)
 		translate_function(&m, f);
 	for (struct derived_probe *p = program->probes; p; p = p->next)
 		translate_probe(&m, p);
+	shared_fprobes(&m);
 	for (int t = 0; t < 3; t++)
 		collect_been(&m, t);
 	write_module(&m);
