@@ -520,14 +520,19 @@ static void tap_disarm_fprobes(void)
 
 	for (i = 0; i < tap_fprobe_count; i++) {
 		struct tap_fprobe *g = &tap_fprobe_table[i];
+		unsigned long missed;
 
 		if (!g->registered)
 			continue;
+		/* Taken before: while it is unregistered, a call that comes in finds the
+		 * returns' rethook stopped and counts as missed, which no hit of the
+		 * session was (a kretprobe is disabled first and misses none so). */
+		missed = READ_ONCE(g->fp.nmissed);
 		unregister_fprobe(&g->fp);
 		g->registered = false;
 		any = true;
-		if (g->fp.nmissed)
-			atomic_add(g->fp.nmissed, &tap_skipped_count);
+		if (missed)
+			atomic_add(missed, &tap_skipped_count);
 		for (j = 0; j < g->count; j++)
 			tap_fprobe_mark(g, j, false);
 	}
