@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "parse.h"
+#include "parse/parse.h"
 
 enum {
 	FLAG_GURU = 1 << 0,

@@ -32,15 +32,15 @@
 
 #include "arena.h"
 #include "diag.h"
-#include "ksyms.h"
-#include "ast_copy.h"
-#include "ktypes.h"
-#include "library.h"
-#include "parse.h"
-#include "program.h"
+#include "target/ksyms.h"
+#include "parse/ast_copy.h"
+#include "target/ktypes.h"
+#include "resolve/library.h"
+#include "parse/parse.h"
+#include "resolve/program.h"
 #include "session.h"
-#include "tracepoints.h"
-#include "translate.h"
+#include "target/tracepoints.h"
+#include "translate/translate.h"
 #include "util.h"
 
 #ifndef TAPSTER_SRCDIR

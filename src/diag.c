@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
+#include "parse/ast.h"
 #include "util.h"
 
 /* Where messages go: stderr, or a buffer while a message waits to know whether it is shown

@@ -26,20 +26,20 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "build.h"
-#include "cache.h"
+#include "build/build.h"
+#include "build/cache.h"
 #include "diag.h"
-#include "ktypes.h"
-#include "target_vars.h"
-#include "tracepoints.h"
-#include "usyms.h"
-#include "library.h"
-#include "parse.h"
-#include "program.h"
-#include "run.h"
+#include "target/ktypes.h"
+#include "resolve/target_vars.h"
+#include "target/tracepoints.h"
+#include "target/usyms.h"
+#include "resolve/library.h"
+#include "parse/parse.h"
+#include "resolve/program.h"
+#include "run/run.h"
 #include "session.h"
-#include "target.h"
-#include "translate.h"
+#include "target_setup.h"
+#include "translate/translate.h"
 #include "util.h"
 
 #ifndef PACKAGE_VERSION

@@ -11,16 +11,16 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "btf_image.h"
-#include "debuginfo.h"
+#include "target/btf_image.h"
+#include "target/debuginfo.h"
 #include "diag.h"
-#include "ksyms.h"
-#include "ktypes.h"
-#include "run.h"
-#include "target.h"
-#include "tracepoints.h"
+#include "target/ksyms.h"
+#include "target/ktypes.h"
+#include "run/run.h"
+#include "target_setup.h"
+#include "target/tracepoints.h"
 #include "util.h"
-#include "vm.h"
+#include "run/vm.h"
 
 /* The target is the host's kernel, or the one -r names, built against locally. */
 static bool choose_local_target(struct session *s)

@@ -10,8 +10,8 @@
 
 #include <stdbool.h>
 
-#include "parse.h"
-#include "program.h"
+#include "parse/parse.h"
+#include "resolve/program.h"
 #include "session.h"
 
 /* Decides the target once; false when that failed (the reason was printed). */

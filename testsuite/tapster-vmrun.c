@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "util.h"
-#include "vm.h"
+#include "run/vm.h"
 
 static void usage(void)
 {

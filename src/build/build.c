@@ -12,7 +12,7 @@
  * is then what is shown.
  */
 #define _GNU_SOURCE
-#include "build.h"
+#include "build/build.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "kfeatures.h"
+#include "build/cache.h"
+#include "build/kfeatures.h"
 #include "util.h"
 
 /* The probe module's name and the marks its commands get in the recipe. */

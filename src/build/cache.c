@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #define _GNU_SOURCE
-#include "cache.h"
+#include "build/cache.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kfeatures.h"
+#include "build/kfeatures.h"
 #include "util.h"
 
 #ifndef PACKAGE_VERSION

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "kfeatures.h"
+#include "build/kfeatures.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "build/cache.h"
 #include "util.h"
 
 /* One feature: TAP_HAVE_<name> is defined when `word` appears, as a whole word, in the

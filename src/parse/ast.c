@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The syntax tree: constructors, list helpers, names of types and operators, freeing. */
-#include "ast.h"
+#include "parse/ast.h"
 
 #include <stdlib.h>
 

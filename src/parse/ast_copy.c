@@ -4,7 +4,7 @@
  * symbols), so a body that runs in several probes (a probe alias's prologue, a user body
  * reached through several aliases) is resolved as one copy per probe.
  */
-#include "ast_copy.h"
+#include "parse/ast_copy.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
 #ifndef TAPSTER_AST_COPY_H
 #define TAPSTER_AST_COPY_H
 
-#include "ast.h"
+#include "parse/ast.h"
 
 /* A copy of `n` and everything below it, without pass 2's annotations; NULL for NULL. */
 struct node *node_copy(const struct node *n);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "format.h"
+#include "parse/format.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "ast.h"
+#include "parse/ast.h"
 
 enum { FORMAT_STAR = -2, FORMAT_NONE = -1 };
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ast.h"
+#include "parse/ast.h"
 
 /* What %( conditions ask of the target kernel. Asked only when a condition needs it, since
  * finding the target may mean fetching the bundled VM's kit. */

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ast.h"
-#include "parse.h"
+#include "parse/ast.h"
+#include "parse/parse.h"
 
 /* A token as the lexer makes it. */
 struct token {

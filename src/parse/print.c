@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "parse/parse.h"
 
 static void print_list(FILE *out, const struct node_list *list)
 {

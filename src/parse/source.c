@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "parse/parse.h"
 #include "util.h"
 
 static struct source *source_new(const char *name, char *text, long len, bool is_tapset)

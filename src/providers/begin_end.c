@@ -5,7 +5,7 @@
  * probes when it had errors; lower priorities first. never probes are checked and compiled
  * but never run.
  */
-#include "providers.h"
+#include "providers/providers.h"
 
 static bool derive_been(const struct probe_point *point, struct derived_point ***tail,
 			enum provider_kind kind)

@@ -14,7 +14,7 @@
  * it (outside what f inlined). pp() shows the function's declaration:
  * kernel.function("vfs_read@fs/read_write.c:450").
  */
-#include "dwarf_points.h"
+#include "providers/dwarf_points.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag.h"
-#include "../dwpoints.h"
-#include "../ksyms.h"
-#include "../util.h"
+#include "diag.h"
+#include "target/dwpoints.h"
+#include "target/ksyms.h"
+#include "util.h"
 
 /* "f@file:N-M" taken apart. */
 struct dw_spec {

@@ -3,7 +3,7 @@
 #ifndef TAPSTER_DWARF_POINTS_H
 #define TAPSTER_DWARF_POINTS_H
 
-#include "providers.h"
+#include "providers/providers.h"
 
 struct debuginfo;
 

@@ -7,7 +7,7 @@
  *                            kprobe.module("m")...      module_function.c
  * and says, as stap does, what may follow when the point has no such component.
  */
-#include "providers.h"
+#include "providers/providers.h"
 
 #include <string.h>
 

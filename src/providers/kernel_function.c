@@ -5,15 +5,15 @@
  * name when it is registered. f may be a wildcard, expanded against the target's functions.
  * kernel.function("f").exported takes only the functions the kernel exports.
  */
-#include "dwarf_points.h"
+#include "providers/dwarf_points.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag.h"
-#include "../ksyms.h"
-#include "../util.h"
+#include "diag.h"
+#include "target/ksyms.h"
+#include "util.h"
 
 static bool has_glob(const char *pattern)
 {

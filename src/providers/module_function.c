@@ -6,17 +6,17 @@
  * their functions (ksyms_modules()). The probes are armed when m is loaded, before its init
  * function runs, and disarmed when it is removed (runtime/kprobes.h).
  */
-#include "providers.h"
+#include "providers/providers.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag.h"
-#include "../kmodules.h"
-#include "../ksyms.h"
-#include "../util.h"
+#include "diag.h"
+#include "target/kmodules.h"
+#include "target/ksyms.h"
+#include "util.h"
 
 static const char module_follow[] = "function(number) function(string) statement(number) "
 				    "statement(string)";

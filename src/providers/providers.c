@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "providers.h"
+#include "providers/providers.h"
 
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag.h"
-#include "../util.h"
+#include "diag.h"
+#include "util.h"
 
 static const struct provider *const providers[] = {
 	&provider_begin,

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "../ast.h"
-#include "../program.h"
+#include "parse/ast.h"
+#include "resolve/program.h"
 
 struct provider {
 	const char *name;	/* the first component it answers to */

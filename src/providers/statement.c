@@ -5,14 +5,14 @@
  * checks that ADDR is the start of an instruction. kernel.statement("f@file:N") needs DWARF
  * (dwarf_function.c).
  */
-#include "dwarf_points.h"
+#include "providers/dwarf_points.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag.h"
-#include "../util.h"
+#include "diag.h"
+#include "util.h"
 
 /* The point as pp() shows it: the address in hex, kernel.statement(0xffffffff81234560). */
 static char *point_text(const struct probe_point *point, uint64_t address)

@@ -7,13 +7,13 @@
  * timer.profile and timer.profile.tick: a probe run on every CPU at each tick (runtime/
  * timers.h), for sampling what the CPUs are doing.
  */
-#include "providers.h"
+#include "providers/providers.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag.h"
-#include "../util.h"
+#include "diag.h"
+#include "util.h"
 
 #define NSEC_PER_SEC 1000000000LL
 /* Any interval: 100 us to a day. */

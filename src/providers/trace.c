@@ -8,14 +8,14 @@
  * tracepoint of a loadable module is one too, as in stap: a wildcard matches them, and
  * so does a name vmlinux does not have; its types come from the module's BTF.
  */
-#include "providers.h"
+#include "providers/providers.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tracepoints.h"
-#include "../util.h"
+#include "target/tracepoints.h"
+#include "util.h"
 
 static bool matches(const struct tracepoint *tp, const char *system, const char *name)
 {

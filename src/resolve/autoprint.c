@@ -12,12 +12,12 @@
  * The probes are written as script text and parsed, so that they are elaborated like any
  * other.
  */
-#include "autoprint.h"
+#include "resolve/autoprint.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "parse/parse.h"
 #include "util.h"
 
 struct usage {

@@ -3,7 +3,7 @@
 #ifndef TAPSTER_AUTOPRINT_H
 #define TAPSTER_AUTOPRINT_H
 
-#include "program.h"
+#include "resolve/program.h"
 
 /* The globals of the script that the program writes and never reads, in the order of their
  * declarations (a new array of *count). */

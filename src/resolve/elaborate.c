@@ -14,17 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast_copy.h"
-#include "autoprint.h"
+#include "parse/ast_copy.h"
+#include "resolve/autoprint.h"
 #include "diag.h"
-#include "elaborate.h"
-#include "regex.h"
-#include "format.h"
-#include "optimize.h"
-#include "parse.h"
-#include "program.h"
+#include "resolve/elaborate.h"
+#include "translate/regex.h"
+#include "parse/format.h"
+#include "resolve/optimize.h"
+#include "parse/parse.h"
+#include "resolve/program.h"
 #include "providers/providers.h"
-#include "target_vars.h"
+#include "resolve/target_vars.h"
 #include "util.h"
 
 

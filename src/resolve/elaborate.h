@@ -6,7 +6,7 @@
 #ifndef TAPSTER_ELABORATE_H
 #define TAPSTER_ELABORATE_H
 
-#include "program.h"
+#include "resolve/program.h"
 
 struct elab {
 	struct program *program;

@@ -7,10 +7,10 @@
  */
 #include <stdbool.h>
 
-#include "ast_copy.h"
+#include "parse/ast_copy.h"
 #include "diag.h"
-#include "elaborate.h"
-#include "program.h"
+#include "resolve/elaborate.h"
+#include "resolve/program.h"
 
 /* The array an element write names (an assignment, ++/--, <<< or delete of a[...]); NULL
  * for anything else, a delete of the whole array included. */

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast_copy.h"
+#include "parse/ast_copy.h"
 #include "diag.h"
-#include "elaborate.h"
-#include "format.h"
+#include "resolve/elaborate.h"
+#include "parse/format.h"
 #include "util.h"
 
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "library.h"
+#include "resolve/library.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 #include "diag.h"
-#include "parse.h"
-#include "tapidx.h"
+#include "parse/parse.h"
+#include "resolve/tapidx.h"
 #include "util.h"
 
 static int compare_names(const void *a, const void *b)

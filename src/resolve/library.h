@@ -3,7 +3,7 @@
 #ifndef TAPSTER_LIBRARY_H
 #define TAPSTER_LIBRARY_H
 
-#include "ast.h"
+#include "parse/ast.h"
 #include "session.h"
 
 struct parse_target;

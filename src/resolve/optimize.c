@@ -16,7 +16,7 @@
  * As in stap, the elisions of the first round are reported, the ones they make possible in
  * later rounds are not; a local read and never assigned is reported in the first round.
  */
-#include "optimize.h"
+#include "resolve/optimize.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
 #ifndef TAPSTER_OPTIMIZE_H
 #define TAPSTER_OPTIMIZE_H
 
-#include "ast_copy.h"
-#include "program.h"
+#include "parse/ast_copy.h"
+#include "resolve/program.h"
 
 /* Folds constants; with `elide` (no -u), also removes what has no effect, with stap's
  * warnings. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* -p2: the elaborated program in stap's layout. */
-#include "parse.h"
-#include "program.h"
+#include "parse/parse.h"
+#include "resolve/program.h"
 #include "util.h"
 
 /* stap shows a global and a function by the names they have in the generated C. */

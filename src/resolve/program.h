@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "ast.h"
+#include "parse/ast.h"
 
 /* A variable: a local or parameter of a probe body or function, or a global the program
  * uses (then `global` is its declaration). Identifiers in the tree point here (node->sym). */

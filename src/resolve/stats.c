@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast_copy.h"
+#include "parse/ast_copy.h"
 #include "diag.h"
-#include "elaborate.h"
+#include "resolve/elaborate.h"
 #include "util.h"
 
 #define MAX_BIT_SHIFT 62

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "tapidx.h"
+#include "resolve/tapidx.h"
 
 #include <ctype.h>
 #include <stdio.h>

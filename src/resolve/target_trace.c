@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "diag.h"
-#include "target_vars.h"
-#include "tracepoints.h"
-#include "translate.h"
+#include "resolve/target_vars.h"
+#include "target/tracepoints.h"
+#include "translate/translate.h"
 #include "util.h"
 
 bool on_tracepoints(const struct derived_probe *p)

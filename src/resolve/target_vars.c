@@ -6,7 +6,7 @@
  * enum or bitfield, or in an address (an array or struct, for kernel_string and @cast).
  */
 #define _GNU_SOURCE
-#include "target_vars.h"
+#include "resolve/target_vars.h"
 
 #include <dwarf.h>
 #include <inttypes.h>
@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast_copy.h"
+#include "parse/ast_copy.h"
 #include "diag.h"
-#include "dwtypes.h"
-#include "kmodules.h"
-#include "tracepoints.h"
-#include "translate.h"
+#include "target/dwtypes.h"
+#include "target/kmodules.h"
+#include "target/tracepoints.h"
+#include "translate/translate.h"
 #include "util.h"
 
 /* Where a resolution is and how it reports. */

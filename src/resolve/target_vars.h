@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ktypes.h"
-#include "program.h"
+#include "target/ktypes.h"
+#include "resolve/program.h"
 
 /* One step from an address or value to the next. */
 struct target_step {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "run.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "util.h"
-#include "vm.h"
+#include "run/vm.h"
 
 bool host_can_run_modules(void)
 {

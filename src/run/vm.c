@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Pass 5's VM: boots the kit's kernel under qemu, runs one job, streams its output. */
 #define _GNU_SOURCE
-#include "vm.h"
+#include "run/vm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "btf_image.h"
+#include "target/btf_image.h"
 #include "util.h"
-#include "vm_outfiles.h"
+#include "run/vm_outfiles.h"
 
 #define VM_INTERRUPT_BYTE '\003'
 

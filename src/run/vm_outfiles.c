@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Output files sent back by a VM job on its control port (see vm_outfiles.h). */
 #define _GNU_SOURCE
-#include "vm_outfiles.h"
+#include "run/vm_outfiles.h"
 
 #include <errno.h>
 #include <fcntl.h>

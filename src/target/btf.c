@@ -8,7 +8,7 @@
  * (btf_image.c) and cached in the kit as vmlinux.btf; for another kernel (-r) its vmlinux
  * or vmlinuz.
  */
-#include "ktypes.h"
+#include "target/ktypes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,10 +18,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "btf_image.h"
-#include "debuginfo.h"
-#include "dwtypes.h"
-#include "kmodules.h"
+#include "target/btf_image.h"
+#include "target/debuginfo.h"
+#include "target/dwtypes.h"
+#include "target/kmodules.h"
 #include "session.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "btf_image.h"
+#include "target/btf_image.h"
 
 #include <elf.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Finding and opening the target kernel's DWARF debuginfo (debuginfo.h). */
 #define _GNU_SOURCE
-#include "debuginfo.h"
+#include "target/debuginfo.h"
 
 #include <fcntl.h>
 #include <ftw.h>

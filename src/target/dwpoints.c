@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The kernel's function sites and source lines from its DWARF (dwpoints.h). */
-#include "dwpoints.h"
+#include "target/dwpoints.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
+#include "target/debuginfo.h"
 #include "util.h"
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The DWARF backend of ktypes.h (dwtypes.h): the kernel's types read with libdw. */
 #define _GNU_SOURCE
-#include "dwtypes.h"
+#include "target/dwtypes.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debuginfo.h"
-#include "dwpoints.h"
+#include "target/debuginfo.h"
+#include "target/dwpoints.h"
 #include "util.h"
 
 #define OFFSET_MASK 0x0fffffffu

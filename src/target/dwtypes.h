@@ -18,7 +18,7 @@
 
 #include <elfutils/libdw.h>
 
-#include "ktypes.h"
+#include "target/ktypes.h"
 
 struct debuginfo;
 struct strbuf;

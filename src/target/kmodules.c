@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The target's loadable modules and their functions; see kmodules.h. */
 #define _GNU_SOURCE
-#include "kmodules.h"
+#include "target/kmodules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "btf_image.h"
+#include "target/btf_image.h"
 #include "util.h"
 
 static struct kmodule *add_module(struct kmodules *m, const char *name, size_t len)

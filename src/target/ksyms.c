@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Kernel info: the target kernel's function symbols; see ksyms.h. */
 #define _GNU_SOURCE
-#include "ksyms.h"
+#include "target/ksyms.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "kmodules.h"
+#include "target/kmodules.h"
 #include "util.h"
-#include "vm.h"
+#include "run/vm.h"
 
 /* What is read only when a probe point asks for it: the exports, the modules. */
 struct ksyms_lazy {

@@ -3,7 +3,7 @@
  * The target's tracepoints (tracepoints.h): names and types from BTF, subsystems and
  * event classes from the trace headers.
  */
-#include "tracepoints.h"
+#include "target/tracepoints.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kmodules.h"
+#include "target/kmodules.h"
 #include "util.h"
 
 /* ---- The trace headers: which subsystem and class each event has ---- */

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ktypes.h"
-#include "program.h"
+#include "target/ktypes.h"
+#include "resolve/program.h"
 
 struct tracepoint {
 	const char *name;

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "usyms.h"
+#include "target/usyms.h"
 #include "util.h"
 
 struct usym {

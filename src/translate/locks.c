@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "locks.h"
+#include "translate/locks.h"
 
 #include <stdlib.h>
 
-#include "ast_copy.h"
+#include "parse/ast_copy.h"
 #include "util.h"
 
 enum lock_mode { LOCK_NONE, LOCK_READ, LOCK_WRITE };

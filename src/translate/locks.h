@@ -13,8 +13,8 @@
 
 #include <stdbool.h>
 
-#include "ast.h"
-#include "program.h"
+#include "parse/ast.h"
+#include "resolve/program.h"
 
 struct lock_use {
 	const struct var *global;

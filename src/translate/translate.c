@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast_copy.h"
+#include "parse/ast_copy.h"
 #include "diag.h"
-#include "locks.h"
+#include "translate/locks.h"
 #include "providers/providers.h"
-#include "regex.h"
+#include "translate/regex.h"
 #include "session.h"
-#include "target_vars.h"
-#include "translate.h"
-#include "usyms.h"
+#include "resolve/target_vars.h"
+#include "translate/translate.h"
+#include "target/usyms.h"
 #include "util.h"
 
 /* A generated function with its frame. */

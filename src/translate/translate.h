@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "program.h"
+#include "resolve/program.h"
 #include "util.h"
 
 struct session;

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "regex.h"
-#include "target_vars.h"
-#include "translate.h"
+#include "parse/format.h"
+#include "translate/regex.h"
+#include "resolve/target_vars.h"
+#include "translate/translate.h"
 
 void emit(struct body *b, const char *fmt, ...)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "translate.h"
+#include "parse/format.h"
+#include "translate/translate.h"
 
 /* ---- Printing: pieces for runtime/format.h ---- */
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target_vars.h"
-#include "translate.h"
+#include "resolve/target_vars.h"
+#include "translate/translate.h"
 
 static char *base_value(struct body *b, const struct target_access *a)
 {
