@@ -45,6 +45,7 @@ struct scanner;
 struct scanner *scanner_new(const struct source *source, const char *text, long len);
 void scanner_free(struct scanner *s);
 void scanner_next(struct scanner *s, struct token *tok);
+void scanner_continue_comment(struct scanner *s, const struct scanner *arg);
 
 /* The token layer on top of it (lexer.l). */
 struct lexer;
