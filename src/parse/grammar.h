@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the parser of pass 1: its state, the helpers of the grammar's actions (build.c:
+ * Inside the parser of pass 1: its state, the helpers of the grammar's actions (actions.c:
  * the tree built, the checks stap makes while it parses, parse errors), and the wording of
  * syntax errors (syntax.c), which parser.y hands what it needs of bison's tables.
  */

@@ -13,7 +13,7 @@
  * that stap makes while parsing (printf formats, `return` outside functions, ...) are made
  * in the actions. After an error, parsing resumes at the next declaration, as in stap.
  *
- * The grammar and its short actions are here; the helpers the actions call are in build.c,
+ * The grammar and its short actions are here; the helpers the actions call are in actions.c,
  * the wording of syntax errors in syntax.c (grammar.h declares both).
  */
 
