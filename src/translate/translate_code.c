@@ -1000,8 +1000,8 @@ static void gen_block(struct body *b, struct node *n)
 }
 
 /* try { A } catch (msg) { B }: an error in A (or in what it calls) lands at catch_N with
- * its message in c->last_error; B runs with msg holding it, and the error is gone. abort()'s
- * request goes on out. */
+ * its message in c->last_error; B runs with msg holding it, and the error is gone, its
+ * location too (a later error is reported where it happens). abort()'s request goes on out. */
 static void gen_try(struct body *b, struct node *n)
 {
 	int label = ++b->nlabels, saved = b->catch_label;
@@ -1023,6 +1023,7 @@ static void gen_try(struct body *b, struct node *n)
 		free(msg);
 	}
 	emit(b, "c->last_error = NULL;");
+	emit(b, "c->error_location = NULL;");
 	record_actions(b, 1, n, true);
 	gen_stmt(b, n->els);
 	record_actions(b, 0, n->els, true);
