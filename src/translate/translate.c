@@ -12,7 +12,7 @@
 #include "diag.h"
 #include "translate/locks.h"
 #include "providers/providers.h"
-#include "translate/regex.h"
+#include "translate/regex_table.h"
 #include "session.h"
 #include "resolve/target_vars.h"
 #include "translate/translate.h"
