@@ -15,7 +15,7 @@
 #include "resolve/autoprint.h"
 #include "diag.h"
 #include "resolve/elaborate.h"
-#include "translate/regex.h"
+#include "resolve/regex.h"
 #include "parse/format.h"
 #include "resolve/optimize.h"
 #include "resolve/program.h"

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "translate/regex.h"
+#include "resolve/regex.h"
 #include "util.h"
 
 /* Longer patterns are refused before parsing: parsing and compiling recurse over them. */

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "translate/regex.h"
+#include "resolve/regex.h"
 
 /* The distinct patterns a module uses, numbered in order of first use. */
 struct regex_table {
