@@ -31,6 +31,7 @@
 #include "target/usyms.h"
 #include "resolve/library.h"
 #include "resolve/listing.h"
+#include "resolve/probed_modules.h"
 #include "parse/parse.h"
 #include "resolve/program.h"
 #include "run/run.h"
@@ -529,6 +530,7 @@ static int run_passes(struct session *s)
 		pass_failed(2);
 		return 1;
 	}
+	s->probed_modules = probed_modules(&program);
 	if (s->verbose) {
 		fprintf(stderr, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s,"
 			" %d global%s ", program.nprobes, program.nprobes == 1 ? "" : "s",
