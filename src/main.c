@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <ctype.h>
 #include <ftw.h>
 #include <getopt.h>
@@ -29,11 +28,10 @@
 #include "build/build.h"
 #include "build/cache.h"
 #include "diag.h"
-#include "target/ktypes.h"
-#include "resolve/target_vars.h"
-#include "target/tracepoints.h"
 #include "target/usyms.h"
 #include "resolve/library.h"
+#include "resolve/listing.h"
+#include "resolve/probed_modules.h"
 #include "parse/parse.h"
 #include "resolve/program.h"
 #include "run/run.h"
@@ -457,153 +455,6 @@ static void report_parse_errors(void)
 	fprintf(stderr, "%d parse error%s.\n", n, n == 1 ? "" : "s");
 }
 
-static int compare_strings(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* -L: a kernel or module function's point with its parameters (none for kprobe.*) (and $return) and their types. */
-static char *point_with_vars(const struct provider_env *env, const struct derived_point *d)
-{
-	const struct ktypes *kt;
-	char *vars = NULL, *text;
-	const char *error;
-
-	if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
-	    !d->address && d->mid_function && d->scope_die && !*d->module &&
-	    (kt = env->types(env->ctx)))
-		vars = target_list_point_vars(kt, d);
-	else if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->function &&
-		 !d->address && !d->mid_function && !target_point_is_kprobe(d) &&
-		 (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
-				    env->types(env->ctx)))
-		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
-	else if (d->kind == PROVIDER_TRACEPOINT)
-		vars = trace_list_args(env, d);
-	/* A callee is listed as stap lists it: CALLER.callee("g@file:N"). */
-	text = xasprintf("%s%s", d->pc ? d->origin : d->pp, vars ? vars : "");
-	free(vars);
-	return text;
-}
-
-/* -L of a probe through an alias, as stap: the alias's name, its variables with their
- * types (" name:string fd:long", in the order the alias first names them), then the target
- * variables of the point it derived first. */
-static char *alias_with_vars(const struct provider_env *env, const struct derived_probe *p)
-{
-	struct strbuf sb = { 0 };
-	char *point = point_with_vars(env, p->points);
-
-	sb_add(&sb, p->listed_name);
-	for (const struct var *v = p->scope.vars; v; v = v->next)
-		if (v->type == TYPE_LONG || v->type == TYPE_STRING)
-			sb_addf(&sb, " %s:%s", v->name, type_name(v->type));
-	sb_add(&sb, point + strlen(p->points->pp));
-	free(point);
-	return sb.buf;
-}
-
-/* -L's entry: its text, how much of it names the point, and the order it was derived in. */
-struct listed_point {
-	const char *text;
-	size_t point_len;
-	size_t order;
-};
-
-/* By the point named, then one with variables first, then in the order derived. */
-static int compare_listed(const void *a, const void *b)
-{
-	const struct listed_point *x = a, *y = b;
-	size_t len = x->point_len < y->point_len ? x->point_len : y->point_len;
-	int diff = strncmp(x->text, y->text, len);
-
-	if (diff)
-		return diff;
-	if (x->point_len != y->point_len)
-		return x->point_len < y->point_len ? -1 : 1;
-	if (!x->text[x->point_len] != !y->text[y->point_len])
-		return x->text[x->point_len] ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Each point once, as stap lists it: the first derived of those with variables (the
- * instances of an inlined function may differ in their locals), sorted. */
-static size_t once_per_point(struct listed_point *entries, size_t count, const char **pps)
-{
-	size_t kept = 0;
-
-	qsort(entries, count, sizeof(*entries), compare_listed);
-	for (size_t i = 0; i < count; i++)
-		if (!i || entries[i].point_len != entries[i - 1].point_len ||
-		    strncmp(entries[i].text, entries[i - 1].text, entries[i].point_len))
-			pps[kept++] = entries[i].text;
-	qsort(pps, kept, sizeof(*pps), compare_strings);
-	return kept;
-}
-
-/* -l/-L: the probe points the pattern derives, sorted, once each; status 1 and no
- * message when there is none, as in stap. */
-static int list_probe_points(struct file *user, struct file *library,
-			     const struct provider_env *env, bool with_vars)
-{
-	struct program program;
-	int saved_stderr = dup(STDERR_FILENO);
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	const char **pps = NULL;
-	struct listed_point *entries = NULL;
-	size_t count = 0;
-	int errors;
-
-	fflush(stderr);
-	if (null >= 0)
-		dup2(null, STDERR_FILENO);
-	errors = elaborate(user, library, env, false, &program);
-	fflush(stderr);
-	if (saved_stderr >= 0)
-		dup2(saved_stderr, STDERR_FILENO);
-	if (errors)
-		return 1;
-	for (struct derived_probe *p = program.probes; p; p = p->next) {
-		if (p->listed_name) {	/* through an alias: its name, once */
-			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
-			entries = xrealloc(entries, (count + 1) * sizeof(*entries));
-			pps[count] = with_vars ? alias_with_vars(env, p) : p->listed_name;
-			entries[count] = (struct listed_point){ pps[count], strlen(pps[count]),
-								count };
-			count++;
-			continue;
-		}
-		for (struct derived_point *d = p->points; d; d = d->next) {
-			const char *point = d->pc ? d->origin : d->pp;
-
-			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
-			entries = xrealloc(entries, (count + 1) * sizeof(*entries));
-			pps[count] = with_vars ? point_with_vars(env, d) : point;
-			entries[count] = (struct listed_point){ pps[count], strlen(point), count };
-			count++;
-		}
-	}
-	if (with_vars)
-		count = once_per_point(entries, count, pps);
-	else
-		qsort(pps, count, sizeof(*pps), compare_strings);
-	free(entries);
-	for (size_t i = 0; i < count; i++) {
-		size_t len = strlen(pps[i]), next = i + 1;
-
-		/* A point listed with its variables (an out-of-line copy) hides the same point
-		 * without (an inlined instance, whose variables need DWARF). */
-		while (next < count && !strcmp(pps[next], pps[i]))
-			next++;
-		if (next < count && !strncmp(pps[i], pps[next], len) && pps[next][len] == ' ')
-			continue;
-		if (!i || strcmp(pps[i], pps[i - 1]))
-			puts(pps[i]);
-	}
-	free(pps);
-	return 0;
-}
-
 /*
  * -T SECONDS: as stap, a probe "timer.ms(SECONDS * 1000) {exit()}" read from the source
  * "<synthetic>", ahead of the script's probes (-p1 does not show it; -p2 does, first).
@@ -679,6 +530,7 @@ static int run_passes(struct session *s)
 		pass_failed(2);
 		return 1;
 	}
+	s->probed_modules = probed_modules(&program);
 	if (s->verbose) {
 		fprintf(stderr, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s,"
 			" %d global%s ", program.nprobes, program.nprobes == 1 ? "" : "s",

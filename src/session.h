@@ -68,7 +68,7 @@ struct session {
 
 	char *tmpdir;		/* the session's temporary directory */
 
-	/* Pass 3 says which kernel modules the script probes (NULL-terminated, or NULL), for
+	/* Pass 2 says which kernel modules the script probes (NULL-terminated, or NULL), for
 	 * pass 5 to give them to the VM. */
 	const char **probed_modules;
 };

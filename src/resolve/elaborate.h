@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Pass 2's own parts: resolution and probe derivation (elaborate.c), the optimizer
+ * Pass 2's own parts: resolution (elaborate.c), probe derivation (derive.c), the optimizer
  * (optimize.c), type inference (infer.c). The state they share while elaborating.
  */
 #ifndef TAPSTER_ELABORATE_H
@@ -25,6 +25,21 @@ struct elab {
 	bool printing_globals;		/* deriving the end probes that print globals */
 	const struct function *resolving_function;	/* whose body is being resolved */
 };
+
+/* Resolution (elaborate.c): every identifier of `n` to a local, parameter or global, every
+ * call to a function, which is pulled in and resolved in its turn. */
+void resolve_node(struct elab *e, struct node *n);
+/* The program's variable for the global `name` as seen from the file `from` (the user's
+ * globals first, then the library's), added on first use; NULL when none is declared. */
+struct var *find_global(struct elab *e, const char *name, const struct source *from);
+
+/* Probe derivation (derive.c). The alias definitions of the script and then of the library,
+ * collected once. */
+void collect_aliases(struct elab *e);
+/* The derived probes of a probe of the script, resolved, appended at *tail. */
+void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***tail);
+/* With conditional probes, the empty begin probe that stap adds. */
+void add_condition_probe(struct elab *e, struct derived_probe ***tail);
 
 /* Types to a fixed point across functions and probes, then once more to report what does
  * not fit (infer.c). */

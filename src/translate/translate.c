@@ -12,7 +12,7 @@
 #include "diag.h"
 #include "translate/locks.h"
 #include "providers/providers.h"
-#include "translate/regex.h"
+#include "translate/regex_table.h"
 #include "session.h"
 #include "resolve/target_vars.h"
 #include "translate/translate.h"
@@ -1268,27 +1268,6 @@ static bool program_translatable(const struct program *program)
 	return true;
 }
 
-/* The modules the program's probe points are on, once each, for the VM to have them. */
-static const char **probed_modules(const struct program *program)
-{
-	const char **names = xcalloc(1, sizeof(*names));
-	size_t n = 0;
-
-	for (const struct derived_probe *p = program->probes; p; p = p->next)
-		for (const struct derived_point *d = p->points; d; d = d->next) {
-			bool seen = !*d->module;
-
-			for (size_t i = 0; i < n && !seen; i++)
-				seen = !strcmp(names[i], d->module);
-			if (seen)
-				continue;
-			names = xrealloc(names, (n + 2) * sizeof(*names));
-			names[n++] = d->module;
-			names[n] = NULL;
-		}
-	return names;
-}
-
 int translate(struct session *session, struct program *program, FILE *out)
 {
 	struct module m = { .session = session, .program = program, .out = out };
@@ -1307,6 +1286,5 @@ int translate(struct session *session, struct program *program, FILE *out)
 	write_module(&m);
 	regex_table_free(&m.regexes);
 	free(m.condition_globals);
-	session->probed_modules = probed_modules(program);
 	return 0;
 }

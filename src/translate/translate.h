@@ -40,7 +40,7 @@ struct body {
 					 * globals'), or NULL when it uses none */
 	int nlocks;
 	bool writes_conditions;		/* it may write a global of a kprobe condition */
-	struct regex_table *regexes;	/* the module's patterns (regex.h) */
+	struct regex_table *regexes;	/* the module's patterns (regex_table.h) */
 	/* The globals that conditions of kprobe probes read: a write to one is noted in the
 	 * context, and the probe asks the runtime to look at the conditions again. */
 	const struct var *const *condition_globals;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "parse/format.h"
-#include "translate/regex.h"
+#include "translate/regex_table.h"
 #include "resolve/target_vars.h"
 #include "translate/translate.h"
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Regular expressions of `=~` and `!~`: stap's dialect of POSIX extended regular expressions,
- * parsed at translate time and compiled into a small program for the runtime's matcher
+ * parsed and compiled into a small program for the runtime's matcher
  * (runtime/regex.h, a Pike VM: one pass over the string, each instruction visited at most
- * once per position, no backtracking).
+ * once per position, no backtracking). Pass 2 checks each pattern with it; pass 3 writes
+ * the programs into the module (translate/regex_table.h).
  *
  * The pattern is the string literal as written: its escapes (\n, \x41, \101, \.) are decoded
  * here, and an error's position counts characters of the literal as written, as stap's do.
@@ -14,7 +15,6 @@
 #define TAPSTER_REGEX_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 /* The instructions; their numbers are the runtime's TAP_RX_* (runtime/regex.h). */
 enum regex_opcode {
@@ -53,22 +53,5 @@ struct regex_program {
  * "regex compilation error (at position P): MESSAGE". */
 struct regex_program *regex_compile(const char *pattern, char **message, int *position);
 void regex_free(struct regex_program *program);
-
-/* The distinct patterns a module uses, numbered in order of first use. */
-struct regex_table {
-	char **patterns;
-	struct regex_program **programs;
-	int len;
-};
-
-/* The number of `pattern` in the table, compiling and adding it on first use (the pattern
- * was checked in pass 2). */
-int regex_table_use(struct regex_table *table, const char *pattern);
-/* `#define`s that size the runtime's scratch space, before context.h; nothing when the
- * table is empty. */
-void regex_write_sizes(const struct regex_table *table, FILE *out);
-/* Each program as static data `tap_regex_N`, after runtime/regex.h. */
-void regex_write_programs(const struct regex_table *table, FILE *out);
-void regex_table_free(struct regex_table *table);
 
 #endif

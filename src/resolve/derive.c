@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 2: probe derivation. Each probe's points become derived probes: through the aliases
+ * they name (with the alias's prologue or epilogue, its conditions, its suffix), else
+ * through the providers; a point with a condition gets a probe of its own, and with
+ * conditions stap adds an empty begin probe. Each derived body is resolved (elaborate.c) in
+ * the probe's own scope.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/ast_copy.h"
+#include "diag.h"
+#include "resolve/elaborate.h"
+#include "parse/parse.h"
+#include "resolve/program.h"
+#include "providers/providers.h"
+#include "util.h"
+
+/* ---- Probes ---- */
+
+static bool all_return_points(const struct derived_point *points)
+{
+	for (; points; points = points->next)
+		if (points->kind != PROVIDER_KRETPROBE)
+			return false;
+	return true;
+}
+
+static bool any_return_point(const struct derived_point *points)
+{
+	for (; points; points = points->next)
+		if (points->kind == PROVIDER_KRETPROBE)
+			return true;
+	return false;
+}
+
+/* The points of a probe as written, joined as stap shows an origin: "begin(-5),end". */
+/* A point as stap shows it in an alias chain: with its `if (cond)` as -p1 prints it. */
+static char *point_text_with_cond(const struct probe_point *point)
+{
+	char *text = probe_point_text(point), *cond = NULL, *joined;
+	size_t len = 0;
+	FILE *out;
+
+	if (!point->cond)
+		return text;
+	out = open_memstream(&cond, &len);
+	print_expr(out, point->cond);
+	fclose(out);
+	joined = xasprintf("%s if (%s)", text, cond);
+	free(text);
+	free(cond);
+	return joined;
+}
+
+static char *points_text(const struct probe_point_list *points, const char *separator)
+{
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; i < points->len; i++) {
+		char *text = point_text_with_cond(points->items[i]);
+
+		sb_addf(&sb, "%s%s", i ? separator : "", text);
+		free(text);
+	}
+	return sb_steal(&sb);
+}
+
+/* A point stap places from DWARF keeps its own text as its origin. */
+static void set_origin(struct derived_point *points, const char *origin)
+{
+	for (struct derived_point *p = points; p; p = p->next) {
+		if (p->pc)
+			continue;
+		free(p->origin);
+		p->origin = xstrdup(origin);
+	}
+}
+
+/* ---- Probe aliases ---- */
+
+/* How deep aliases may refer to aliases before stap's recursion error. */
+#define MAX_ALIAS_DEPTH 32
+
+/* Whether the first components of `point` name `alias` (wildcards in the point match). */
+static bool names_alias(const struct probe_point *point, const struct probe_point *alias,
+			const struct component **suffix)
+{
+	const struct component *p = point->components, *a = alias->components;
+
+	for (; a; a = a->next, p = p->next) {
+		if (!p || fnmatch(p->name, a->name, 0) != 0)
+			return false;
+		if (!p->arg != !a->arg)
+			return false;
+		if (p->arg && (p->arg->kind != a->arg->kind ||
+			       (p->arg->kind == N_NUMBER ? p->arg->num != a->arg->num :
+							   strcmp(p->arg->text, a->arg->text))))
+			return false;
+	}
+	*suffix = p;
+	return true;
+}
+
+static bool same_component(const struct component *a, const struct component *b)
+{
+	if (strcmp(a->name, b->name) || !a->arg != !b->arg)
+		return false;
+	if (!a->arg)
+		return true;
+	return a->arg->kind == b->arg->kind &&
+	       (a->arg->kind == N_NUMBER ? a->arg->num == b->arg->num :
+					   !strcmp(a->arg->text, b->arg->text));
+}
+
+/* Whether `longer` extends `alias` (the same components, then more). */
+static bool extends_alias(const struct probe_point *longer, const struct probe_point *alias)
+{
+	const struct component *l = longer->components, *a = alias->components;
+
+	for (; a; a = a->next, l = l->next)
+		if (!l || !same_component(l, a))
+			return false;
+	return l != NULL;
+}
+
+/*
+ * Whether `point`, which names `alias` with a suffix, also names a longer alias that
+ * extends it (syscall.*.return names syscall.open.return as well as syscall.open): stap
+ * then takes the longer one only, and the suffix is not tried on the shorter.
+ */
+static bool longer_alias_named(const struct elab *e, const struct probe_point *point,
+			       const struct probe_point *alias)
+{
+	for (int a = 0; a < e->naliases; a++)
+		for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
+			const struct probe_point *other = e->aliases[a]->aliases.items[i];
+			const struct component *suffix;
+
+			if (extends_alias(other, alias) && names_alias(point, other, &suffix))
+				return true;
+		}
+	return false;
+}
+
+static struct component *copy_component(const struct component *c)
+{
+	struct component *copy = xmalloc(sizeof(*copy));
+
+	*copy = *c;
+	copy->next = NULL;
+	return copy;
+}
+
+/* A written point of an alias with the user point's extra components appended:
+ * alias a.b = timer.ms(10), used as a.b.randomize(2), derives timer.ms(10).randomize(2). */
+static struct probe_point *with_suffix(const struct probe_point *target,
+				       const struct component *suffix)
+{
+	struct probe_point *point = xmalloc(sizeof(*point));
+	struct component **tail = &point->components;
+
+	*point = *target;
+	for (const struct component *c = target->components; c; c = c->next) {
+		*tail = copy_component(c);
+		tail = &(*tail)->next;
+	}
+	for (const struct component *c = suffix; c; c = c->next) {
+		*tail = copy_component(c);
+		tail = &(*tail)->next;
+	}
+	return point;
+}
+
+/* An alias as -l lists a point that names it: its name, then the suffix of the use. */
+static char *alias_listed_name(const struct probe_point *alias, const struct component *suffix)
+{
+	struct probe_point *point = with_suffix(alias, suffix);
+	char *text = probe_point_text(point);
+
+	free(point);
+	return text;
+}
+
+/* The body of a probe reached through `alias`: its prologue before `body` (=), or its
+ * epilogue after it (+=); `probe a = p { prologue }, { epilogue }` has both. */
+static struct node *alias_body(const struct probe *alias, const struct node *body)
+{
+	struct node *block = xcalloc(1, sizeof(*block));
+	bool epilogue = alias->kind == PROBE_ALIAS_EPILOGUE;
+
+	block->kind = N_BLOCK;
+	block->loc = body->loc;
+	node_list_push(&block->body, node_copy(epilogue ? body : alias->body));
+	node_list_push(&block->body, node_copy(epilogue ? alias->body : body));
+	if (alias->epilogue)
+		node_list_push(&block->body, node_copy(alias->epilogue));
+	return block;
+}
+
+struct expansion_state {
+	struct elab *e;
+	struct probe *probe;		/* the user's probe */
+	const struct probe_point *point;	/* the user's point being derived */
+	struct node *cond;		/* the conditions met so far on the way, or NULL */
+	struct derived_probe ***tail;
+	/* The alias targets being derived: one met again is a loop. */
+	const struct probe_point *chain[MAX_ALIAS_DEPTH];
+	bool self_loop;			/* an alias named itself: stap says no more about it */
+	int depth;
+	char *alias_pp;			/* the outermost alias met, as -l lists it */
+};
+
+static bool in_chain(const struct expansion_state *x, const struct probe_point *target)
+{
+	for (int i = 0; i < x->depth; i++)
+		if (x->chain[i] == target)
+			return true;
+	return false;
+}
+
+/* A point whose alias derived nothing, its targets having failed: stap's "no match". */
+static void alias_no_match(const struct probe_point *point)
+{
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "no match\n");
+}
+
+/* An alias reached again while it is being expanded, in stap's words. */
+static void alias_loop(const struct probe_point *point)
+{
+	char *text = probe_point_text(point);
+
+	provider_resolving(point);
+	diag_continue();
+	diag_error("semantic error", "recursive loop in alias expansion of %s at %s:%d:%d\n",
+		   text, point->loc.source ? point->loc.source->name : "", point->loc.line,
+		   point->loc.col);
+	free(text);
+}
+
+static bool derive_point(struct expansion_state *x, const struct probe_point *point,
+			 const struct node *body, const char *origin);
+static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
+			  const struct node *body, const char *origin, bool *ok);
+
+/* The alias definitions of the script and then of the library, collected once. */
+void collect_aliases(struct elab *e)
+{
+	struct file *files[2] = { e->program->user, e->program->tapsets };
+
+	for (int f = 0; f < 2; f++)
+		for (struct file *file = files[f]; file; file = f == 0 ? NULL : file->next)
+			for (struct probe *p = file->probes; p; p = p->next)
+				if (p->kind != PROBE_PLAIN) {
+					e->aliases = xrealloc(e->aliases, (size_t)(e->naliases + 1) *
+								  sizeof(*e->aliases));
+					e->aliases[e->naliases++] = p;
+				}
+}
+
+static bool check_condition(struct elab *e, const struct node *cond);
+
+/* Whether a provider derives `target` as it is (so that what failed was the suffix of the
+ * alias's use). */
+static bool fits_without_suffix(struct expansion_state *x, const struct probe_point *target)
+{
+	struct derived_point *points = NULL, **tail = &points;
+	bool fits;
+
+	diag_quiet_begin();
+	fits = providers_derive(target, x->e->env, &tail);
+	fits &= diag_quiet_end() == 0;
+	return fits;
+}
+
+/* Expands `point` through every alias it names; false when it names none. */
+static bool expand_aliases(struct expansion_state *x, const struct probe_point *point,
+			   const struct node *body, const char *origin, bool *ok)
+{
+	bool matched = false;
+
+	for (int a = 0; a < x->e->naliases; a++) {
+		const struct probe *alias = x->e->aliases[a];
+
+		for (int i = 0; i < alias->aliases.len; i++) {
+			const struct component *suffix;
+			char *targets, *here, *user;
+
+			if (!names_alias(point, alias->aliases.items[i], &suffix))
+				continue;
+			if (suffix && longer_alias_named(x->e, point, alias->aliases.items[i]))
+				continue;
+			matched = true;
+			targets = points_text(&alias->points, ", ");
+			here = probe_point_text(alias->aliases.items[i]);
+			user = point_text_with_cond(point);
+			char *chain = xasprintf("%s %s %s <- %s", here,
+						alias->kind == PROBE_ALIAS_EPILOGUE ? "+=" : "=",
+						targets, origin ? origin : user);
+			struct node *combined = alias_body(alias, body);
+
+			bool targets_ok = true, any = false, suffix_failed = false;
+
+			for (int t = 0; t < alias->points.len; t++) {
+				const struct probe_point *target = alias->points.items[t];
+				struct node *saved_cond = x->cond;
+
+				if (in_chain(x, target) || x->depth >= MAX_ALIAS_DEPTH) {
+					alias_loop(target);
+					if (x->depth && x->chain[x->depth - 1] == target)
+						x->self_loop = true;
+					targets_ok = false;
+					continue;
+				}
+
+				/* The alias's condition first, then the one of its use. */
+				if (target->cond && !check_condition(x->e, target->cond)) {
+					*ok = false;
+					continue;
+				}
+				if (target->cond)
+					x->cond = x->cond ? node_binary(OP_ANDAND, target->cond,
+									x->cond, target->cond->loc) :
+							    target->cond;
+				char *saved_alias_pp = x->alias_pp;
+
+				if (!x->depth)
+					x->alias_pp = alias_listed_name(alias->aliases.items[i], suffix);
+				x->chain[x->depth++] = target;
+				/* With a suffix from the use (alias.return), a target it does not
+				 * fit is the use's error: stap's "invalid suffix". */
+				if (suffix)
+					diag_quiet_begin();
+				bool derived = derive_marked(x, with_suffix(target, suffix),
+							     combined, chain, &targets_ok);
+
+				if (suffix && diag_quiet_end() && !derived) {
+					if (fits_without_suffix(x, target))
+						suffix_failed = true;
+					else	/* its own error: again, aloud */
+						derive_marked(x, with_suffix(target, suffix), combined,
+							      chain, &targets_ok);
+				}
+
+				x->depth--;
+				x->cond = saved_cond;
+				if (x->alias_pp != saved_alias_pp)
+					free(x->alias_pp);
+				x->alias_pp = saved_alias_pp;
+				any |= derived;
+				if (derived && target->sufficient)
+					break;
+			}
+			if (!targets_ok) {
+				*ok = false;
+				if (!any && suffix_failed)
+					provider_invalid_suffix(point, suffix);
+				else if (!any && !x->self_loop)
+					alias_no_match(point);
+			}
+			free(targets);
+			free(here);
+			free(user);
+			free(chain);
+		}
+	}
+	return matched;
+}
+
+/* What pass 2 expands from the point's own function: $$parms, $$vars, $$locals, $$return
+ * (and their $ forms), $x$ pretty printing, @defined. */
+static bool varies_per_point(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return n->kind == N_DEFINED || (n->kind == N_TARGET && (n->text[1] == '$' || n->suffix)) ||
+	       (n->kind == N_CAST && n->suffix);
+}
+
+/* A derived probe for `points`, running `body`, resolved in its own scope. */
+static void add_derived(struct expansion_state *x, struct derived_point *points,
+			const struct node *body, bool copy)
+{
+	struct elab *e = x->e;
+	struct derived_probe *d = xcalloc(1, sizeof(*d));
+
+	d->points = points;
+	if (any_return_point(points) && !all_return_points(points)) {
+		struct token_desc tok = { "keyword", "probe" };
+
+		diag_error_at("semantic error", &tok, x->probe->loc,
+			      "tapster cannot share one probe body between return and other probe points yet");
+		return;
+	}
+	if (points->next && node_any(body, varies_per_point, NULL)) {
+		/* As stap, which derives a body for each point: one probe each. */
+		free(d);
+		for (struct derived_point *next; points; points = next) {
+			next = points->next;
+			points->next = NULL;
+			add_derived(x, points, body, true);
+		}
+		return;
+	}
+	d->probe = x->probe;
+	if (x->depth > 0) {
+		d->via_alias = true;
+		d->alias_name = x->point->components->name;
+		d->alias_loc = x->point->loc;
+		d->listed_name = xstrdup(x->alias_pp);
+	}
+	d->body = copy ? node_copy(body) : (struct node *)body;
+	if (x->cond) {
+		/* stap runs the body only while the condition holds: if (!(cond)) next. */
+		struct node *guard = node_new(N_IF, x->cond->loc);
+		struct node *not = node_new(N_UNARY, x->cond->loc);
+		struct node *block = node_new(N_BLOCK, d->body->loc);
+
+		not->op = '!';
+		not->lhs = node_copy(x->cond);
+		guard->cond = not;
+		guard->then = node_new(N_NEXT, x->cond->loc);
+		guard->then->num = 1;	/* the condition's: pass 3 may disarm the probe there */
+		node_list_push(&block->body, guard);
+		if (d->body->kind == N_BLOCK)
+			for (int i = 0; i < d->body->body.len; i++)
+				node_list_push(&block->body, d->body->body.items[i]);
+		else
+			node_list_push(&block->body, d->body);
+		d->body = block;
+		d->cond = node_copy(x->cond);
+	}
+	d->is_return = all_return_points(points);
+	d->index = e->program->nprobes++;
+	e->scope = &d->scope;
+	e->probe = d;
+	/* An error in the body is the script's, also where the point is optional (?, !) and
+	 * derived quietly: said, counted, never a probe left half resolved. */
+	struct diag_quiet_state quiet;
+
+	diag_quiet_suspend(&quiet);
+	if (d->cond)
+		resolve_node(e, d->cond);
+	resolve_node(e, d->body);
+	diag_quiet_resume(&quiet);
+	e->probe = NULL;
+	e->scope = NULL;
+	**x->tail = d;
+	*x->tail = &d->next;
+}
+
+/* Derives one point: through the aliases it names, else through a provider. The points a
+ * provider derives from it share one probe. */
+static bool derive_point(struct expansion_state *x, const struct probe_point *point,
+			 const struct node *body, const char *origin)
+{
+	struct derived_point *points = NULL, **points_tail = &points;
+	bool ok = true;
+
+	if (expand_aliases(x, point, body, origin, &ok))
+		return ok;
+	if (!providers_derive(point, x->e->env, &points_tail))
+		return false;
+	if (origin)
+		set_origin(points, origin);
+	add_derived(x, points, body, true);
+	return true;
+}
+
+/*
+ * Derives a point with its marks: an optional (?) or sufficient (!) point that does not
+ * resolve is dropped without a word; any other failure clears *ok. Returns whether it
+ * derived.
+ */
+static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
+			  const struct node *body, const char *origin, bool *ok)
+{
+	bool optional = point->optional || point->sufficient;
+	bool derived;
+
+	if (optional)
+		diag_quiet_begin();
+	derived = derive_point(x, point, body, origin);
+	if (optional)
+		derived &= diag_quiet_end() == 0;
+	else
+		*ok &= derived;
+	return derived;
+}
+
+/* A probe condition names only declared globals and changes nothing. */
+struct condition_check {
+	struct elab *e;
+	bool ok;
+};
+
+static bool condition_node(const struct node *n, void *ctx)
+{
+	struct condition_check *c = ctx;
+
+	if (n->kind == N_IDENT && !find_global(c->e, n->text, n->loc.source)) {
+		struct token_desc tok = { "identifier", n->text };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "probe condition must not reference undeclared global");
+		c->ok = false;
+		return true;
+	}
+	if (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC) {
+		struct token_desc tok = { "operator", op_text(n->op) };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "probe condition must not modify any variables");
+		c->ok = false;
+		return true;
+	}
+	return false;
+}
+
+static bool check_condition(struct elab *e, const struct node *cond)
+{
+	struct condition_check c = { e, true };
+
+	node_any(cond, condition_node, &c);
+	return c.ok;
+}
+
+/*
+ * A probe of the script: its points derived directly share its body; each alias it goes
+ * through gives a probe of its own, with the alias's prologue or epilogue. A sufficient
+ * point (!) that derives ends the list.
+ */
+void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***tail)
+{
+	struct expansion_state x = { .e = e, .probe = probe, .tail = tail };
+	struct derived_point *direct = NULL, **direct_tail = &direct;
+	char *origin = points_text(&probe->points, ",");
+	const struct provider_env *saved_env = e->env;
+	struct provider_env env = *e->env;
+	bool ok = true;
+
+	/* Providers name the probe in errors about it as a whole. */
+	env.probe_loc = probe->loc;
+	e->env = &env;
+	for (int i = 0; i < probe->points.len; i++) {
+		struct probe_point *point = probe->points.items[i];
+
+		bool optional = point->optional || point->sufficient;
+		bool derived;
+
+		if (point->cond) {
+			/* A point with a condition gets a probe of its own. */
+			if (!check_condition(e, point->cond)) {
+				ok = false;
+				continue;
+			}
+			x.point = point;
+			x.cond = point->cond;
+			derived = derive_marked(&x, point, probe->body, NULL, &ok);
+			x.cond = NULL;
+			if (derived && point->sufficient)
+				break;
+			continue;
+		}
+		if (optional)
+			diag_quiet_begin();
+		bool point_ok = true;
+
+		x.point = point;
+		derived = expand_aliases(&x, point, probe->body, origin, &point_ok) ? point_ok :
+			  providers_derive(point, e->env, &direct_tail);
+		if (optional)
+			derived &= diag_quiet_end() == 0;
+		else
+			ok &= derived;
+		if (derived && point->sufficient)
+			break;
+	}
+	if (ok && direct) {
+		set_origin(direct, origin);
+		add_derived(&x, direct, probe->body, false);
+	}
+	e->env = saved_env;
+	free(origin);
+}
+
+/* ---- The condition probe ---- */
+
+/* With conditional probes, stap adds an empty begin probe (where it first looks at the
+ * conditions); -p2 shows it. */
+void add_condition_probe(struct elab *e, struct derived_probe ***tail)
+{
+	struct parse_options options = { .arch = "x86_64" };
+	struct file *file;
+	bool any = false;
+
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		any |= p->cond != NULL;
+	if (!any)
+		return;
+	file = parse_source(source_from_text("<conditions>", "probe begin { ; }"), &options);
+	if (!file)
+		return;
+	derive_probe(e, file->probes, tail);
+	for (struct derived_probe *p = e->program->probes; p; p = p->next)
+		if (p->probe == file->probes)
+			p->body = p->body->body.items[0];
+}
