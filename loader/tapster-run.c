@@ -276,6 +276,7 @@ static void add_timezone_params(struct options *opt)
 	}
 }
 
+/* Inserts the module of the file `fd`, which stays open: the caller closes it. */
 static void insert_module(const struct options *opt, const struct session *s, int fd)
 {
 	if (syscall(SYS_finit_module, fd, opt->params, 0) != 0) {
@@ -286,7 +287,6 @@ static void insert_module(const struct options *opt, const struct session *s, in
 			     opt->module_path, s->name);
 		fail("Couldn't insert module '%s': %s", opt->module_path, strerror(err));
 	}
-	close(fd);
 }
 
 /* The module inserted and not yet removed: removed at exit, whatever made the loader fail. */
