@@ -7,8 +7,9 @@
  * single consumer, the loader's reader (serialised by tap_read_mutex), so it needs no lock:
  * the producer publishes `head` with a release store after writing the bytes, the consumer
  * publishes `tail` the same way after reading them. A record is a tap_record header followed
- * by its bytes (record.h, which the loader shares); the reader hands out whole records only, so lines are never cut. When a record
- * does not fit, it is dropped and counted; the loader reports the count at the end.
+ * by its bytes (record.h, which the loader shares); the reader hands out whole records only,
+ * so lines are never cut. When a record does not fit, it is dropped and counted; the loader
+ * reports the count at the end.
  *
  * Each record takes a number from one counter of the session, and the reader hands the
  * records of all rings out in that order: lines come out in the order they were written,
