@@ -23,7 +23,6 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,16 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../runtime/record.h"
 #include "loader.h"
-
-/* The record header of the output channel (runtime/transport.h). */
-struct record {
-	uint32_t len;
-	uint32_t channel;
-	uint64_t seq;	/* the order of writing; the module hands records out in it */
-};
-
-enum { CHANNEL_STDOUT = 1, CHANNEL_STDERR = 2 };
 
 struct options {
 	const char *command;	/* -c */
@@ -285,6 +276,7 @@ static void add_timezone_params(struct options *opt)
 	}
 }
 
+/* Inserts the module of the file `fd`, which stays open: the caller closes it. */
 static void insert_module(const struct options *opt, const struct session *s, int fd)
 {
 	if (syscall(SYS_finit_module, fd, opt->params, 0) != 0) {
@@ -295,7 +287,6 @@ static void insert_module(const struct options *opt, const struct session *s, in
 			     opt->module_path, s->name);
 		fail("Couldn't insert module '%s': %s", opt->module_path, strerror(err));
 	}
-	close(fd);
 }
 
 /* The module inserted and not yet removed: removed at exit, whatever made the loader fail. */
@@ -360,17 +351,18 @@ static long read_counter(const struct session *s, const char *name, char *state,
 /* Demultiplexes the records read from out. */
 static void forward_records(const char *buf, size_t len)
 {
-	while (len >= sizeof(struct record)) {
-		struct record rec;
+	while (len >= sizeof(struct tap_record)) {
+		struct tap_record rec;
 
 		memcpy(&rec, buf, sizeof(rec));
 		if (rec.len > len - sizeof(rec))
 			break;	/* the module hands out whole records; never happens */
-		if ((rec.channel & 0xff) == CHANNEL_STDERR) {
+		if ((rec.channel & TAP_RECORD_CHANNEL_MASK) == TAP_CHANNEL_STDERR) {
 			output_flush();
 			write_all(STDERR_FILENO, buf + sizeof(rec), rec.len);
 		} else
-			output_write(rec.channel >> 8, buf + sizeof(rec), rec.len);
+			output_write(rec.channel >> TAP_RECORD_CPU_SHIFT, buf + sizeof(rec),
+				     rec.len);
 		buf += sizeof(rec) + rec.len;
 		len -= sizeof(rec) + rec.len;
 	}

@@ -90,7 +90,7 @@ struct tap_map {
 	void *pool;
 };
 
-static size_t tap_slot_size(bool is_string)
+static __always_inline size_t tap_slot_size(bool is_string)
 {
 	return is_string ? MAXSTRINGLEN : sizeof(int64_t);
 }
@@ -151,44 +151,74 @@ static __always_inline void *tap_map_value(const struct tap_map *m, struct tap_m
 	return e->data + m->value_offset;
 }
 
-static u32 tap_map_hash(const struct tap_map *m, const union tap_key *keys)
+/*
+ * One key's part of the hash and of the comparison, and the loops over an array's keys
+ * that use them: __always_inline, so that where the generated code passes the array's
+ * description, a constant, the loops unroll and the offsets fold (the *_desc functions
+ * below); the functions for any array call them with m->desc.
+ */
+static __always_inline u32 tap_key_hash(bool is_string, union tap_key key, u32 hash)
+{
+	if (is_string)
+		return jhash(key.s, strnlen(key.s, MAXSTRINGLEN - 1), hash);
+	return jhash_2words((u32)key.l, (u32)(key.l >> 32), hash);
+}
+
+/* Whether the key stored at `slot` is `key`. */
+static __always_inline bool tap_key_equal(bool is_string, const void *slot, union tap_key key)
+{
+	if (is_string)
+		return strncmp(slot, key.s, MAXSTRINGLEN - 1) == 0;
+	return *(const int64_t *)slot == key.l;
+}
+
+static __always_inline u32 tap_map_hash_desc(const struct tap_map_desc *d,
+					     const union tap_key *keys)
 {
 	u32 hash = 0;
 	int i;
 
-	for (i = 0; i < m->desc->nkeys; i++) {
-		if (m->desc->string_key[i])
-			hash = jhash(keys[i].s, strnlen(keys[i].s, MAXSTRINGLEN - 1), hash);
-		else
-			hash = jhash_2words((u32)keys[i].l, (u32)(keys[i].l >> 32), hash);
-	}
+	for (i = 0; i < d->nkeys; i++)
+		hash = tap_key_hash(d->string_key[i], keys[i], hash);
 	return hash;
 }
 
-static bool tap_map_keys_equal(const struct tap_map *m, struct tap_map_entry *e,
-			       const union tap_key *keys)
+/* Whether the keys of e equal `keys`, but for key i when `wild` has bit i set. */
+static __always_inline bool tap_map_keys_match(const struct tap_map_desc *d,
+					       const struct tap_map_entry *e,
+					       const union tap_key *keys, u32 wild)
 {
+	const char *slot = e->data;
 	int i;
 
-	for (i = 0; i < m->desc->nkeys; i++) {
-		void *slot = tap_map_key_slot(m, e, i);
-
-		if (m->desc->string_key[i] ? strncmp(slot, keys[i].s, MAXSTRINGLEN - 1) != 0
-					   : *(int64_t *)slot != keys[i].l)
+	for (i = 0; i < d->nkeys; slot += tap_slot_size(d->string_key[i]), i++)
+		if (!(wild & (1u << i)) && !tap_key_equal(d->string_key[i], slot, keys[i]))
 			return false;
-	}
 	return true;
+}
+
+/* The entry of `keys`, whose hash is `hash`, in the array m described by d; NULL if none. */
+static __always_inline struct tap_map_entry *
+tap_map_find_desc(const struct tap_map *m, const struct tap_map_desc *d, const union tap_key *keys,
+		  u32 hash)
+{
+	struct tap_map_entry *e;
+
+	hlist_for_each_entry(e, &m->buckets[hash & (m->nbuckets - 1)], chain)
+		if (e->hash == hash && tap_map_keys_match(d, e, keys, 0))
+			return e;
+	return NULL;
+}
+
+static u32 tap_map_hash(const struct tap_map *m, const union tap_key *keys)
+{
+	return tap_map_hash_desc(m->desc, keys);
 }
 
 static struct tap_map_entry *tap_map_find_hashed(const struct tap_map *m,
 						 const union tap_key *keys, u32 hash)
 {
-	struct tap_map_entry *e;
-
-	hlist_for_each_entry(e, &m->buckets[hash & (m->nbuckets - 1)], chain)
-		if (e->hash == hash && tap_map_keys_equal(m, e, keys))
-			return e;
-	return NULL;
+	return tap_map_find_desc(m, m->desc, keys, hash);
 }
 
 static struct tap_map_entry *tap_map_find(const struct tap_map *m, const union tap_key *keys)
@@ -267,52 +297,14 @@ static int64_t tap_map_get_long(const struct tap_map *m, const union tap_key *ke
  * The same lookups for the probe's hot path, inlined where the generated code passes the
  * array's description, a constant: the loops over its keys unroll and its offsets fold.
  */
-static __always_inline size_t tap_desc_key_offset(const struct tap_map_desc *d, int i)
+static __always_inline size_t tap_desc_value_offset(const struct tap_map_desc *d)
 {
 	size_t offset = 0;
-	int j;
+	int i;
 
-	for (j = 0; j < i; j++)
-		offset += d->string_key[j] ? MAXSTRINGLEN : sizeof(int64_t);
+	for (i = 0; i < d->nkeys; i++)
+		offset += tap_slot_size(d->string_key[i]);
 	return offset;
-}
-
-static __always_inline u32 tap_map_hash_desc(const struct tap_map_desc *d,
-					     const union tap_key *keys)
-{
-	u32 hash = 0;
-	int i;
-
-	for (i = 0; i < d->nkeys; i++) {
-		if (d->string_key[i])
-			hash = jhash(keys[i].s, strnlen(keys[i].s, MAXSTRINGLEN - 1), hash);
-		else
-			hash = jhash_2words((u32)keys[i].l, (u32)(keys[i].l >> 32), hash);
-	}
-	return hash;
-}
-
-static __always_inline struct tap_map_entry *
-tap_map_find_desc(const struct tap_map *m, const struct tap_map_desc *d, const union tap_key *keys,
-		  u32 hash)
-{
-	struct tap_map_entry *e;
-	int i;
-
-	hlist_for_each_entry(e, &m->buckets[hash & (m->nbuckets - 1)], chain) {
-		if (e->hash != hash)
-			continue;
-		for (i = 0; i < d->nkeys; i++) {
-			void *slot = e->data + tap_desc_key_offset(d, i);
-
-			if (d->string_key[i] ? strncmp(slot, keys[i].s, MAXSTRINGLEN - 1) != 0
-					     : *(int64_t *)slot != keys[i].l)
-				break;
-		}
-		if (i == d->nkeys)
-			return e;
-	}
-	return NULL;
 }
 
 /* tap_map_slot() of the array m described by d. */
@@ -328,7 +320,7 @@ static __always_inline void *tap_map_slot_desc(struct tap_context *c, struct tap
 		if (!e)
 			return NULL;
 	}
-	return e->data + tap_desc_key_offset(d, d->nkeys);
+	return e->data + tap_desc_value_offset(d);
 }
 
 /* tap_map_get_long() of the array m described by d. */
@@ -338,7 +330,7 @@ static __always_inline int64_t tap_map_get_long_desc(const struct tap_map *m,
 {
 	struct tap_map_entry *e = tap_map_find_desc(m, d, keys, tap_map_hash_desc(d, keys));
 
-	return e ? *(int64_t *)(e->data + tap_desc_key_offset(d, d->nkeys)) : 0;
+	return e ? *(int64_t *)(e->data + tap_desc_value_offset(d)) : 0;
 }
 
 static const char *tap_map_get_string(const struct tap_map *m, const union tap_key *keys)
@@ -378,18 +370,7 @@ static void tap_map_clear(struct tap_map *m)
 static bool tap_map_entry_matches(const struct tap_map *m, struct tap_map_entry *e,
 				  const union tap_key *keys, u32 wild)
 {
-	int i;
-
-	for (i = 0; i < m->desc->nkeys; i++) {
-		void *slot = tap_map_key_slot(m, e, i);
-
-		if (wild & (1u << i))
-			continue;
-		if (m->desc->string_key[i] ? strncmp(slot, keys[i].s, MAXSTRINGLEN - 1) != 0
-					   : *(int64_t *)slot != keys[i].l)
-			return false;
-	}
-	return true;
+	return tap_map_keys_match(m->desc, e, keys, wild);
 }
 
 /* [k1, *] in a */

@@ -40,17 +40,30 @@ static void tap_print_text(struct tap_context *c, const char *text, size_t len)
 	}
 }
 
+/*
+ * printf(3)-style text, formatted in c->message, to `channel`: stdout text joins the probe
+ * hit's output, stderr text goes to the ring at once.
+ */
+static __printf(3, 0) void tap_vprint_message(struct tap_context *c, enum tap_channel channel,
+					      const char *fmt, va_list ap)
+{
+	int n = vscnprintf(c->message, sizeof(c->message), fmt, ap);
+
+	if (channel == TAP_CHANNEL_STDOUT)
+		tap_print_text(c, c->message, n);
+	else
+		tap_ring_write(&tap_rings[smp_processor_id()], channel, c->message, n);
+}
+
 /* STAP_PRINTF(fmt, ...) of an embedded-C function: printf(3)-style text to the output. */
 static __maybe_unused __printf(2, 3) void tap_embedded_printf(struct tap_context *c,
 							      const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vscnprintf(c->message, sizeof(c->message), fmt, ap);
+	tap_vprint_message(c, TAP_CHANNEL_STDOUT, fmt, ap);
 	va_end(ap);
-	tap_print_text(c, c->message, n);
 }
 
 /* STAP_ERROR(fmt, ...) of an embedded-C function: the probe hit's error. */
@@ -69,12 +82,10 @@ static __maybe_unused __printf(2, 3) void tap_embedded_error(struct tap_context 
 static __printf(2, 3) void tap_channel_stderr(struct tap_context *c, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vscnprintf(c->message, sizeof(c->message), fmt, ap);
+	tap_vprint_message(c, TAP_CHANNEL_STDERR, fmt, ap);
 	va_end(ap);
-	tap_ring_write(&tap_rings[smp_processor_id()], TAP_CHANNEL_STDERR, c->message, n);
 }
 
 /* A runtime error of a probe hit, in stap's words; MAXERRORS of them end the session. */

@@ -7,8 +7,9 @@
  * single consumer, the loader's reader (serialised by tap_read_mutex), so it needs no lock:
  * the producer publishes `head` with a release store after writing the bytes, the consumer
  * publishes `tail` the same way after reading them. A record is a tap_record header followed
- * by its bytes; the reader hands out whole records only, so lines are never cut. When a record
- * does not fit, it is dropped and counted; the loader reports the count at the end.
+ * by its bytes (record.h, which the loader shares); the reader hands out whole records only,
+ * so lines are never cut. When a record does not fit, it is dropped and counted; the loader
+ * reports the count at the end.
  *
  * Each record takes a number from one counter of the session, and the reader hands the
  * records of all rings out in that order: lines come out in the order they were written,
@@ -35,20 +36,8 @@
 #include <linux/wait.h>
 
 #include "defaults.h"
+#include "record.h"
 #include "session.h"
-
-enum tap_channel {
-	TAP_CHANNEL_STDOUT = 1,
-	TAP_CHANNEL_STDERR = 2,
-};
-
-struct tap_record {
-	u32 len;	/* bytes following the header */
-	u32 channel;	/* enum tap_channel, and the writer's CPU << TAP_RECORD_CPU_SHIFT */
-	u64 seq;	/* the order of writing, across CPUs */
-};
-
-#define TAP_RECORD_CPU_SHIFT 8
 
 /* Bulk mode (stap -b): the loader keeps each CPU's output in a file of its own. */
 #ifndef TAP_BULK_MODE
