@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The DWARF backend of ktypes.h (dwtypes.c): the target kernel's types read with libdw
- * from its debuginfo (debuginfo.h). btf.c hands every ktypes_* question on a DWARF
- * `struct ktypes` to the function of the same name here.
+ * from its debuginfo (debuginfo.h). It answers ktypes.h's questions through its table of
+ * functions (ktypes_backend.h); this header is the rest: locals, locations, globals.
  *
  * A type id is the offset of its DIE in .debug_info; ids with a non-zero top nibble are
  * made up for what DWARF has no DIE for: DWT_PTR | id, a pointer to id (@cast's "T*"),
@@ -21,7 +21,6 @@
 #include "target/ktypes.h"
 
 struct debuginfo;
-struct strbuf;
 struct dwtypes;
 
 #define DWT_PTR 0x80000000u
@@ -32,25 +31,8 @@ struct dwtypes *dwtypes_open(const struct debuginfo *di);
  * functions are found by name in its CUs. NULL when it can't be read. */
 struct dwtypes *dwtypes_open_module(const char *path);
 
-enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id);
-ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id);
-uint32_t dwtypes_size(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
-bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
-uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
-void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth);
-int dwtypes_nmembers(struct dwtypes *dt, ktype_id id);		/* of a stripped type */
-void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmember *m);
-const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value);
-ktype_id dwtypes_function(struct dwtypes *dt, const char *name);
-ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto);
-int dwtypes_nparams(struct dwtypes *dt, ktype_id proto);
-const char *dwtypes_param_name(struct dwtypes *dt, ktype_id proto, int index);
-ktype_id dwtypes_param_type(struct dwtypes *dt, ktype_id proto, int index);
-const char **dwtypes_typedef_names(struct dwtypes *dt, const char *prefix, size_t *count);
-const char **dwtypes_function_names(struct dwtypes *dt, const char *prefix, size_t *count);
-/* A named type without a trailing '*': "struct x", "union x", "enum x", or a typedef's,
- * a base type's or (without its keyword) a struct's, union's or enum's name. */
-ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name);
+/* The types as the passes ask about them (ktypes.h). */
+const struct ktypes *dwtypes_types(struct dwtypes *dt);
 
 /* For probes inside a function: the DIE of a type id, and the function's DIE (its
  * DW_TAG_subprogram, for the scopes and variables visible at a pc). */
