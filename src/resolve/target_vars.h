@@ -94,4 +94,13 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
  * and locals that have a location at its pc; NULL for other points. */
 char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d);
 
+/* On tracepoints (target_trace.c): whether every point of `p` is a tracepoint; $name,
+ * $$parms, $$name there. */
+bool on_tracepoints(const struct derived_probe *p);
+bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, bool quiet);
+bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n);
+/* -L: " $parent:struct task_struct* $child:struct task_struct*". */
+char *trace_list_args(const struct provider_env *env, const struct derived_point *d);
+
 #endif
