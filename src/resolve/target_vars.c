@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "parse/ast_copy.h"
+#include "cstr.h"
 #include "diag.h"
 #include "target/dwtypes.h"
 #include "target/kmodules.h"
 #include "target/tracepoints.h"
-#include "translate/translate.h"
 #include "util.h"
 
 /* Where a resolution is and how it reports. */
