@@ -75,6 +75,10 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
  * always false. */
 bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet);
+/* A DWARF location (dwtypes.h) as the C expression of a BASE_EXPR access, malloc'd
+ * (target_location.c). */
+struct dwexpr;
+char *target_location_c(const struct dwexpr *e);
 /* Pass 3: the C expression of a resolved access (translate_target.c). */
 struct body;
 char *gen_target(struct body *b, struct node *n);

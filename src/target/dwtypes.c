@@ -965,21 +965,22 @@ size_t dwtypes_scope_vars(struct dwtypes *dt, Dwarf_Die *scope, Dwarf_Addr pc,
 	return count;
 }
 
-/* pt_regs' member of a DWARF register number (x86_64), or NULL. */
-static const char *register_name(unsigned reg)
+static struct dwexpr *new_expr(enum dwexpr_kind kind, struct dwexpr *a, struct dwexpr *b,
+			       uint64_t value)
 {
-	static const char *const names[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-					     "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-					     "r15" };
+	struct dwexpr *e = xcalloc(1, sizeof(*e));
 
-	return reg < sizeof(names) / sizeof(names[0]) ? names[reg] : NULL;
+	*e = (struct dwexpr){ .kind = kind, .a = a, .b = b, .value = value };
+	return e;
 }
 
-static char *register_value(unsigned reg)
+void dwexpr_free(struct dwexpr *e)
 {
-	if (reg == 7)
-		return xstrdup("((int64_t)kernel_stack_pointer(c->regs))");
-	return xasprintf("((int64_t)c->regs->%s)", register_name(reg));
+	if (!e)
+		return;
+	dwexpr_free(e->a);
+	dwexpr_free(e->b);
+	free(e);
 }
 
 static const char *op_name(unsigned atom)
@@ -999,16 +1000,16 @@ static const char *op_name(unsigned atom)
 }
 
 struct loc_stack {
-	char *items[8];
+	struct dwexpr *items[8];
 	int depth;
 	bool is_value;		/* the result is a value, not an address */
 	char *error;
 };
 
-static void loc_push(struct loc_stack *st, char *expr)
+static void loc_push(struct loc_stack *st, struct dwexpr *expr)
 {
 	if (st->depth == 8) {
-		free(expr);
+		dwexpr_free(expr);
 		if (!st->error)
 			st->error = xstrdup("a location expression this deep");
 		return;
@@ -1016,37 +1017,39 @@ static void loc_push(struct loc_stack *st, char *expr)
 	st->items[st->depth++] = expr;
 }
 
-static char *loc_pop(struct loc_stack *st)
+static struct dwexpr *loc_pop(struct loc_stack *st)
 {
 	if (!st->depth) {
 		if (!st->error)
 			st->error = xstrdup("a location expression that pops an empty stack");
-		return xstrdup("0");
+		return new_expr(DWX_LITERAL, NULL, NULL, 0);
 	}
 	return st->items[--st->depth];
 }
 
 static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st);
 
-char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr)
+struct dwexpr *dwtypes_address(struct dwtypes *dt, Dwarf_Addr addr)
 {
 	const char *anchor_name = "_printk";
 	Dwarf_Addr anchor;
+	struct dwexpr *e;
 
 	if (dt->relocatable)
 		return NULL;	/* a module's: where it is loaded is not known here */
 	anchor = dwtypes_symbol(dt, anchor_name, true);
 	if (addr < 0xffffffff80000000ULL)
-		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
-				 (unsigned long long)addr);
+		return new_expr(DWX_PER_CPU, NULL, NULL, addr);
 	if (!anchor) {
 		anchor_name = "printk";
 		anchor = dwtypes_symbol(dt, anchor_name, true);
 	}
 	if (!anchor)
 		return NULL;
-	return xasprintf("((int64_t)(%#llxUL + ((unsigned long)&%s - %#llxUL)))",
-			 (unsigned long long)addr, anchor_name, (unsigned long long)anchor);
+	e = new_expr(DWX_KERNEL_ADDRESS, NULL, NULL, addr);
+	e->anchor = anchor_name;
+	e->anchor_value = anchor;
+	return e;
 }
 
 /* One operation of a location expression, on the stack `st` (st->error: it cannot). */
@@ -1091,31 +1094,36 @@ static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
 	return true;
 }
 
-static void loc_binary(struct loc_stack *st, const char *op)
+/* DW_OP_plus ... DW_OP_shra: of the two values on the stack. */
+static void loc_binary(struct loc_stack *st, unsigned atom)
 {
-	char *b = loc_pop(st), *a = loc_pop(st);
+	struct dwexpr *b = loc_pop(st), *a = loc_pop(st);
 
-	loc_push(st, xasprintf("(%s %s %s)", a, op, b));
-	free(a);
-	free(b);
+	loc_push(st, new_expr(DWX_OPERATION, a, b, atom));
 }
 
 static void loc_register(struct loc_stack *st, unsigned reg, int64_t offset, bool is_value)
 {
-	if (!register_name(reg)) {
+	if (reg >= DWX_NREGISTERS) {
 		if (!st->error)
 			st->error = xasprintf("DWARF register %u", reg);
 		return;
 	}
-	char *value = register_value(reg);
+	struct dwexpr *value = new_expr(DWX_REGISTER, NULL, NULL, reg);
 
 	if (is_value) {
 		loc_push(st, value);
 		st->is_value = true;
 		return;
 	}
-	loc_push(st, xasprintf("(%s + %lldLL)", value, (long long)offset));
-	free(value);
+	loc_push(st, new_expr(DWX_OFFSET, value, NULL, (uint64_t)offset));
+}
+
+static bool is_binary(unsigned atom)
+{
+	return atom == DW_OP_plus || atom == DW_OP_minus || atom == DW_OP_and ||
+	       atom == DW_OP_or || (atom >= DW_OP_eq && atom <= DW_OP_ne) || atom == DW_OP_xor ||
+	       atom == DW_OP_mul || atom == DW_OP_shl || atom == DW_OP_shr || atom == DW_OP_shra;
 }
 
 static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, Dwarf_Addr pc,
@@ -1132,72 +1140,37 @@ static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, 
 	else if (atom == DW_OP_bregx)
 		loc_register(st, (unsigned)op->number, (int64_t)op->number2, false);
 	else if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
-		loc_push(st, xasprintf("%uLL", atom - DW_OP_lit0));
+		loc_push(st, new_expr(DWX_LITERAL, NULL, NULL, atom - DW_OP_lit0));
 	else if (atom == DW_OP_const1u || atom == DW_OP_const2u || atom == DW_OP_const4u ||
 		 atom == DW_OP_const8u || atom == DW_OP_constu)
-		loc_push(st, xasprintf("((int64_t)%lluULL)", (unsigned long long)op->number));
+		loc_push(st, new_expr(DWX_UNSIGNED, NULL, NULL, op->number));
 	else if (atom == DW_OP_const1s || atom == DW_OP_const2s || atom == DW_OP_const4s ||
 		 atom == DW_OP_const8s || atom == DW_OP_consts)
-		loc_push(st, xasprintf("(%lldLL)", (long long)(int64_t)op->number));
+		loc_push(st, new_expr(DWX_SIGNED, NULL, NULL, op->number));
 	else if (atom == DW_OP_plus_uconst) {
-		char *a = loc_pop(st);
-
-		loc_push(st, xasprintf("(%s + %lluLL)", a, (unsigned long long)op->number));
-		free(a);
+		loc_push(st, new_expr(DWX_UNSIGNED_OFFSET, loc_pop(st), NULL, op->number));
 	} else if (atom == DW_OP_fbreg && function) {
 		frame_base(dt, function, pc, st);
-		if (!st->error) {
-			char *a = loc_pop(st);
-
-			loc_push(st, xasprintf("(%s + %lldLL)", a, (long long)(int64_t)op->number));
-			free(a);
-		}
+		if (!st->error)
+			loc_push(st, new_expr(DWX_OFFSET, loc_pop(st), NULL, op->number));
 	} else if (atom == DW_OP_call_frame_cfa) {
 		frame_cfa(dt, pc, st);
-	} else if (atom == DW_OP_plus) {
-		loc_binary(st, "+");
-	} else if (atom == DW_OP_minus) {
-		loc_binary(st, "-");
-	} else if (atom == DW_OP_and) {
-		loc_binary(st, "&");
-	} else if (atom == DW_OP_or) {
-		loc_binary(st, "|");
-	} else if (atom >= DW_OP_eq && atom <= DW_OP_ne) {
-		static const char *const relations[] = { "==", ">=", ">", "<=", "<", "!=" };
-		char *b = loc_pop(st), *a = loc_pop(st);
-
-		loc_push(st, xasprintf("((int64_t)(%s %s %s))", a, relations[atom - DW_OP_eq], b));
-		free(a);
-		free(b);
-	} else if (atom == DW_OP_xor) {
-		loc_binary(st, "^");
-	} else if (atom == DW_OP_mul) {
-		loc_binary(st, "*");
-	} else if (atom == DW_OP_shl || atom == DW_OP_shr || atom == DW_OP_shra) {
-		char *b = loc_pop(st), *a = loc_pop(st);
-
-		/* DW_OP_shr is a logical shift: of the value as unsigned. */
-		loc_push(st, xasprintf(atom == DW_OP_shl ? "((int64_t)((uint64_t)%s << (%s & 63)))" :
-				       atom == DW_OP_shr ? "((int64_t)((uint64_t)%s >> (%s & 63)))" :
-							   "(%s >> (%s & 63))", a, b));
-		free(a);
-		free(b);
+	} else if (is_binary(atom)) {
+		loc_binary(st, atom);
 	} else if (atom == DW_OP_deref || atom == DW_OP_deref_size) {
-		/* A fault-safe read; the code around it names the variable's location as
-		 * tap_dwloc and checks for the fault (translate_target.c). */
-		char *a = loc_pop(st);
+		/* A fault-safe read (translate_target.c checks for the fault). */
+		struct dwexpr *a = loc_pop(st);
 		unsigned size = atom == DW_OP_deref ? 8 : (unsigned)op->number;
 
 		if (size < 1 || size > 8) {
 			if (!st->error)
 				st->error = xasprintf("DW_OP_deref_size %u", size);
+			dwexpr_free(a);
 		} else {
-			loc_push(st, xasprintf("((int64_t)tap_kread(c, (unsigned long)%s, %u,"
-					       " tap_dwloc))", a, size));
+			loc_push(st, new_expr(DWX_DEREF, a, NULL, size));
 		}
-		free(a);
 	} else if (atom == DW_OP_addr) {
-		char *expr = dwtypes_address_expr(dt, op->number);
+		struct dwexpr *expr = dwtypes_address(dt, op->number);
 
 		if (expr)
 			loc_push(st, expr);
@@ -1229,14 +1202,15 @@ static char *location_ranges(Dwarf_Attribute *attr)
 }
 
 enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
-				Dwarf_Addr pc, char **c_expr, char **detail)
+				Dwarf_Addr pc, struct dwexpr **expr, char **detail)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Op *ops;
 	size_t nops;
 	struct loc_stack st = { 0 };
 
-	*c_expr = *detail = NULL;
+	*expr = NULL;
+	*detail = NULL;
 	if (!dwarf_attr_integrate(var, DW_AT_location, &attr)) {
 		*detail = xstrdup("");
 		return DWLOC_NONE;
@@ -1254,11 +1228,11 @@ enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_D
 		st.error = xstrdup("a location expression that leaves no single result");
 	if (st.error) {
 		while (st.depth)
-			free(st.items[--st.depth]);
+			dwexpr_free(st.items[--st.depth]);
 		*detail = st.error;
 		return DWLOC_UNSUPPORTED;
 	}
-	*c_expr = st.items[0];
+	*expr = st.items[0];
 	return st.is_value ? DWLOC_VALUE : DWLOC_ADDRESS;
 }
 
