@@ -123,25 +123,40 @@ static bool is_named_kind(unsigned kind)
 	       kind == BTF_KIND_FLOAT;
 }
 
-static void index_type(struct btf *b, uint32_t id)
+/* The table that indexes type `id` by its name, or NULL. */
+static struct name_table *table_of(struct btf *b, uint32_t id)
 {
 	const struct btf_type *t = b->types[id];
-	const char *name = btf_str(b, t->name_off);
 
 	if (!t->name_off)
-		return;
+		return NULL;
 	if (btf_kind(t) == BTF_KIND_FUNC)
-		name_table_add(&b->functions, name, 0, id);
-	else if (is_named_kind(btf_kind(t)))
-		name_table_add(&b->named, name, 0, id);
+		return &b->functions;
+	return is_named_kind(btf_kind(t)) ? &b->named : NULL;
+}
+
+static void index_type(struct btf *b, uint32_t id)
+{
+	struct name_table *table = table_of(b, id);
+
+	if (table)
+		name_table_add(table, btf_str(b, b->types[id]->name_off), 0, id);
 }
 
 /* The name tables; a module's own types (ids from `first_own` on) go in first, so that its
  * static function or struct of a name the kernel has too is the one found. */
 static void build_tables(struct btf *b, uint32_t first_own)
 {
-	name_table_reserve(&b->functions, b->ntypes);
-	name_table_reserve(&b->named, b->ntypes);
+	size_t nfunctions = 0, nnamed = 0;
+
+	for (uint32_t id = 1; id < b->ntypes; id++) {
+		struct name_table *table = table_of(b, id);
+
+		nfunctions += table == &b->functions;
+		nnamed += table == &b->named;
+	}
+	name_table_reserve(&b->functions, nfunctions);
+	name_table_reserve(&b->named, nnamed);
 	for (uint32_t id = first_own; id < b->ntypes; id++)
 		index_type(b, id);
 	for (uint32_t id = 1; id < first_own; id++)
