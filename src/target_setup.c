@@ -119,6 +119,22 @@ static const char *target_config(void *ctx, const char *name)
 	return config_value(s->kernel_config, name);
 }
 
+/* How ksyms lists the bundled VM kernel's functions: `script` run in the kit's VM. */
+static bool run_in_kit_vm(const struct session *s, const char *script, int out_fd)
+{
+	struct vm_job job = {
+		.kit_dir = s->vm_kit_dir,
+		.run_script = script,
+		.out_fd = out_fd,
+		.err_fd = STDERR_FILENO,
+		.cpus = 1,
+		.timeout_s = 300,
+	};
+	int status = 1;
+
+	return vm_run(&job, &status) == 0 && status == 0;
+}
+
 /* The target's function symbols, for pass 2's providers: loaded once, when first asked. */
 static const struct ksyms *target_symbols(void *ctx)
 {
@@ -127,7 +143,7 @@ static const struct ksyms *target_symbols(void *ctx)
 
 	if (!tried) {
 		tried = true;
-		symbols = ksyms_load(ctx);
+		symbols = ksyms_load(ctx, run_in_kit_vm);
 	}
 	return symbols;
 }

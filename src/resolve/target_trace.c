@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstr.h"
 #include "diag.h"
 #include "resolve/target_vars.h"
 #include "target/tracepoints.h"
-#include "translate/translate.h"
 #include "util.h"
 
 bool on_tracepoints(const struct derived_probe *p)

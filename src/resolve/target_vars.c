@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "parse/ast_copy.h"
+#include "cstr.h"
 #include "diag.h"
 #include "target/dwtypes.h"
 #include "target/kmodules.h"
 #include "target/tracepoints.h"
-#include "translate/translate.h"
 #include "util.h"
 
 /* Where a resolution is and how it reports. */
@@ -401,8 +401,9 @@ static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die 
 			       Dwarf_Die *frame, Dwarf_Addr pc)
 {
 	const char *name = v->name;
-	char *expr, *detail;
+	struct dwexpr *expr;
 	enum dwloc loc;
+	char *detail;
 	bool ok = true;
 
 	loc = dwtypes_var_location(ktypes_dwarf(w->kt), frame, (Dwarf_Die *)&v->die, pc, &expr,
@@ -415,13 +416,14 @@ static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die 
 			  " [man error::dwarf]", name, (unsigned long long)pc, detail);
 	} else {
 		w->a->base = BASE_EXPR;
-		w->a->expr = expr;
+		w->a->expr = target_location_c(expr);
 		w->a->lvalue = loc == DWLOC_ADDRESS;
 		w->a->base_size = ktypes_size(w->kt, w->type);
 		w->a->base_signed = ktypes_is_signed(w->kt, w->type);
 		if (!w->a->lvalue && (w->a->base_size > 8 || !w->a->base_size))
 			ok = fail(w, "tapster cannot read '%s' of type passed by value", name);
 	}
+	dwexpr_free(expr);
 	free(detail);
 	return ok;
 }
@@ -1145,10 +1147,11 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 static bool local_readable(const struct ktypes *kt, Dwarf_Die *fn, struct dwvar *v,
 			   Dwarf_Addr pc)
 {
-	char *expr, *detail;
+	struct dwexpr *expr;
+	char *detail;
 	enum dwloc loc = dwtypes_var_location(ktypes_dwarf(kt), fn, &v->die, pc, &expr, &detail);
 
-	free(expr);
+	dwexpr_free(expr);
 	free(detail);
 	return loc == DWLOC_ADDRESS || loc == DWLOC_VALUE;
 }
@@ -1340,11 +1343,12 @@ char *target_list_point_vars(const struct ktypes *kt, const struct derived_point
 	count = point_vars(dt, d, &scope, &frame, &vars);
 	sb_add(&sb, "");
 	for (size_t i = 0; i < count; i++) {
-		char *expr, *detail, *type;
+		struct dwexpr *expr;
+		char *detail, *type;
 		enum dwloc loc = dwtypes_var_location(dt, &frame, &vars[i].die, d->pc, &expr,
 						      &detail);
 
-		free(expr);
+		dwexpr_free(expr);
 		free(detail);
 		/* stap lists what has a location there, even one it can't translate. */
 		if (loc == DWLOC_NONE)
@@ -1394,7 +1398,8 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
 static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool quiet)
 {
 	struct walk w = { kt, n, { "operator", "@var" }, quiet, NULL, 0, NULL, false };
-	char *name = xstrdup(n->text), *file = strchr(name, '@'), *expr = NULL, *where;
+	char *name = xstrdup(n->text), *file = strchr(name, '@'), *where;
+	struct dwexpr *expr = NULL;
 	struct target_access *a;
 	Dwarf_Die var;
 	Dwarf_Addr addr = 0;
@@ -1404,7 +1409,7 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 		*file++ = '\0';
 	found = dwtypes_global(ktypes_dwarf(kt), name, file, &var, &addr);
 	if (found && addr)
-		expr = dwtypes_address_expr(ktypes_dwarf(kt), addr);
+		expr = dwtypes_address(ktypes_dwarf(kt), addr);
 	if (!expr) {
 		if (!found && file)
 			fail(&w, "unable to find global '%s' in kernel, in %s", name, file);
@@ -1420,8 +1425,9 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 	free(name);
 	a = xcalloc(1, sizeof(*a));
 	a->base = BASE_EXPR;
-	a->expr = expr;
+	a->expr = target_location_c(expr);
 	a->lvalue = true;
+	dwexpr_free(expr);
 	w.a = a;
 	w.type = dwtypes_var_type(&var);
 	if (!walk_comps(&w, n->comps)) {

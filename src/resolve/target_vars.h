@@ -75,6 +75,10 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
  * always false. */
 bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet);
+/* A DWARF location (dwtypes.h) as the C expression of a BASE_EXPR access, malloc'd
+ * (target_location.c). */
+struct dwexpr;
+char *target_location_c(const struct dwexpr *e);
 /* Pass 3: the C expression of a resolved access (translate_target.c). */
 struct body;
 char *gen_target(struct body *b, struct node *n);
@@ -93,5 +97,14 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
 /* -L at a DWARF point inside a function (a statement, an inlined instance): the parameters
  * and locals that have a location at its pc; NULL for other points. */
 char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d);
+
+/* On tracepoints (target_trace.c): whether every point of `p` is a tracepoint; $name,
+ * $$parms, $$name there. */
+bool on_tracepoints(const struct derived_probe *p);
+bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, bool quiet);
+bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n);
+/* -L: " $parent:struct task_struct* $child:struct task_struct*". */
+char *trace_list_args(const struct provider_env *env, const struct derived_point *d);
 
 #endif

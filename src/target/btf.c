@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "target/btf_image.h"
-#include "target/debuginfo.h"
-#include "target/dwtypes.h"
 #include "target/kmodules.h"
+#include "target/ktypes_backend.h"
+#include "target/name_table.h"
 #include "session.h"
 #include "util.h"
 
@@ -50,13 +50,8 @@ struct btf_param { uint32_t name_off, type; };
 struct btf_enum { uint32_t name_off; int32_t val; };
 struct btf_enum64 { uint32_t name_off, val_lo32, val_hi32; };
 
-/* A name -> type id table (open addressing). */
-struct name_table {
-	uint32_t *ids;
-	size_t cap;
-};
-
-struct ktypes {
+struct btf {
+	struct ktypes kt;	/* first: the passes see this */
 	char *data;
 	size_t size;
 	const char *strings;
@@ -68,11 +63,16 @@ struct ktypes {
 	uint32_t split_strings_len;
 	const struct btf_type **types;	/* by id; [0] is NULL (void) */
 	uint32_t ntypes;		/* ids 1 .. ntypes - 1 */
-	struct name_table functions;	/* FUNC by name */
-	struct name_table named;	/* struct, union, enum, typedef, int, float by name */
-	char *source;
-	struct dwtypes *dw;	/* the DWARF backend answers (dwtypes.c) */
+	struct name_table functions;	/* FUNC by name: id */
+	struct name_table named;	/* struct, union, enum, typedef, int, float by name: id */
 };
+
+static const struct ktypes_ops btf_ops;
+
+static const struct btf *btf_of(const struct ktypes *kt)
+{
+	return (const struct btf *)kt;
+}
 
 /* ---- Parsing ---- */
 
@@ -95,48 +95,24 @@ static size_t btf_extra(const struct btf_type *t)
 	}
 }
 
-static const char *btf_str(const struct ktypes *kt, uint32_t off)
+static const char *btf_str(const struct btf *b, uint32_t off)
 {
-	if (off < kt->strings_len)
-		return kt->strings + off;
-	off -= kt->strings_len;
-	return off < kt->split_strings_len ? kt->split_strings + off : "";
-}
-
-static uint32_t hash_name(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static void table_add(struct ktypes *kt, struct name_table *table, uint32_t id)
-{
-	size_t mask = table->cap - 1;
-	size_t i = hash_name(btf_str(kt, kt->types[id]->name_off)) & mask;
-
-	while (table->ids[i])
-		i = (i + 1) & mask;
-	table->ids[i] = id;
+	if (off < b->strings_len)
+		return b->strings + off;
+	off -= b->strings_len;
+	return off < b->split_strings_len ? b->split_strings + off : "";
 }
 
 /* The first id named `name` for which `accept` holds. */
-static uint32_t table_find(const struct ktypes *kt, const struct name_table *table,
+static uint32_t table_find(const struct btf *b, const struct name_table *table,
 			   const char *name, bool (*accept)(const struct btf_type *t, void *arg),
 			   void *arg)
 {
-	size_t mask = table->cap - 1;
+	const struct name_entry *e = NULL;
 
-	if (!table->cap)
-		return 0;
-	for (size_t i = hash_name(name) & mask; table->ids[i]; i = (i + 1) & mask) {
-		const struct btf_type *t = kt->types[table->ids[i]];
-
-		if (!strcmp(btf_str(kt, t->name_off), name) && (!accept || accept(t, arg)))
-			return table->ids[i];
-	}
+	while ((e = name_table_next(table, name, e)))
+		if (!accept || accept(b->types[e->value], arg))
+			return (uint32_t)e->value;
 	return 0;
 }
 
@@ -147,63 +123,75 @@ static bool is_named_kind(unsigned kind)
 	       kind == BTF_KIND_FLOAT;
 }
 
-static void index_type(struct ktypes *kt, uint32_t id)
+/* The table that indexes type `id` by its name, or NULL. */
+static struct name_table *table_of(struct btf *b, uint32_t id)
 {
-	const struct btf_type *t = kt->types[id];
+	const struct btf_type *t = b->types[id];
 
 	if (!t->name_off)
-		return;
+		return NULL;
 	if (btf_kind(t) == BTF_KIND_FUNC)
-		table_add(kt, &kt->functions, id);
-	else if (is_named_kind(btf_kind(t)))
-		table_add(kt, &kt->named, id);
+		return &b->functions;
+	return is_named_kind(btf_kind(t)) ? &b->named : NULL;
+}
+
+static void index_type(struct btf *b, uint32_t id)
+{
+	struct name_table *table = table_of(b, id);
+
+	if (table)
+		name_table_add(table, btf_str(b, b->types[id]->name_off), 0, id);
 }
 
 /* The name tables; a module's own types (ids from `first_own` on) go in first, so that its
  * static function or struct of a name the kernel has too is the one found. */
-static void build_tables(struct ktypes *kt, uint32_t first_own)
+static void build_tables(struct btf *b, uint32_t first_own)
 {
-	kt->functions.cap = kt->named.cap = 1;
-	while (kt->functions.cap < 2 * (size_t)kt->ntypes)
-		kt->functions.cap <<= 1;
-	kt->named.cap = kt->functions.cap;
-	kt->functions.ids = xcalloc(kt->functions.cap, sizeof(uint32_t));
-	kt->named.ids = xcalloc(kt->named.cap, sizeof(uint32_t));
-	for (uint32_t id = first_own; id < kt->ntypes; id++)
-		index_type(kt, id);
+	size_t nfunctions = 0, nnamed = 0;
+
+	for (uint32_t id = 1; id < b->ntypes; id++) {
+		struct name_table *table = table_of(b, id);
+
+		nfunctions += table == &b->functions;
+		nnamed += table == &b->named;
+	}
+	name_table_reserve(&b->functions, nfunctions);
+	name_table_reserve(&b->named, nnamed);
+	for (uint32_t id = first_own; id < b->ntypes; id++)
+		index_type(b, id);
 	for (uint32_t id = 1; id < first_own; id++)
-		index_type(kt, id);
+		index_type(b, id);
 }
 
 /* Checks the header and indexes the types, after the kernel's types of `base` for a
  * module's split BTF; false when it is no BTF we can read. */
-static bool parse_btf(struct ktypes *kt, const struct ktypes *base)
+static bool parse_btf(struct btf *b, const struct btf *base)
 {
 	struct btf_header h;
 	const char *types, *end;
 	size_t cap = base ? 2 * (size_t)base->ntypes : 1024;
 
-	if (kt->size < sizeof(h))
+	if (b->size < sizeof(h))
 		return false;
-	memcpy(&h, kt->data, sizeof(h));
-	if (h.magic != 0xeb9f || h.version != 1 || h.hdr_len > kt->size ||
-	    (uint64_t)h.hdr_len + h.type_off + h.type_len > kt->size ||
-	    (uint64_t)h.hdr_len + h.str_off + h.str_len > kt->size)
+	memcpy(&h, b->data, sizeof(h));
+	if (h.magic != 0xeb9f || h.version != 1 || h.hdr_len > b->size ||
+	    (uint64_t)h.hdr_len + h.type_off + h.type_len > b->size ||
+	    (uint64_t)h.hdr_len + h.str_off + h.str_len > b->size)
 		return false;
-	types = kt->data + h.hdr_len + h.type_off;
+	types = b->data + h.hdr_len + h.type_off;
 	end = types + h.type_len;
-	kt->types = xcalloc(cap, sizeof(*kt->types));
-	kt->ntypes = 1;
+	b->types = xcalloc(cap, sizeof(*b->types));
+	b->ntypes = 1;
 	if (base) {
-		kt->strings = base->strings;
-		kt->strings_len = base->strings_len;
-		kt->split_strings = kt->data + h.hdr_len + h.str_off;
-		kt->split_strings_len = h.str_len;
-		memcpy(kt->types, base->types, base->ntypes * sizeof(*kt->types));
-		kt->ntypes = base->ntypes;
+		b->strings = base->strings;
+		b->strings_len = base->strings_len;
+		b->split_strings = b->data + h.hdr_len + h.str_off;
+		b->split_strings_len = h.str_len;
+		memcpy(b->types, base->types, base->ntypes * sizeof(*b->types));
+		b->ntypes = base->ntypes;
 	} else {
-		kt->strings = kt->data + h.hdr_len + h.str_off;
-		kt->strings_len = h.str_len;
+		b->strings = b->data + h.hdr_len + h.str_off;
+		b->strings_len = h.str_len;
 	}
 	while (types + sizeof(struct btf_type) <= end) {
 		const struct btf_type *t = (const struct btf_type *)types;
@@ -211,13 +199,13 @@ static bool parse_btf(struct ktypes *kt, const struct ktypes *base)
 		types += sizeof(*t) + btf_extra(t);
 		if (types > end)
 			return false;
-		if (kt->ntypes == cap) {
+		if (b->ntypes == cap) {
 			cap *= 2;
-			kt->types = xrealloc(kt->types, cap * sizeof(*kt->types));
+			b->types = xrealloc(b->types, cap * sizeof(*b->types));
 		}
-		kt->types[kt->ntypes++] = t;
+		b->types[b->ntypes++] = t;
 	}
-	build_tables(kt, base ? base->ntypes : 1);
+	build_tables(b, base ? base->ntypes : 1);
 	return true;
 }
 
@@ -289,60 +277,30 @@ static char *read_target_btf(const struct session *s, size_t *size, char **sourc
 
 const struct ktypes *ktypes_load_btf(const struct session *s)
 {
-	static struct ktypes *loaded;
+	static struct btf *loaded;
 	static bool tried;
 	char *error = NULL, *source = NULL;
-	struct ktypes *kt;
+	struct btf *b;
 
 	if (tried)
-		return loaded;
+		return loaded ? &loaded->kt : NULL;
 	tried = true;
-	kt = xcalloc(1, sizeof(*kt));
-	kt->data = read_target_btf(s, &kt->size, &source, &error);
-	kt->source = source;
-	if (kt->data && !parse_btf(kt, NULL))
+	b = xcalloc(1, sizeof(*b));
+	b->kt.ops = &btf_ops;
+	b->data = read_target_btf(s, &b->size, &source, &error);
+	b->kt.source = source;
+	if (b->data && !parse_btf(b, NULL))
 		error = xasprintf("%s holds no BTF that tapster can read", source);
-	if (!kt->data || error) {
+	if (!b->data || error) {
 		fprintf(stderr, "ERROR: cannot read the kernel's types (BTF): %s\n",
 			error ? error : strerror(errno));
 		free(error);
 		return NULL;
 	}
 	if (s->verbose > 1)
-		fprintf(stderr, "Kernel types from BTF: %s\n", kt->source);
-	loaded = kt;
-	return loaded;
-}
-
-/* The kernel's DWARF types, or NULL when its debuginfo is not there. */
-static struct ktypes *load_dwarf(const struct session *s)
-{
-	const struct debuginfo *di = debuginfo_kernel(s);
-	struct dwtypes *dw = di ? dwtypes_open(di) : NULL;
-	struct ktypes *kt;
-
-	if (!dw)
-		return NULL;
-	kt = xcalloc(1, sizeof(*kt));
-	kt->dw = dw;
-	kt->source = xstrdup(debuginfo_path(di));
-	if (s->verbose > 1)
-		fprintf(stderr, "Kernel types from DWARF: %s\n", kt->source);
-	return kt;
-}
-
-const struct ktypes *ktypes_load(const struct session *s)
-{
-	static const struct ktypes *loaded;
-	static bool tried;
-
-	if (!tried) {
-		tried = true;
-		loaded = load_dwarf(s);
-		if (!loaded)
-			loaded = ktypes_load_btf(s);
-	}
-	return loaded;
+		fprintf(stderr, "Kernel types from BTF: %s\n", b->kt.source);
+	loaded = b;
+	return &loaded->kt;
 }
 
 /* ---- A module's types ---- */
@@ -425,103 +383,38 @@ static char *read_module_btf(const struct session *s, const char *name, const ch
 	return data;
 }
 
-struct loaded_module {
-	char *name;
-	struct ktypes *types;	/* NULL: it has none */
-	char *error;
-};
-
-/* Module `name`'s DWARF types where the kernel's are DWARF and its debuginfo is found;
- * else NULL (its split BTF serves). */
-static struct ktypes *load_module_dwarf(const struct session *s, const char *name)
+const struct ktypes *btf_load_module(const struct session *s, const char *name,
+				     const char *modules_dir, char **error)
 {
-	const struct ktypes *kernel = ktypes_load(s);
-	char *path = !strchr(name, '/') && kernel && kernel->dw ?
-		     debuginfo_module_path(s, name) : NULL;
-	struct dwtypes *dw = path ? dwtypes_open_module(path) : NULL;
-	struct ktypes *kt;
-
-	if (!dw) {
-		free(path);
-		return NULL;
-	}
-	kt = xcalloc(1, sizeof(*kt));
-	kt->dw = dw;
-	kt->source = path;
-	if (s->verbose > 1)
-		fprintf(stderr, "Types of module %s from DWARF: %s\n", name, path);
-	return kt;
-}
-
-const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
-					const char *modules_dir, const char **error)
-{
-	static struct loaded_module *loaded;
-	static size_t nloaded;
-	const struct ktypes *base;
-	struct loaded_module *m;
-	struct ktypes *kt;
+	const struct ktypes *base = ktypes_load_btf(s);
+	struct btf *b = xcalloc(1, sizeof(*b));
 	char *source = NULL, *ko;
 
-	for (size_t i = 0; i < nloaded; i++)
-		if (!strcmp(loaded[i].name, name)) {
-			*error = loaded[i].error;
-			return loaded[i].types;
-		}
-	kt = load_module_dwarf(s, name);
-	base = kt ? NULL : ktypes_load_btf(s);
-	if (!kt && !base) {
-		*error = "the kernel's types are not known";
-		return NULL;
-	}
-	loaded = xrealloc(loaded, (nloaded + 1) * sizeof(*loaded));
-	m = &loaded[nloaded++];
-	*m = (struct loaded_module){ .name = xstrdup(name), .types = kt };
-	if (kt)
-		return kt;
-	kt = xcalloc(1, sizeof(*kt));
+	b->kt.ops = &btf_ops;
 	ko = modules_dir && !strchr(name, '/') ? kmodules_file(modules_dir, name) : NULL;
-	kt->data = read_module_btf(s, name, ko, &kt->size, &source, &m->error);
-	kt->source = source;
+	b->data = read_module_btf(s, name, ko, &b->size, &source, error);
+	b->kt.source = source;
 	free(ko);
-	if (kt->data && !parse_btf(kt, base))
-		m->error = xasprintf("%s holds no BTF that tapster can read", source);
-	if (!kt->data || m->error) {
-		*error = m->error;
+	if (b->data && !parse_btf(b, btf_of(base)))
+		*error = xasprintf("%s holds no BTF that tapster can read", source);
+	if (!b->data || *error)
 		return NULL;
-	}
 	if (s->verbose > 1)
-		fprintf(stderr, "Types of module %s from BTF: %s\n", name, kt->source);
-	m->types = kt;
-	return kt;
-}
-
-const char *ktypes_backend(const struct ktypes *kt)
-{
-	return kt->dw ? "DWARF" : "BTF";
-}
-
-const char *ktypes_source(const struct ktypes *kt)
-{
-	return kt->source;
-}
-
-struct dwtypes *ktypes_dwarf(const struct ktypes *kt)
-{
-	return kt->dw;
+		fprintf(stderr, "Types of module %s from BTF: %s\n", name, b->kt.source);
+	return &b->kt;
 }
 
 /* ---- Questions ---- */
 
 static const struct btf_type *type_of(const struct ktypes *kt, ktype_id id)
 {
-	return id && id < kt->ntypes ? kt->types[id] : NULL;
+	const struct btf *b = btf_of(kt);
+
+	return id && id < b->ntypes ? b->types[id] : NULL;
 }
 
-enum ktype_kind ktypes_kind(const struct ktypes *kt, ktype_id id)
+static enum ktype_kind btf_kind_of(const struct ktypes *kt, ktype_id id)
 {
-	if (kt->dw)
-		return dwtypes_kind(kt->dw, id);
 	const struct btf_type *t = type_of(kt, id);
 
 	if (!t)
@@ -543,10 +436,8 @@ enum ktype_kind ktypes_kind(const struct ktypes *kt, ktype_id id)
 	}
 }
 
-ktype_id ktypes_target(const struct ktypes *kt, ktype_id id)
+static ktype_id btf_target(const struct ktypes *kt, ktype_id id)
 {
-	if (kt->dw)
-		return dwtypes_target(kt->dw, id);
 	const struct btf_type *t = type_of(kt, id);
 
 	if (!t)
@@ -559,51 +450,32 @@ ktype_id ktypes_target(const struct ktypes *kt, ktype_id id)
 	}
 }
 
-ktype_id ktypes_strip(const struct ktypes *kt, ktype_id id)
+static uint32_t btf_array_len(const struct ktypes *kt, ktype_id id)
 {
-	for (int depth = 0; depth < 64; depth++) {
-		enum ktype_kind kind = ktypes_kind(kt, id);
-
-		if (kind != KT_TYPEDEF && kind != KT_QUALIFIER)
-			return id;
-		id = ktypes_target(kt, id);
-	}
-	return 0;
-}
-
-uint32_t ktypes_array_len(const struct ktypes *kt, ktype_id id)
-{
-	if (kt->dw)
-		return dwtypes_array_len(kt->dw, ktypes_strip(kt, id));
-	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+	const struct btf_type *t = type_of(kt, id);
 
 	return t && btf_kind(t) == BTF_KIND_ARRAY ? ((const struct btf_array *)(t + 1))->nelems
 						   : 0;
 }
 
-uint32_t ktypes_size(const struct ktypes *kt, ktype_id id)
+static uint32_t btf_size(const struct ktypes *kt, ktype_id id)
 {
-	if (kt->dw)
-		return dwtypes_size(kt->dw, ktypes_strip(kt, id));
-	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+	const struct btf_type *t = type_of(kt, id);
 
 	if (!t)
 		return 0;
 	switch (btf_kind(t)) {
 	case BTF_KIND_PTR: return 8;
-	case BTF_KIND_ARRAY: return ktypes_array_len(kt, ktypes_strip(kt, id)) *
-				    ktypes_size(kt, ktypes_target(kt, ktypes_strip(kt, id)));
+	case BTF_KIND_ARRAY: return btf_array_len(kt, id) * ktypes_size(kt, btf_target(kt, id));
 	case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64: case BTF_KIND_FLOAT: return t->size_or_type;
 	default: return 0;
 	}
 }
 
-bool ktypes_is_signed(const struct ktypes *kt, ktype_id id)
+static bool btf_is_signed(const struct ktypes *kt, ktype_id id)
 {
-	if (kt->dw)
-		return dwtypes_is_signed(kt->dw, ktypes_strip(kt, id));
-	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+	const struct btf_type *t = type_of(kt, id);
 
 	if (!t)
 		return false;
@@ -643,7 +515,7 @@ static void add_type_name(const struct ktypes *kt, ktype_id id, struct strbuf *s
 		sb_addc(sb, '*');
 		return;
 	case BTF_KIND_ARRAY:
-		add_type_name(kt, ktypes_target(kt, id), sb, depth + 1);
+		add_type_name(kt, btf_target(kt, id), sb, depth + 1);
 		sb_addf(sb, "[%u]", ((const struct btf_array *)(t + 1))->nelems);
 		return;
 	case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
@@ -658,114 +530,67 @@ static void add_type_name(const struct ktypes *kt, ktype_id id, struct strbuf *s
 		return;
 	default:
 		sb_add(sb, kind_keyword(btf_kind(t)));
-		sb_add(sb, t->name_off ? btf_str(kt, t->name_off) : "{...}");
+		sb_add(sb, t->name_off ? btf_str(btf_of(kt), t->name_off) : "{...}");
 	}
 }
 
-char *ktypes_name(const struct ktypes *kt, ktype_id id)
+static void btf_add_name(const struct ktypes *kt, ktype_id id, struct strbuf *sb)
 {
-	struct strbuf sb = { 0 };
-
-	if (kt->dw)
-		dwtypes_add_name(kt->dw, id, &sb, 0);
-	else
-		add_type_name(kt, id, &sb, 0);
-	return sb_steal(&sb);
+	add_type_name(kt, id, sb, 0);
 }
 
 static const struct btf_type *composite(const struct ktypes *kt, ktype_id id)
 {
-	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+	const struct btf_type *t = type_of(kt, id);
 
 	return t && (btf_kind(t) == BTF_KIND_STRUCT || btf_kind(t) == BTF_KIND_UNION) ? t : NULL;
 }
 
-int ktypes_nmembers(const struct ktypes *kt, ktype_id id)
+static int btf_nmembers(const struct ktypes *kt, ktype_id id)
 {
-	if (kt->dw)
-		return dwtypes_nmembers(kt->dw, ktypes_strip(kt, id));
 	const struct btf_type *t = composite(kt, id);
 
 	return t ? (int)btf_vlen(t) : 0;
 }
 
-void ktypes_member_at(const struct ktypes *kt, ktype_id id, int index, struct kmember *m)
+static void btf_member_at(const struct ktypes *kt, ktype_id id, int index, struct kmember *m)
 {
-	const struct btf_type *t;
-	const struct btf_member *bm;
+	const struct btf_type *t = composite(kt, id);
+	const struct btf_member *bm = (const struct btf_member *)(t + 1) + index;
 
-	if (kt->dw) {
-		dwtypes_member_at(kt->dw, ktypes_strip(kt, id), index, m);
-		return;
-	}
-	t = composite(kt, id);
-	bm = (const struct btf_member *)(t + 1) + index;
-
-	m->name = btf_str(kt, bm->name_off);
+	m->name = btf_str(btf_of(kt), bm->name_off);
 	m->type = bm->type;
 	m->bit_offset = btf_kflag(t) ? bm->offset & 0xffffff : bm->offset;
 	m->bit_size = btf_kflag(t) ? bm->offset >> 24 : 0;
 }
 
-static bool find_member(const struct ktypes *kt, ktype_id id, const char *name,
-			struct kmember *m, int depth)
+static const char *btf_enum_name(const struct ktypes *kt, ktype_id id, int64_t value)
 {
-	int n = ktypes_nmembers(kt, id);
-
-	if (depth > 16)
-		return false;
-	for (int i = 0; i < n; i++) {
-		ktypes_member_at(kt, id, i, m);
-		if (!strcmp(m->name, name))
-			return true;
-	}
-	for (int i = 0; i < n; i++) {
-		struct kmember outer;
-
-		ktypes_member_at(kt, id, i, &outer);
-		if (*outer.name || !find_member(kt, outer.type, name, m, depth + 1))
-			continue;
-		m->bit_offset += outer.bit_offset;
-		return true;
-	}
-	return false;
-}
-
-bool ktypes_member(const struct ktypes *kt, ktype_id id, const char *name, struct kmember *m)
-{
-	return *name && find_member(kt, id, name, m, 0);
-}
-
-const char *ktypes_enum_name(const struct ktypes *kt, ktype_id id, int64_t value)
-{
-	if (kt->dw)
-		return dwtypes_enum_name(kt->dw, ktypes_strip(kt, id), value);
-	const struct btf_type *t = type_of(kt, ktypes_strip(kt, id));
+	const struct btf_type *t = type_of(kt, id);
 
 	if (t && btf_kind(t) == BTF_KIND_ENUM) {
 		const struct btf_enum *e = (const struct btf_enum *)(t + 1);
 
 		for (unsigned i = 0; i < btf_vlen(t); i++)
 			if (e[i].val == value || (uint32_t)e[i].val == value)
-				return btf_str(kt, e[i].name_off);
+				return btf_str(btf_of(kt), e[i].name_off);
 	}
 	if (t && btf_kind(t) == BTF_KIND_ENUM64) {
 		const struct btf_enum64 *e = (const struct btf_enum64 *)(t + 1);
 
 		for (unsigned i = 0; i < btf_vlen(t); i++)
 			if ((int64_t)((uint64_t)e[i].val_hi32 << 32 | e[i].val_lo32) == value)
-				return btf_str(kt, e[i].name_off);
+				return btf_str(btf_of(kt), e[i].name_off);
 	}
 	return NULL;
 }
 
-ktype_id ktypes_function(const struct ktypes *kt, const char *name)
+static ktype_id btf_function(const struct ktypes *kt, const char *name)
 {
-	if (kt->dw)
-		return dwtypes_function(kt->dw, name);
-	uint32_t id = table_find(kt, &kt->functions, name, NULL, NULL);
+	const struct btf *b = btf_of(kt);
+	uint32_t id = table_find(b, &b->functions, name, NULL, NULL);
 
-	return id ? kt->types[id]->size_or_type : 0;
+	return id ? b->types[id]->size_or_type : 0;
 }
 
 static const struct btf_param *proto_params(const struct ktypes *kt, ktype_id proto, int *n)
@@ -783,39 +608,31 @@ static const struct btf_param *proto_params(const struct ktypes *kt, ktype_id pr
 	return (const struct btf_param *)(t + 1);
 }
 
-ktype_id ktypes_return_type(const struct ktypes *kt, ktype_id proto)
+static ktype_id btf_return_type(const struct ktypes *kt, ktype_id proto)
 {
-	if (kt->dw)
-		return dwtypes_return_type(kt->dw, proto);
 	const struct btf_type *t = type_of(kt, proto);
 
 	return t ? t->size_or_type : 0;
 }
 
-int ktypes_nparams(const struct ktypes *kt, ktype_id proto)
+static int btf_nparams(const struct ktypes *kt, ktype_id proto)
 {
-	if (kt->dw)
-		return dwtypes_nparams(kt->dw, proto);
 	int n;
 
 	proto_params(kt, proto, &n);
 	return n;
 }
 
-const char *ktypes_param_name(const struct ktypes *kt, ktype_id proto, int index)
+static const char *btf_param_name(const struct ktypes *kt, ktype_id proto, int index)
 {
-	if (kt->dw)
-		return dwtypes_param_name(kt->dw, proto, index);
 	int n;
 	const struct btf_param *p = proto_params(kt, proto, &n);
 
-	return index < n ? btf_str(kt, p[index].name_off) : "";
+	return index < n ? btf_str(btf_of(kt), p[index].name_off) : "";
 }
 
-ktype_id ktypes_param_type(const struct ktypes *kt, ktype_id proto, int index)
+static ktype_id btf_param_type(const struct ktypes *kt, ktype_id proto, int index)
 {
-	if (kt->dw)
-		return dwtypes_param_type(kt->dw, proto, index);
 	int n;
 	const struct btf_param *p = proto_params(kt, proto, &n);
 
@@ -829,61 +646,39 @@ static bool kind_is(const struct btf_type *t, void *kind)
 	return btf_kind(t) == want || (want == BTF_KIND_ENUM && btf_kind(t) == BTF_KIND_ENUM64);
 }
 
-/* A pointer type to `id` among the types, or 0. */
-static ktype_id pointer_to(const struct ktypes *kt, ktype_id id)
+static ktype_id btf_pointer_to(const struct ktypes *kt, ktype_id id)
 {
-	for (uint32_t i = 1; i < kt->ntypes; i++)
-		if (btf_kind(kt->types[i]) == BTF_KIND_PTR && kt->types[i]->size_or_type == id)
+	const struct btf *b = btf_of(kt);
+
+	for (uint32_t i = 1; i < b->ntypes; i++)
+		if (btf_kind(b->types[i]) == BTF_KIND_PTR && b->types[i]->size_or_type == id)
 			return i;
 	return 0;
 }
 
-ktype_id ktypes_find(const struct ktypes *kt, const char *name)
+static ktype_id btf_find_named(const struct ktypes *kt, const char *name)
 {
 	static const struct { const char *prefix; unsigned kind; } keywords[] = {
 		{ "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
 		{ "enum ", BTF_KIND_ENUM },
 	};
-	size_t len = strlen(name);
+	static const unsigned bare_kinds[] = { BTF_KIND_TYPEDEF, BTF_KIND_INT, BTF_KIND_FLOAT,
+					       BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_ENUM };
+	const struct btf *b = btf_of(kt);
 	ktype_id id = 0;
 
-	while (len && name[len - 1] == ' ')
-		len--;
-	if (len && name[len - 1] == '*') {
-		char *base = xstrndup(name, len - 1);
-
-		id = ktypes_find(kt, base);
-		free(base);
-		if (kt->dw)
-			return id && !(id & DWT_PTR) ? DWT_PTR | id : 0;
-		return id ? pointer_to(kt, id) : 0;
-	}
-	if (kt->dw) {
-		char *bare = xstrndup(name, len);
-
-		id = dwtypes_find_named(kt->dw, bare);
-		free(bare);
-		return id;
-	}
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		size_t plen = strlen(keywords[i].prefix);
 		unsigned kind = keywords[i].kind;
 
-		if (!strncmp(name, keywords[i].prefix, plen)) {
-			char *bare = xstrndup(name + plen, len - plen);
-
-			id = table_find(kt, &kt->named, bare, kind_is, &kind);
-			free(bare);
-			return id;
-		}
+		if (!strncmp(name, keywords[i].prefix, plen))
+			return table_find(b, &b->named, name + plen, kind_is, &kind);
 	}
-	char *bare = xstrndup(name, len);
-	unsigned kinds[] = { BTF_KIND_TYPEDEF, BTF_KIND_INT, BTF_KIND_FLOAT, BTF_KIND_STRUCT,
-			     BTF_KIND_UNION, BTF_KIND_ENUM };
+	for (size_t i = 0; !id && i < sizeof(bare_kinds) / sizeof(bare_kinds[0]); i++) {
+		unsigned kind = bare_kinds[i];
 
-	for (size_t i = 0; !id && i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		id = table_find(kt, &kt->named, bare, kind_is, &kinds[i]);
-	free(bare);
+		id = table_find(b, &b->named, name, kind_is, &kind);
+	}
 	return id;
 }
 
@@ -896,12 +691,13 @@ static int compare_names(const void *a, const void *b)
 static const char **names_with_prefix(const struct ktypes *kt, unsigned kind,
 				      const char *prefix, size_t *count)
 {
+	const struct btf *b = btf_of(kt);
 	size_t len = strlen(prefix), n = 0, kept = 0;
 	const char **names = NULL;
 
-	for (uint32_t id = 1; id < kt->ntypes; id++) {
-		const struct btf_type *t = kt->types[id];
-		const char *name = btf_str(kt, t->name_off);
+	for (uint32_t id = 1; id < b->ntypes; id++) {
+		const struct btf_type *t = b->types[id];
+		const char *name = btf_str(b, t->name_off);
 
 		if (btf_kind(t) != kind || strncmp(name, prefix, len))
 			continue;
@@ -917,16 +713,36 @@ static const char **names_with_prefix(const struct ktypes *kt, unsigned kind,
 	return names;
 }
 
-const char **ktypes_typedef_names(const struct ktypes *kt, const char *prefix, size_t *count)
+static const char **btf_typedef_names(const struct ktypes *kt, const char *prefix,
+				      size_t *count)
 {
-	if (kt->dw)
-		return dwtypes_typedef_names(kt->dw, prefix, count);
 	return names_with_prefix(kt, BTF_KIND_TYPEDEF, prefix, count);
 }
 
-const char **ktypes_function_names(const struct ktypes *kt, const char *prefix, size_t *count)
+static const char **btf_function_names(const struct ktypes *kt, const char *prefix,
+				       size_t *count)
 {
-	if (kt->dw)
-		return dwtypes_function_names(kt->dw, prefix, count);
 	return names_with_prefix(kt, BTF_KIND_FUNC, prefix, count);
 }
+
+static const struct ktypes_ops btf_ops = {
+	.name = "BTF",
+	.kind = btf_kind_of,
+	.target = btf_target,
+	.size = btf_size,
+	.is_signed = btf_is_signed,
+	.array_len = btf_array_len,
+	.nmembers = btf_nmembers,
+	.member_at = btf_member_at,
+	.enum_name = btf_enum_name,
+	.add_name = btf_add_name,
+	.function = btf_function,
+	.return_type = btf_return_type,
+	.nparams = btf_nparams,
+	.param_name = btf_param_name,
+	.param_type = btf_param_type,
+	.typedef_names = btf_typedef_names,
+	.function_names = btf_function_names,
+	.find_named = btf_find_named,
+	.pointer_to = btf_pointer_to,
+};

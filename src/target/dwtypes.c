@@ -13,96 +13,55 @@
 
 #include "target/debuginfo.h"
 #include "target/dwpoints.h"
+#include "target/ktypes_backend.h"
+#include "target/name_table.h"
 #include "util.h"
 
 #define OFFSET_MASK 0x0fffffffu
 #define SKIP_SHIFT 28
 
-/* A name -> value table (open addressing); `tag` tells kinds of one name apart. */
-struct name_entry {
-	const char *name;
-	uint64_t value;
-	int tag;
-};
-
-struct name_index {
-	struct name_entry *entries;
-	size_t cap, count;
-};
-
 struct dwtypes {
+	struct ktypes kt;	/* first: the passes see this */
 	Dwarf *dwarf;
 	Elf *elf;
 	const struct debuginfo *di;	/* the kernel's; NULL for a module */
-	struct name_index functions;	/* FUNC (tag 0) and OBJECT (tag 1) symbols: name ->
+	struct name_table functions;	/* FUNC (tag 0) and OBJECT (tag 1) symbols: name ->
 					 * address */
 	bool functions_built;
-	struct name_index types;	/* named types of the CUs' top level: name -> DIE */
+	struct name_table types;	/* named types of the CUs' top level: name -> DIE */
 	bool types_built;		/* every CU is in `types` */
 	Dwarf_Off next_cu;		/* the first CU not yet in `types` */
 	bool relocatable;	/* a module: its functions are found in its CUs by name */
-	struct name_index cu_functions;	/* a module's: name -> the DIE of its code */
+	struct name_table cu_functions;	/* a module's: name -> the DIE of its code */
 	bool cu_functions_built;
 };
 
+static const struct ktypes_ops dwarf_ops;
+
+/* The DWARF types behind `kt`; their indexes grow as questions need them, under the
+ * passes' const view. */
+static struct dwtypes *dwarf_of(const struct ktypes *kt)
+{
+	return (struct dwtypes *)kt;
+}
+
+struct dwtypes *ktypes_dwarf(const struct ktypes *kt)
+{
+	return kt->ops == &dwarf_ops ? dwarf_of(kt) : NULL;
+}
+
+const struct ktypes *dwtypes_types(struct dwtypes *dt)
+{
+	return &dt->kt;
+}
+
 /* ---- Name tables ---- */
 
-static uint32_t hash_name(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static const struct name_entry *index_find(const struct name_index *ix, const char *name,
-					   int tag)
-{
-	size_t mask = ix->cap - 1;
-
-	if (!ix->cap)
-		return NULL;
-	for (size_t i = hash_name(name) & mask; ix->entries[i].name; i = (i + 1) & mask)
-		if ((tag < 0 || ix->entries[i].tag == tag) && !strcmp(ix->entries[i].name, name))
-			return &ix->entries[i];
-	return NULL;
-}
-
-static void index_grow(struct name_index *ix)
-{
-	struct name_index bigger = { xcalloc(ix->cap ? 2 * ix->cap : 4096,
-					     sizeof(struct name_entry)),
-				     ix->cap ? 2 * ix->cap : 4096, 0 };
-
-	for (size_t i = 0; i < ix->cap; i++) {
-		struct name_entry *e = &ix->entries[i];
-		size_t mask = bigger.cap - 1, j;
-
-		if (!e->name)
-			continue;
-		for (j = hash_name(e->name) & mask; bigger.entries[j].name; j = (j + 1) & mask)
-			;
-		bigger.entries[j] = *e;
-		bigger.count++;
-	}
-	free(ix->entries);
-	*ix = bigger;
-}
-
 /* Adds `name` unless it is there with `tag` already (the first one stays). */
-static void index_add(struct name_index *ix, const char *name, int tag, uint64_t value)
+static void index_add(struct name_table *ix, const char *name, int tag, uint64_t value)
 {
-	size_t mask, i;
-
-	if (2 * (ix->count + 1) > ix->cap)
-		index_grow(ix);
-	mask = ix->cap - 1;
-	for (i = hash_name(name) & mask; ix->entries[i].name; i = (i + 1) & mask)
-		if (ix->entries[i].tag == tag && !strcmp(ix->entries[i].name, name))
-			return;
-	ix->entries[i] = (struct name_entry){ name, value, tag };
-	ix->count++;
+	if (!name_table_find(ix, name, tag))
+		name_table_add(ix, name, tag, value);
 }
 
 /* The FUNC symbols of the debuginfo's symbol table. */
@@ -198,7 +157,7 @@ static const struct name_entry *find_type_of(struct dwtypes *dt, const char *nam
 {
 	do {
 		for (size_t i = 0; i < ntags; i++) {
-			const struct name_entry *e = index_find(&dt->types, name, tags[i]);
+			const struct name_entry *e = name_table_find(&dt->types, name, tags[i]);
 
 			if (e)
 				return e;
@@ -231,6 +190,8 @@ struct dwtypes *dwtypes_open(const struct debuginfo *di)
 			return NULL;
 	}
 	dt = xcalloc(1, sizeof(*dt));
+	dt->kt.ops = &dwarf_ops;
+	dt->kt.source = xstrdup(debuginfo_path(di));
 	dt->dwarf = debuginfo_dwarf(di);
 	dt->elf = debuginfo_elf(di);
 	dt->di = di;
@@ -260,6 +221,8 @@ struct dwtypes *dwtypes_open_module(const char *path)
 		return NULL;
 	}
 	dt = xcalloc(1, sizeof(*dt));
+	dt->kt.ops = &dwarf_ops;
+	dt->kt.source = xstrdup(path);
 	dt->dwarf = dwarf;
 	dt->elf = elf;
 	dt->relocatable = true;
@@ -313,9 +276,9 @@ static ktype_id function_in_cus(struct dwtypes *dt, const char *name)
 
 	if (!dt->cu_functions_built)
 		build_cu_functions(dt);
-	fn = index_find(&dt->cu_functions, name, 0);
+	fn = name_table_find(&dt->cu_functions, name, 0);
 	if (!fn)
-		fn = index_find(&dt->cu_functions, name, 1);
+		fn = name_table_find(&dt->cu_functions, name, 1);
 	return fn ? (ktype_id)fn->value : 0;
 }
 
@@ -409,8 +372,9 @@ static enum ktype_kind kind_of_die(Dwarf_Die *die)
 	}
 }
 
-enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id)
+static enum ktype_kind dw_kind(const struct ktypes *kt, ktype_id id)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die;
 
 	if (id & DWT_PTR)
@@ -420,8 +384,9 @@ enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id)
 	return id && dwarf_offdie(dt->dwarf, id, &die) ? kind_of_die(&die) : KT_VOID;
 }
 
-ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id)
+static ktype_id dw_target(const struct ktypes *kt, ktype_id id)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	unsigned skip = skipped_dims(id);
 	Dwarf_Die die, range;
 
@@ -441,12 +406,13 @@ ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id)
 	}
 }
 
-uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id)
+static uint32_t dw_array_len(const struct ktypes *kt, ktype_id id)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die, range;
 	uint64_t count;
 
-	if (dwtypes_kind(dt, id) != KT_ARRAY || !dwtypes_die(dt, id & OFFSET_MASK, &die) ||
+	if (dw_kind(kt, id) != KT_ARRAY || !dwtypes_die(dt, id & OFFSET_MASK, &die) ||
 	    !subrange(&die, skipped_dims(id), &range))
 		return 0;
 	count = udata_attr(&range, DW_AT_count, UINT64_MAX);
@@ -462,19 +428,20 @@ uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id)
 	return count > UINT32_MAX ? 0 : (uint32_t)count;
 }
 
-uint32_t dwtypes_size(struct dwtypes *dt, ktype_id id)
+static uint32_t dw_size(const struct ktypes *kt, ktype_id id)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die;
 
-	switch (dwtypes_kind(dt, id)) {
+	switch (dw_kind(kt, id)) {
 	case KT_PTR:
 		return 8;
 	case KT_ARRAY: {
-		ktype_id elem = dwtypes_target(dt, id);
+		ktype_id elem = dw_target(kt, id);
 
-		while (dwtypes_kind(dt, elem) == KT_TYPEDEF || dwtypes_kind(dt, elem) == KT_QUALIFIER)
-			elem = dwtypes_target(dt, elem);
-		return dwtypes_array_len(dt, id) * dwtypes_size(dt, elem);
+		while (dw_kind(kt, elem) == KT_TYPEDEF || dw_kind(kt, elem) == KT_QUALIFIER)
+			elem = dw_target(kt, elem);
+		return dw_array_len(kt, id) * dw_size(kt, elem);
 	}
 	case KT_INT: case KT_FLOAT: case KT_STRUCT: case KT_UNION: case KT_ENUM:
 		if (!dwtypes_die(dt, id, &die))
@@ -490,8 +457,9 @@ static bool signed_encoding(uint64_t encoding)
 	return encoding == DW_ATE_signed || encoding == DW_ATE_signed_char;
 }
 
-bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id)
+static bool dw_is_signed(const struct ktypes *kt, ktype_id id)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die, child;
 	ktype_id base;
 
@@ -502,11 +470,11 @@ bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id)
 	if (dwarf_tag(&die) != DW_TAG_enumeration_type)
 		return false;
 	base = type_attr(&die);
-	while (base && (dwtypes_kind(dt, base) == KT_TYPEDEF ||
-			dwtypes_kind(dt, base) == KT_QUALIFIER))
-		base = dwtypes_target(dt, base);
+	while (base && (dw_kind(kt, base) == KT_TYPEDEF ||
+			dw_kind(kt, base) == KT_QUALIFIER))
+		base = dw_target(kt, base);
 	if (base)
-		return dwtypes_is_signed(dt, base);
+		return dw_is_signed(kt, base);
 	/* No underlying type: signed when a constant is negative. */
 	if (dwarf_child(&die, &child))
 		return false;
@@ -540,26 +508,32 @@ static const char *qualifier_of(int tag)
 	}
 }
 
-/* A pointer to a function as stap names it: "int (*) (struct dentry*, void*)". */
-static void add_function_pointer_name(struct dwtypes *dt, ktype_id proto, struct strbuf *sb,
-				      int depth)
-{
-	int count = dwtypes_nparams(dt, proto);
+static int dw_nparams(const struct ktypes *kt, ktype_id proto);
+static ktype_id dw_return_type(const struct ktypes *kt, ktype_id proto);
+static ktype_id dw_param_type(const struct ktypes *kt, ktype_id proto, int index);
+static void add_type_name(const struct ktypes *kt, ktype_id id, struct strbuf *sb, int depth);
 
-	dwtypes_add_name(dt, dwtypes_return_type(dt, proto), sb, depth + 1);
+/* A pointer to a function as stap names it: "int (*) (struct dentry*, void*)". */
+static void add_function_pointer_name(const struct ktypes *kt, ktype_id proto,
+				      struct strbuf *sb, int depth)
+{
+	int count = dw_nparams(kt, proto);
+
+	add_type_name(kt, dw_return_type(kt, proto), sb, depth + 1);
 	sb_add(sb, " (*) (");
 	for (int i = 0; i < count; i++) {
 		if (i)
 			sb_add(sb, ", ");
-		dwtypes_add_name(dt, dwtypes_param_type(dt, proto, i), sb, depth + 1);
+		add_type_name(kt, dw_param_type(kt, proto, i), sb, depth + 1);
 	}
 	sb_addc(sb, ')');
 }
 
 /* As btf.c names its types, so that both backends print the same (but a function
  * pointer, which stap spells out from DWARF). */
-void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth)
+static void add_type_name(const struct ktypes *kt, ktype_id id, struct strbuf *sb, int depth)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die;
 	const char *name;
 
@@ -567,21 +541,21 @@ void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int de
 		sb_add(sb, "?");
 		return;
 	}
-	switch (dwtypes_kind(dt, id)) {
+	switch (dw_kind(kt, id)) {
 	case KT_VOID:
 		sb_add(sb, "void");
 		return;
 	case KT_PTR:
-		if (dwtypes_kind(dt, dwtypes_target(dt, id)) == KT_FUNC_PROTO) {
-			add_function_pointer_name(dt, dwtypes_target(dt, id), sb, depth);
+		if (dw_kind(kt, dw_target(kt, id)) == KT_FUNC_PROTO) {
+			add_function_pointer_name(kt, dw_target(kt, id), sb, depth);
 			return;
 		}
-		dwtypes_add_name(dt, dwtypes_target(dt, id), sb, depth + 1);
+		add_type_name(kt, dw_target(kt, id), sb, depth + 1);
 		sb_addc(sb, '*');
 		return;
 	case KT_ARRAY:
-		dwtypes_add_name(dt, dwtypes_target(dt, id), sb, depth + 1);
-		sb_addf(sb, "[%u]", dwtypes_array_len(dt, id));
+		add_type_name(kt, dw_target(kt, id), sb, depth + 1);
+		sb_addf(sb, "[%u]", dw_array_len(kt, id));
 		return;
 	case KT_FUNC_PROTO:
 		sb_add(sb, "func");
@@ -591,7 +565,7 @@ void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int de
 	}
 	dwarf_offdie(dt->dwarf, id, &die);	/* a declaration has its definition's name */
 	if (kind_of_die(&die) == KT_QUALIFIER) {
-		dwtypes_add_name(dt, type_attr(&die), sb, depth + 1);
+		add_type_name(kt, type_attr(&die), sb, depth + 1);
 		sb_add(sb, qualifier_of(dwarf_tag(&die)));
 		return;
 	}
@@ -617,21 +591,22 @@ static int nth_child(Dwarf_Die *die, int tag, int index, Dwarf_Die *child)
 	return index < 0 ? count : 0;
 }
 /* The `index`th DW_TAG_member of a struct or union (index -1: counts them). */
-static int member_die(struct dwtypes *dt, ktype_id id, int index, Dwarf_Die *member)
+static int member_die(const struct ktypes *kt, ktype_id id, int index, Dwarf_Die *member)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die;
-	enum ktype_kind kind = dwtypes_kind(dt, id);
+	enum ktype_kind kind = dw_kind(kt, id);
 
 	if ((kind != KT_STRUCT && kind != KT_UNION) || !dwtypes_die(dt, id, &die))
 		return 0;
 	return nth_child(&die, DW_TAG_member, index, member);
 }
 
-int dwtypes_nmembers(struct dwtypes *dt, ktype_id id)
+static int dw_nmembers(const struct ktypes *kt, ktype_id id)
 {
 	Dwarf_Die member;
 
-	return member_die(dt, id, -1, &member);
+	return member_die(kt, id, -1, &member);
 }
 
 /* A member's offset in bits from the start of its struct. */
@@ -656,12 +631,12 @@ static uint32_t member_bit_offset(Dwarf_Die *member, uint32_t bit_size)
 	return (uint32_t)bits;
 }
 
-void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmember *m)
+static void dw_member_at(const struct ktypes *kt, ktype_id id, int index, struct kmember *m)
 {
 	Dwarf_Die member;
 	const char *name;
 
-	if (!member_die(dt, id, index, &member)) {
+	if (!member_die(kt, id, index, &member)) {
 		*m = (struct kmember){ "", 0, 0, 0 };
 		return;
 	}
@@ -672,11 +647,12 @@ void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmembe
 	m->bit_offset = member_bit_offset(&member, m->bit_size);
 }
 
-const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value)
+static const char *dw_enum_name(const struct ktypes *kt, ktype_id id, int64_t value)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die, child;
 
-	if (dwtypes_kind(dt, id) != KT_ENUM || !dwtypes_die(dt, id, &die) ||
+	if (dw_kind(kt, id) != KT_ENUM || !dwtypes_die(dt, id, &die) ||
 	    dwarf_child(&die, &child))
 		return NULL;
 	do {
@@ -723,8 +699,9 @@ static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out)
 	return false;
 }
 
-ktype_id dwtypes_function(struct dwtypes *dt, const char *name)
+static ktype_id dw_function(const struct ktypes *kt, const char *name)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	const struct dwpoints *dp = dt->di ? dwpoints_cached(dt->di) : NULL;
 	const struct name_entry *sym;
 	Dwarf_Die cu, fn;
@@ -737,54 +714,56 @@ ktype_id dwtypes_function(struct dwtypes *dt, const char *name)
 		return dwpoints_function_die(dp, name, &die) ? (ktype_id)die : 0;
 	if (!dt->functions_built)
 		build_functions(dt);
-	sym = index_find(&dt->functions, name, 0);
+	sym = name_table_find(&dt->functions, name, 0);
 	if (!sym || !dwarf_addrdie(dt->dwarf, sym->value, &cu) ||
 	    !subprogram_at(&cu, sym->value, &fn))
 		return 0;
 	return (ktype_id)dwarf_dieoffset(&fn);
 }
 
-ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto)
+static ktype_id dw_return_type(const struct ktypes *kt, ktype_id proto)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die;
 
-	return dwtypes_kind(dt, proto) == KT_FUNC_PROTO && dwtypes_die(dt, proto, &die) ?
+	return dw_kind(kt, proto) == KT_FUNC_PROTO && dwtypes_die(dt, proto, &die) ?
 	       type_attr(&die) : 0;
 }
 
 /* The `index`th formal parameter of a prototype (index -1: counts them). */
-static int param_die(struct dwtypes *dt, ktype_id proto, int index, Dwarf_Die *param)
+static int param_die(const struct ktypes *kt, ktype_id proto, int index, Dwarf_Die *param)
 {
+	struct dwtypes *dt = dwarf_of(kt);
 	Dwarf_Die die;
 
-	if (dwtypes_kind(dt, proto) != KT_FUNC_PROTO || !dwtypes_die(dt, proto, &die))
+	if (dw_kind(kt, proto) != KT_FUNC_PROTO || !dwtypes_die(dt, proto, &die))
 		return 0;
 	return nth_child(&die, DW_TAG_formal_parameter, index, param);
 }
 
-int dwtypes_nparams(struct dwtypes *dt, ktype_id proto)
+static int dw_nparams(const struct ktypes *kt, ktype_id proto)
 {
 	Dwarf_Die param;
 
-	return param_die(dt, proto, -1, &param);
+	return param_die(kt, proto, -1, &param);
 }
 
-const char *dwtypes_param_name(struct dwtypes *dt, ktype_id proto, int index)
+static const char *dw_param_name(const struct ktypes *kt, ktype_id proto, int index)
 {
 	Dwarf_Die param;
 	const char *name;
 
-	if (!param_die(dt, proto, index, &param))
+	if (!param_die(kt, proto, index, &param))
 		return "";
 	name = dwarf_diename(&param);
 	return name ? name : "";
 }
 
-ktype_id dwtypes_param_type(struct dwtypes *dt, ktype_id proto, int index)
+static ktype_id dw_param_type(const struct ktypes *kt, ktype_id proto, int index)
 {
 	Dwarf_Die param;
 
-	return param_die(dt, proto, index, &param) ? type_attr(&param) : 0;
+	return param_die(kt, proto, index, &param) ? type_attr(&param) : 0;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -792,7 +771,7 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static const char **names_in(const struct name_index *ix, int tag, const char *prefix,
+static const char **names_in(const struct name_table *ix, int tag, const char *prefix,
 			     size_t *count)
 {
 	size_t len = strlen(prefix), n = 0;
@@ -812,21 +791,27 @@ static const char **names_in(const struct name_index *ix, int tag, const char *p
 	return names;
 }
 
-const char **dwtypes_typedef_names(struct dwtypes *dt, const char *prefix, size_t *count)
+static const char **dw_typedef_names(const struct ktypes *kt, const char *prefix,
+				     size_t *count)
 {
+	struct dwtypes *dt = dwarf_of(kt);
+
 	if (!dt->types_built)
 		build_types(dt);
 	return names_in(&dt->types, DW_TAG_typedef, prefix, count);
 }
 
-const char **dwtypes_function_names(struct dwtypes *dt, const char *prefix, size_t *count)
+static const char **dw_function_names(const struct ktypes *kt, const char *prefix,
+				      size_t *count)
 {
+	struct dwtypes *dt = dwarf_of(kt);
+
 	if (!dt->functions_built)
 		build_functions(dt);
 	return names_in(&dt->functions, 0, prefix, count);
 }
 
-ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name)
+static ktype_id dw_find_named(const struct ktypes *kt, const char *name)
 {
 	static const struct { const char *prefix; int tag; } keywords[] = {
 		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
@@ -834,6 +819,7 @@ ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name)
 	};
 	static const int bare_tags[] = { DW_TAG_typedef, DW_TAG_base_type, DW_TAG_structure_type,
 					 DW_TAG_union_type, DW_TAG_enumeration_type };
+	struct dwtypes *dt = dwarf_of(kt);
 	const struct name_entry *e = NULL;
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
@@ -847,6 +833,39 @@ ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name)
 	e = find_type_of(dt, name, bare_tags, sizeof(bare_tags) / sizeof(bare_tags[0]));
 	return e ? (ktype_id)e->value : 0;
 }
+
+static void dw_add_name(const struct ktypes *kt, ktype_id id, struct strbuf *sb)
+{
+	add_type_name(kt, id, sb, 0);
+}
+
+static ktype_id dw_pointer_to(const struct ktypes *kt, ktype_id id)
+{
+	(void)kt;
+	return id & DWT_PTR ? 0 : DWT_PTR | id;
+}
+
+static const struct ktypes_ops dwarf_ops = {
+	.name = "DWARF",
+	.kind = dw_kind,
+	.target = dw_target,
+	.size = dw_size,
+	.is_signed = dw_is_signed,
+	.array_len = dw_array_len,
+	.nmembers = dw_nmembers,
+	.member_at = dw_member_at,
+	.enum_name = dw_enum_name,
+	.add_name = dw_add_name,
+	.function = dw_function,
+	.return_type = dw_return_type,
+	.nparams = dw_nparams,
+	.param_name = dw_param_name,
+	.param_type = dw_param_type,
+	.typedef_names = dw_typedef_names,
+	.function_names = dw_function_names,
+	.find_named = dw_find_named,
+	.pointer_to = dw_pointer_to,
+};
 
 /* ---- Variables and their locations ---- */
 
@@ -946,21 +965,22 @@ size_t dwtypes_scope_vars(struct dwtypes *dt, Dwarf_Die *scope, Dwarf_Addr pc,
 	return count;
 }
 
-/* pt_regs' member of a DWARF register number (x86_64), or NULL. */
-static const char *register_name(unsigned reg)
+static struct dwexpr *new_expr(enum dwexpr_kind kind, struct dwexpr *a, struct dwexpr *b,
+			       uint64_t value)
 {
-	static const char *const names[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-					     "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-					     "r15" };
+	struct dwexpr *e = xcalloc(1, sizeof(*e));
 
-	return reg < sizeof(names) / sizeof(names[0]) ? names[reg] : NULL;
+	*e = (struct dwexpr){ .kind = kind, .a = a, .b = b, .value = value };
+	return e;
 }
 
-static char *register_value(unsigned reg)
+void dwexpr_free(struct dwexpr *e)
 {
-	if (reg == 7)
-		return xstrdup("((int64_t)kernel_stack_pointer(c->regs))");
-	return xasprintf("((int64_t)c->regs->%s)", register_name(reg));
+	if (!e)
+		return;
+	dwexpr_free(e->a);
+	dwexpr_free(e->b);
+	free(e);
 }
 
 static const char *op_name(unsigned atom)
@@ -980,16 +1000,16 @@ static const char *op_name(unsigned atom)
 }
 
 struct loc_stack {
-	char *items[8];
+	struct dwexpr *items[8];
 	int depth;
 	bool is_value;		/* the result is a value, not an address */
 	char *error;
 };
 
-static void loc_push(struct loc_stack *st, char *expr)
+static void loc_push(struct loc_stack *st, struct dwexpr *expr)
 {
 	if (st->depth == 8) {
-		free(expr);
+		dwexpr_free(expr);
 		if (!st->error)
 			st->error = xstrdup("a location expression this deep");
 		return;
@@ -997,37 +1017,39 @@ static void loc_push(struct loc_stack *st, char *expr)
 	st->items[st->depth++] = expr;
 }
 
-static char *loc_pop(struct loc_stack *st)
+static struct dwexpr *loc_pop(struct loc_stack *st)
 {
 	if (!st->depth) {
 		if (!st->error)
 			st->error = xstrdup("a location expression that pops an empty stack");
-		return xstrdup("0");
+		return new_expr(DWX_LITERAL, NULL, NULL, 0);
 	}
 	return st->items[--st->depth];
 }
 
 static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st);
 
-char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr)
+struct dwexpr *dwtypes_address(struct dwtypes *dt, Dwarf_Addr addr)
 {
 	const char *anchor_name = "_printk";
 	Dwarf_Addr anchor;
+	struct dwexpr *e;
 
 	if (dt->relocatable)
 		return NULL;	/* a module's: where it is loaded is not known here */
 	anchor = dwtypes_symbol(dt, anchor_name, true);
 	if (addr < 0xffffffff80000000ULL)
-		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
-				 (unsigned long long)addr);
+		return new_expr(DWX_PER_CPU, NULL, NULL, addr);
 	if (!anchor) {
 		anchor_name = "printk";
 		anchor = dwtypes_symbol(dt, anchor_name, true);
 	}
 	if (!anchor)
 		return NULL;
-	return xasprintf("((int64_t)(%#llxUL + ((unsigned long)&%s - %#llxUL)))",
-			 (unsigned long long)addr, anchor_name, (unsigned long long)anchor);
+	e = new_expr(DWX_KERNEL_ADDRESS, NULL, NULL, addr);
+	e->anchor = anchor_name;
+	e->anchor_value = anchor;
+	return e;
 }
 
 /* One operation of a location expression, on the stack `st` (st->error: it cannot). */
@@ -1072,31 +1094,36 @@ static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
 	return true;
 }
 
-static void loc_binary(struct loc_stack *st, const char *op)
+/* DW_OP_plus ... DW_OP_shra: of the two values on the stack. */
+static void loc_binary(struct loc_stack *st, unsigned atom)
 {
-	char *b = loc_pop(st), *a = loc_pop(st);
+	struct dwexpr *b = loc_pop(st), *a = loc_pop(st);
 
-	loc_push(st, xasprintf("(%s %s %s)", a, op, b));
-	free(a);
-	free(b);
+	loc_push(st, new_expr(DWX_OPERATION, a, b, atom));
 }
 
 static void loc_register(struct loc_stack *st, unsigned reg, int64_t offset, bool is_value)
 {
-	if (!register_name(reg)) {
+	if (reg >= DWX_NREGISTERS) {
 		if (!st->error)
 			st->error = xasprintf("DWARF register %u", reg);
 		return;
 	}
-	char *value = register_value(reg);
+	struct dwexpr *value = new_expr(DWX_REGISTER, NULL, NULL, reg);
 
 	if (is_value) {
 		loc_push(st, value);
 		st->is_value = true;
 		return;
 	}
-	loc_push(st, xasprintf("(%s + %lldLL)", value, (long long)offset));
-	free(value);
+	loc_push(st, new_expr(DWX_OFFSET, value, NULL, (uint64_t)offset));
+}
+
+static bool is_binary(unsigned atom)
+{
+	return atom == DW_OP_plus || atom == DW_OP_minus || atom == DW_OP_and ||
+	       atom == DW_OP_or || (atom >= DW_OP_eq && atom <= DW_OP_ne) || atom == DW_OP_xor ||
+	       atom == DW_OP_mul || atom == DW_OP_shl || atom == DW_OP_shr || atom == DW_OP_shra;
 }
 
 static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, Dwarf_Addr pc,
@@ -1113,72 +1140,37 @@ static void loc_op(struct dwtypes *dt, const Dwarf_Op *op, Dwarf_Die *function, 
 	else if (atom == DW_OP_bregx)
 		loc_register(st, (unsigned)op->number, (int64_t)op->number2, false);
 	else if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
-		loc_push(st, xasprintf("%uLL", atom - DW_OP_lit0));
+		loc_push(st, new_expr(DWX_LITERAL, NULL, NULL, atom - DW_OP_lit0));
 	else if (atom == DW_OP_const1u || atom == DW_OP_const2u || atom == DW_OP_const4u ||
 		 atom == DW_OP_const8u || atom == DW_OP_constu)
-		loc_push(st, xasprintf("((int64_t)%lluULL)", (unsigned long long)op->number));
+		loc_push(st, new_expr(DWX_UNSIGNED, NULL, NULL, op->number));
 	else if (atom == DW_OP_const1s || atom == DW_OP_const2s || atom == DW_OP_const4s ||
 		 atom == DW_OP_const8s || atom == DW_OP_consts)
-		loc_push(st, xasprintf("(%lldLL)", (long long)(int64_t)op->number));
+		loc_push(st, new_expr(DWX_SIGNED, NULL, NULL, op->number));
 	else if (atom == DW_OP_plus_uconst) {
-		char *a = loc_pop(st);
-
-		loc_push(st, xasprintf("(%s + %lluLL)", a, (unsigned long long)op->number));
-		free(a);
+		loc_push(st, new_expr(DWX_UNSIGNED_OFFSET, loc_pop(st), NULL, op->number));
 	} else if (atom == DW_OP_fbreg && function) {
 		frame_base(dt, function, pc, st);
-		if (!st->error) {
-			char *a = loc_pop(st);
-
-			loc_push(st, xasprintf("(%s + %lldLL)", a, (long long)(int64_t)op->number));
-			free(a);
-		}
+		if (!st->error)
+			loc_push(st, new_expr(DWX_OFFSET, loc_pop(st), NULL, op->number));
 	} else if (atom == DW_OP_call_frame_cfa) {
 		frame_cfa(dt, pc, st);
-	} else if (atom == DW_OP_plus) {
-		loc_binary(st, "+");
-	} else if (atom == DW_OP_minus) {
-		loc_binary(st, "-");
-	} else if (atom == DW_OP_and) {
-		loc_binary(st, "&");
-	} else if (atom == DW_OP_or) {
-		loc_binary(st, "|");
-	} else if (atom >= DW_OP_eq && atom <= DW_OP_ne) {
-		static const char *const relations[] = { "==", ">=", ">", "<=", "<", "!=" };
-		char *b = loc_pop(st), *a = loc_pop(st);
-
-		loc_push(st, xasprintf("((int64_t)(%s %s %s))", a, relations[atom - DW_OP_eq], b));
-		free(a);
-		free(b);
-	} else if (atom == DW_OP_xor) {
-		loc_binary(st, "^");
-	} else if (atom == DW_OP_mul) {
-		loc_binary(st, "*");
-	} else if (atom == DW_OP_shl || atom == DW_OP_shr || atom == DW_OP_shra) {
-		char *b = loc_pop(st), *a = loc_pop(st);
-
-		/* DW_OP_shr is a logical shift: of the value as unsigned. */
-		loc_push(st, xasprintf(atom == DW_OP_shl ? "((int64_t)((uint64_t)%s << (%s & 63)))" :
-				       atom == DW_OP_shr ? "((int64_t)((uint64_t)%s >> (%s & 63)))" :
-							   "(%s >> (%s & 63))", a, b));
-		free(a);
-		free(b);
+	} else if (is_binary(atom)) {
+		loc_binary(st, atom);
 	} else if (atom == DW_OP_deref || atom == DW_OP_deref_size) {
-		/* A fault-safe read; the code around it names the variable's location as
-		 * tap_dwloc and checks for the fault (translate_target.c). */
-		char *a = loc_pop(st);
+		/* A fault-safe read (translate_target.c checks for the fault). */
+		struct dwexpr *a = loc_pop(st);
 		unsigned size = atom == DW_OP_deref ? 8 : (unsigned)op->number;
 
 		if (size < 1 || size > 8) {
 			if (!st->error)
 				st->error = xasprintf("DW_OP_deref_size %u", size);
+			dwexpr_free(a);
 		} else {
-			loc_push(st, xasprintf("((int64_t)tap_kread(c, (unsigned long)%s, %u,"
-					       " tap_dwloc))", a, size));
+			loc_push(st, new_expr(DWX_DEREF, a, NULL, size));
 		}
-		free(a);
 	} else if (atom == DW_OP_addr) {
-		char *expr = dwtypes_address_expr(dt, op->number);
+		struct dwexpr *expr = dwtypes_address(dt, op->number);
 
 		if (expr)
 			loc_push(st, expr);
@@ -1210,14 +1202,15 @@ static char *location_ranges(Dwarf_Attribute *attr)
 }
 
 enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
-				Dwarf_Addr pc, char **c_expr, char **detail)
+				Dwarf_Addr pc, struct dwexpr **expr, char **detail)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Op *ops;
 	size_t nops;
 	struct loc_stack st = { 0 };
 
-	*c_expr = *detail = NULL;
+	*expr = NULL;
+	*detail = NULL;
 	if (!dwarf_attr_integrate(var, DW_AT_location, &attr)) {
 		*detail = xstrdup("");
 		return DWLOC_NONE;
@@ -1235,11 +1228,11 @@ enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_D
 		st.error = xstrdup("a location expression that leaves no single result");
 	if (st.error) {
 		while (st.depth)
-			free(st.items[--st.depth]);
+			dwexpr_free(st.items[--st.depth]);
 		*detail = st.error;
 		return DWLOC_UNSUPPORTED;
 	}
-	*c_expr = st.items[0];
+	*expr = st.items[0];
 	return st.is_value ? DWLOC_VALUE : DWLOC_ADDRESS;
 }
 
@@ -1271,7 +1264,7 @@ Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function)
 
 	if (!dt->functions_built)
 		build_functions(dt);
-	sym = index_find(&dt->functions, name, function ? 0 : 1);
+	sym = name_table_find(&dt->functions, name, function ? 0 : 1);
 	return sym ? sym->value : 0;
 }
 

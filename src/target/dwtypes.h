@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The DWARF backend of ktypes.h (dwtypes.c): the target kernel's types read with libdw
- * from its debuginfo (debuginfo.h). btf.c hands every ktypes_* question on a DWARF
- * `struct ktypes` to the function of the same name here.
+ * from its debuginfo (debuginfo.h). It answers ktypes.h's questions through its table of
+ * functions (ktypes_backend.h); this header is the rest: locals, locations, globals.
  *
  * A type id is the offset of its DIE in .debug_info; ids with a non-zero top nibble are
  * made up for what DWARF has no DIE for: DWT_PTR | id, a pointer to id (@cast's "T*"),
@@ -21,7 +21,6 @@
 #include "target/ktypes.h"
 
 struct debuginfo;
-struct strbuf;
 struct dwtypes;
 
 #define DWT_PTR 0x80000000u
@@ -32,25 +31,8 @@ struct dwtypes *dwtypes_open(const struct debuginfo *di);
  * functions are found by name in its CUs. NULL when it can't be read. */
 struct dwtypes *dwtypes_open_module(const char *path);
 
-enum ktype_kind dwtypes_kind(struct dwtypes *dt, ktype_id id);
-ktype_id dwtypes_target(struct dwtypes *dt, ktype_id id);
-uint32_t dwtypes_size(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
-bool dwtypes_is_signed(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
-uint32_t dwtypes_array_len(struct dwtypes *dt, ktype_id id);	/* of a stripped type */
-void dwtypes_add_name(struct dwtypes *dt, ktype_id id, struct strbuf *sb, int depth);
-int dwtypes_nmembers(struct dwtypes *dt, ktype_id id);		/* of a stripped type */
-void dwtypes_member_at(struct dwtypes *dt, ktype_id id, int index, struct kmember *m);
-const char *dwtypes_enum_name(struct dwtypes *dt, ktype_id id, int64_t value);
-ktype_id dwtypes_function(struct dwtypes *dt, const char *name);
-ktype_id dwtypes_return_type(struct dwtypes *dt, ktype_id proto);
-int dwtypes_nparams(struct dwtypes *dt, ktype_id proto);
-const char *dwtypes_param_name(struct dwtypes *dt, ktype_id proto, int index);
-ktype_id dwtypes_param_type(struct dwtypes *dt, ktype_id proto, int index);
-const char **dwtypes_typedef_names(struct dwtypes *dt, const char *prefix, size_t *count);
-const char **dwtypes_function_names(struct dwtypes *dt, const char *prefix, size_t *count);
-/* A named type without a trailing '*': "struct x", "union x", "enum x", or a typedef's,
- * a base type's or (without its keyword) a struct's, union's or enum's name. */
-ktype_id dwtypes_find_named(struct dwtypes *dt, const char *name);
+/* The types as the passes ask about them (ktypes.h). */
+const struct ktypes *dwtypes_types(struct dwtypes *dt);
 
 /* For probes inside a function: the DIE of a type id, and the function's DIE (its
  * DW_TAG_subprogram, for the scopes and variables visible at a pc). */
@@ -85,11 +67,42 @@ char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
 /* The link-time address of the ELF symbol `name` (a function's, else a data object's);
  * 0 when there is none. */
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);
-/* The kernel's link-time address `addr` as a C expression (int64_t) at run time: moved by
- * KASLR's offset, measured from an exported function the module links against (its
- * address less its link-time one); a per-CPU variable's offset (below the kernel's map)
- * becomes this CPU's copy. Malloc'd; NULL when there is no function to measure with. */
-char *dwtypes_address_expr(struct dwtypes *dt, Dwarf_Addr addr);
+/*
+ * Where a variable is, as an expression over the probe's registers; every value is an
+ * int64_t. Pass 2 writes it as C (resolve/target_location.c).
+ */
+enum dwexpr_kind {
+	DWX_REGISTER,		/* the register of DWARF number `value` (below DWX_NREGISTERS) */
+	DWX_LITERAL,		/* `value`, of DW_OP_lit* */
+	DWX_UNSIGNED,		/* `value`, of DW_OP_const*u */
+	DWX_SIGNED,		/* (int64_t)`value`, of DW_OP_const*s */
+	DWX_OFFSET,		/* a + (int64_t)`value` (DW_OP_breg*, DW_OP_fbreg) */
+	DWX_UNSIGNED_OFFSET,	/* a + `value` (DW_OP_plus_uconst) */
+	DWX_OPERATION,		/* a OP b, OP the DWARF operation `value`: DW_OP_plus, minus,
+				 * and, or, xor, mul, eq ... ne, shl, shr (logical), shra */
+	DWX_DEREF,		/* the `value` bytes (1-8) at the address a, read fault-safe */
+	DWX_PER_CPU,		/* this CPU's copy of the per-CPU variable at offset `value` */
+	DWX_KERNEL_ADDRESS,	/* the kernel's link-time address `value`, moved by KASLR's
+				 * offset: `anchor`'s address less its link-time one,
+				 * `anchor_value` */
+};
+
+#define DWX_NREGISTERS 16	/* x86_64's general registers, DWARF 0-15 */
+
+struct dwexpr {
+	enum dwexpr_kind kind;
+	struct dwexpr *a, *b;
+	uint64_t value;
+	const char *anchor;	/* DWX_KERNEL_ADDRESS: an exported function the module links */
+	uint64_t anchor_value;
+};
+
+void dwexpr_free(struct dwexpr *e);
+
+/* The kernel's link-time address `addr` at run time (a per-CPU variable's offset, below
+ * the kernel's map, is this CPU's copy). NULL when there is no function to measure KASLR's
+ * offset with, or for a module's types (where it is loaded is not known). */
+struct dwexpr *dwtypes_address(struct dwtypes *dt, Dwarf_Addr addr);
 /* The kernel's global variable `name`, in the CU whose source file matches the glob `file`
  * when not NULL: its DIE and its link-time address (its DW_OP_addr, else its symbol's: a
  * per-CPU variable's is its offset in the per-CPU area); 0 when it has neither. */
@@ -97,22 +110,21 @@ bool dwtypes_global(struct dwtypes *dt, const char *name, const char *file, Dwar
 		    Dwarf_Addr *addr);
 
 enum dwloc {
-	DWLOC_ADDRESS,		/* *c_expr: the variable's address */
-	DWLOC_VALUE,		/* *c_expr: its value (a register, DW_OP_stack_value) */
+	DWLOC_ADDRESS,		/* *expr: the variable's address */
+	DWLOC_VALUE,		/* *expr: its value (a register, DW_OP_stack_value) */
 	DWLOC_NONE,		/* no location at pc; *detail: the ranges where it has one
 				 * ("[0x..,0x..], ...", "" for none) */
 	DWLOC_UNSUPPORTED,	/* *detail: what can't be translated ("DW_OP_entry_value") */
 };
 
 /*
- * Where the variable (or parameter) `var` is at `pc`, as a C expression of
- * type int64_t over the probe context's registers (`c->regs`, a `struct pt_regs *`).
- * Location lists are picked by pc; the frame base is the CFA from .debug_frame
- * (DW_OP_call_frame_cfa) of `function`, the DW_TAG_subprogram whose frame holds `var` (for
- * a variable of an inlined instance, the out-of-line function it is inlined into: its
- * DW_AT_frame_base applies). *c_expr or *detail is malloc'd.
+ * Where the variable (or parameter) `var` is at `pc`. Location lists are picked by pc; the
+ * frame base is the CFA from .debug_frame (DW_OP_call_frame_cfa) of `function`, the
+ * DW_TAG_subprogram whose frame holds `var` (for a variable of an inlined instance, the
+ * out-of-line function it is inlined into: its DW_AT_frame_base applies). *expr (free it
+ * with dwexpr_free) or *detail (malloc'd) is set.
  */
 enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
-				Dwarf_Addr pc, char **c_expr, char **detail);
+				Dwarf_Addr pc, struct dwexpr **expr, char **detail);
 
 #endif

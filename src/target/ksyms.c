@@ -15,7 +15,6 @@
 
 #include "target/kmodules.h"
 #include "util.h"
-#include "run/vm.h"
 
 /* What is read only when a probe point asks for it: the exports, the modules. */
 struct ksyms_lazy {
@@ -199,15 +198,15 @@ static const char vm_list_script[] =
 	" >>/tmp/functions\n"
 	"exec gzip -c /tmp/functions\n";
 
-/* Boots the VM once to record its kernel's functions into `cache`. */
-static bool record_vm_functions(const struct session *s, const char *cache)
+/* Boots the VM once (`run_in_vm`) to record its kernel's functions into `cache`. */
+static bool record_vm_functions(const struct session *s, ksyms_run_in_vm run_in_vm,
+				const char *cache)
 {
 	/* Files of this process: two runs may record at once (a shared name lost one's). */
 	char *gz = xasprintf("%s.%ld.tmp.gz", cache, (long)getpid());
 	char *cmd = xasprintf("gzip -dc '%s' >'%s.%ld.tmp' && mv '%s.%ld.tmp' '%s'", gz, cache,
 			      (long)getpid(), cache, (long)getpid(), cache);
 	int fd = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int status = 1;
 	bool ok = false;
 
 	fprintf(stderr, "tapster: recording the function symbols of kernel %s (once)\n",
@@ -215,16 +214,7 @@ static bool record_vm_functions(const struct session *s, const char *cache)
 	if (fd < 0) {
 		fprintf(stderr, "ERROR: cannot write %s: %s\n", gz, strerror(errno));
 	} else {
-		struct vm_job job = {
-			.kit_dir = s->vm_kit_dir,
-			.run_script = vm_list_script,
-			.out_fd = fd,
-			.err_fd = STDERR_FILENO,
-			.cpus = 1,
-			.timeout_s = 300,
-		};
-
-		ok = vm_run(&job, &status) == 0 && status == 0;
+		ok = run_in_vm(s, vm_list_script, fd);
 		close(fd);
 		ok = ok && system(cmd) == 0;
 		if (!ok)
@@ -332,7 +322,7 @@ static void save_sorted(const char *sorted, const char *kallsyms, const struct k
 	free(tmp);
 }
 
-static struct ksyms *load_vm(const struct session *s)
+static struct ksyms *load_vm(const struct session *s, ksyms_run_in_vm run_in_vm)
 {
 	char *cache = xasprintf("%s/kallsyms", s->vm_kit_dir);
 	char *sorted = xasprintf("%s/kallsyms.sorted", s->vm_kit_dir);
@@ -340,7 +330,7 @@ static struct ksyms *load_vm(const struct session *s)
 	struct ksyms *k = load_sorted(sorted, cache);
 	char *text = k ? NULL : read_text_file(cache, NULL);
 
-	if (!k && !text && record_vm_functions(s, cache))
+	if (!k && !text && record_vm_functions(s, run_in_vm, cache))
 		text = read_text_file(cache, NULL);
 	if (text) {
 		read_symbol_table(text, &names, &blacklist, &clones);
@@ -428,12 +418,12 @@ static struct ksyms_lazy *lazy_for(const struct session *s)
 	return l;
 }
 
-struct ksyms *ksyms_load(const struct session *s)
+struct ksyms *ksyms_load(const struct session *s, ksyms_run_in_vm run_in_vm)
 {
 	struct ksyms *k;
 
 	if (s->run_in_vm)
-		k = load_vm(s);
+		k = load_vm(s, run_in_vm);
 	else if (target_is_host(s))
 		k = load_host();
 	else

@@ -19,8 +19,13 @@
 
 struct ksyms;
 
+/* Runs the shell script `script` in the target's VM, its standard output to `out_fd`: true
+ * when it ran and exited 0. The driver's (target_setup.c), which knows how to boot the VM;
+ * ksyms records the VM kernel's functions with it the first time. */
+typedef bool (*ksyms_run_in_vm)(const struct session *s, const char *script, int out_fd);
+
 /* The target's list; NULL after printing an "ERROR: ..." line when there is none. */
-struct ksyms *ksyms_load(const struct session *s);
+struct ksyms *ksyms_load(const struct session *s, ksyms_run_in_vm run_in_vm);
 
 /* Whether the kernel has a function `name`. */
 bool ksyms_exists(const struct ksyms *k, const char *name);

@@ -9,7 +9,8 @@
  * is the running kernel, else from the `.BTF` section of the target's image (the bundled
  * VM's vmlinuz, decompressed), cached in the VM kit; a module's from its own split BTF over
  * the kernel's BTF (its type ids go on from the kernel's: a kernel type id means the same
- * in both). An id means something only to the `struct ktypes` that gave it.
+ * in both). An id means something only to the `struct ktypes` that gave it. ktypes.c
+ * answers through the backend's table of functions (ktypes_backend.h).
  *
  * A type is a number (ktype_id); 0 is void.
  */

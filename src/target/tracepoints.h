@@ -14,7 +14,6 @@
 #include <stddef.h>
 
 #include "target/ktypes.h"
-#include "resolve/program.h"
 
 struct tracepoint {
 	const char *name;
@@ -59,13 +58,5 @@ const struct tracepoint *tracepoints_read_module(const struct tracepoints *t,
 /* The module tracepoint `name` of `module`, once read; NULL otherwise. */
 const struct tracepoint *tracepoints_find_module(const struct tracepoints *t,
 						 const char *module, const char *name);
-
-/* Pass 2: whether every point of `p` is a tracepoint; $name, $$parms, $$name there. */
-bool on_tracepoints(const struct derived_probe *p);
-bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
-			  struct node *n, bool quiet);
-bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n);
-/* -L: " $parent:struct task_struct* $child:struct task_struct*". */
-char *trace_list_args(const struct provider_env *env, const struct derived_point *d);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "cstr.h"
 #include "resolve/program.h"
 #include "util.h"
 
@@ -64,8 +65,6 @@ char *body_temp(struct body *b, enum type type);
 void body_check_error(struct body *b);
 
 /* Names in the generated C. */
-char *c_string_literal(const char *s);
 char *var_ref(const struct var *v);	/* l->v_x or tap_g_x */
-char *location_literal(const struct node *n);	/* "\"operator '/' at f.stp:1:2\"" */
 
 #endif
