@@ -52,6 +52,28 @@ struct tap_kretprobe {
 	int missed;		/* instances missed while registered before */
 };
 
+#ifndef TAP_NUM_KPROBES
+#define TAP_NUM_KPROBES 0
+#endif
+#ifndef TAP_NUM_KRETPROBES
+#define TAP_NUM_KRETPROBES 0
+#endif
+#ifndef TAP_NUM_FPROBES
+#define TAP_NUM_FPROBES 0
+#endif
+
+/* The generated module's tables, defined after its probe bodies. */
+#if TAP_NUM_KPROBES > 0
+static struct tap_kprobe tap_kprobes[TAP_NUM_KPROBES];
+#else
+static struct tap_kprobe *const tap_kprobes __maybe_unused;
+#endif
+#if TAP_NUM_KRETPROBES > 0
+static struct tap_kretprobe tap_kretprobes[TAP_NUM_KRETPROBES];
+#else
+static struct tap_kretprobe *const tap_kretprobes __maybe_unused;
+#endif
+
 /* The probes, for the module notifier; changed under tap_kprobes_mutex. */
 static struct tap_kprobe *tap_kprobe_table;
 static int tap_kprobe_count;
@@ -225,6 +247,9 @@ struct tap_fprobe_site {
 
 static struct tap_fprobe *tap_fprobe_table;
 static int tap_fprobe_count;
+#if TAP_NUM_FPROBES > 0
+static struct tap_fprobe tap_fprobes[TAP_NUM_FPROBES];	/* the generated module's */
+#endif
 
 /* The place among the fprobe's functions of a hit at `ip`, one of them. */
 static __always_inline int tap_fprobe_site_at(const struct tap_fprobe *g, unsigned long ip)
@@ -868,6 +893,40 @@ static __maybe_unused void tap_report_missed_kretprobes(struct tap_context *c)
 				"WARNING: Skipped due to missed kretprobe/1 on '%s': %d\n",
 				tap_kretprobe_table[i].pp->pp, tap_kretprobe_table[i].missed);
 #endif
+}
+
+
+/* ---- The provider's part in the session (providers.h) ---- */
+
+/* Arms every kprobe, kretprobe and fprobe; may sleep. */
+static int tap_kernel_probes_start(void)
+{
+#if defined(TAP_USE_FPROBE) && TAP_NUM_FPROBES > 0
+	tap_fprobe_table = tap_fprobes;
+	tap_fprobe_count = TAP_NUM_FPROBES;
+#endif
+	if (!TAP_NUM_KPROBES && !TAP_NUM_KRETPROBES)
+		return 0;
+	return tap_register_kernel_probes(tap_kprobes, TAP_NUM_KPROBES, tap_kretprobes,
+					  TAP_NUM_KRETPROBES);
+}
+
+static void tap_kernel_probes_stop(void)
+{
+	if (TAP_NUM_KPROBES || TAP_NUM_KRETPROBES)
+		tap_unregister_kernel_probes();
+}
+
+static void tap_kernel_probes_report(struct tap_context *c)
+{
+	if (TAP_NUM_KRETPROBES)
+		tap_report_missed_kretprobes(c);
+}
+
+/* Once the session's poll can no longer queue the conditions' work: waits for it. */
+static void tap_kernel_probes_quiesce(void)
+{
+	cancel_work_sync(&tap_conditions_work);
 }
 
 #endif

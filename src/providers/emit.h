@@ -3,10 +3,11 @@
  * A provider's part of pass 3: its emitter writes, for the points of the kinds it owns,
  * their handlers (the glue from the kernel's callback to the probe body), its tables for
  * its runtime header (runtime/kprobes.h, tracepoints.h, timers.h, been.h) and their counts
- * (#define TAP_NUM_...). translate.c knows none of them: it gives each emitter the probes
- * and points in order through a small interface, struct emit_ctx, and writes what they
- * made where the module's layout has it. A new kind of point is a new emitter in
- * point_emitters[] (emit.c) and its runtime header.
+ * (#define TAP_NUM_...); the runtime starts and stops them through runtime/providers.h.
+ * translate.c knows none of them: it gives each emitter the probes and points in order
+ * through a small interface, struct emit_ctx, and writes what they made where the
+ * module's layout has it. A new kind of point is a new emitter in point_emitters[]
+ * (emit.c), its runtime header, and its entry in runtime/providers.h.
  */
 #ifndef TAPSTER_EMIT_H
 #define TAPSTER_EMIT_H
@@ -37,6 +38,9 @@ struct point_emitter {
 	 * a probe on one of them gets a condition number. */
 	bool conditional;
 	size_t state_size;
+	/* Its runtime header, which the module includes before its probe bodies (the
+	 * handlers use it), or NULL; the session reaches it through runtime/providers.h. */
+	const char *runtime_header;
 	/* A probe's points, in order, once its body is written: probe_start, then point for
 	 * each point of a kind it owns (its descriptor is tap_pp_`pp`), then probe_end. */
 	void (*probe_start)(struct emit_ctx *ctx, void *state, const struct derived_probe *p);

@@ -271,6 +271,7 @@ const struct point_emitter emitter_kprobes = {
 	.kinds = 1u << PROVIDER_KPROBE | 1u << PROVIDER_KRETPROBE,
 	.conditional = true,
 	.state_size = sizeof(struct kprobes_state),
+	.runtime_header = "kprobes.h",
 	.probe_start = kprobes_probe_start,
 	.point = kprobes_point,
 	.probe_end = kprobes_probe_end,

@@ -237,6 +237,7 @@ static void timers_release(void *state)
 const struct point_emitter emitter_timers = {
 	.kinds = 1u << PROVIDER_TIMER | 1u << PROVIDER_PROFILE,
 	.state_size = sizeof(struct timers_state),
+	.runtime_header = "timers.h",
 	.point = timers_point,
 	.write_counts = timers_write_counts,
 	.write_tables = timers_write_tables,

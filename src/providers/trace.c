@@ -220,6 +220,7 @@ static void tracepoints_release(void *state)
 const struct point_emitter emitter_tracepoints = {
 	.kinds = 1u << PROVIDER_TRACEPOINT,
 	.state_size = sizeof(struct tracepoints_state),
+	.runtime_header = "tracepoints.h",
 	.point = tracepoint_point,
 	.write_counts = tracepoints_write_counts,
 	.write_tables = tracepoints_write_tables,

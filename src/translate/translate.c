@@ -875,11 +875,11 @@ static void write_module(struct module *m)
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
 	      "#include \"format.h\"\n"
 	      "#include \"globals.h\"\n"
-	      "#include \"pstat.h\"\n"
-	      "#include \"kprobes.h\"\n"
-	      "#include \"tracepoints.h\"\n"
-	      "#include \"timers.h\"\n"
-	      "#include \"kread.h\"\n\n", m->out);
+	      "#include \"pstat.h\"\n", m->out);
+	for (int i = 0; point_emitters[i]; i++)
+		if (point_emitters[i]->runtime_header)
+			fprintf(m->out, "#include \"%s\"\n", point_emitters[i]->runtime_header);
+	fputs("#include \"kread.h\"\n\n", m->out);
 	regex_write_programs(&m->regexes, m->out);
 	write_arrays(m);
 	write_locks(m);
