@@ -18,12 +18,6 @@ const struct point_emitter *point_emitter_of(enum provider_kind kind)
 	return NULL;
 }
 
-void emit_enter(struct strbuf *sb, const char *pp, const char *regs)
-{
-	sb_addf(sb, "\tstruct tap_context *c = tap_context_enter(%s, %s, TAP_RUNNING);\n", pp,
-		regs);
-}
-
 void emit_run(struct strbuf *sb, int probe, bool entry, const char *before, const char *after)
 {
 	if (entry)
@@ -32,6 +26,20 @@ void emit_run(struct strbuf *sb, int probe, bool entry, const char *before, cons
 	else
 		sb_addf(sb, "\tif (c) {\n%s\t\tprobe_%d(c);\n%s\t\ttap_context_exit(c);\n\t}\n",
 			before, probe, after);
+}
+
+void emit_handler(struct strbuf *sb, int probe, const struct handler_text *h)
+{
+	sb_addf(sb, "\tstruct tap_context *c = tap_context_enter(%s, regs, TAP_RUNNING);\n%s\n",
+		h->pp, h->locals);
+	emit_run(sb, probe, h->entry, h->before, h->after);
+	sb_add(sb, h->end);
+}
+
+void emit_table(FILE *out, const char *decl, int count, const struct strbuf *entries)
+{
+	if (count)
+		fprintf(out, "%s[] = {\n%s};\n\n", decl, entries->buf);
 }
 
 char *emit_module(const struct emit_ctx *ctx, const struct derived_point *d)

@@ -71,14 +71,26 @@ const struct point_emitter *point_emitter_of(enum provider_kind kind);
 
 /* ---- The handler text the emitters share ---- */
 
-/* "\tstruct tap_context *c = tap_context_enter(PP, REGS, TAP_RUNNING);\n" */
-void emit_enter(struct strbuf *sb, const char *pp, const char *regs);
 /*
  * The probe body run in context c and the context left, `before` and `after` the call:
  * "if (c) { ... }"; with `entry`, the @entry part of return probe `probe`, which returns 1
  * without a context (no return probe for this call).
  */
 void emit_run(struct strbuf *sb, int probe, bool entry, const char *before, const char *after);
+
+/* A handler's body after its "NAME(PARAMS)\n{\n": the context entered for `pp`, with the
+ * handler's `regs`, then `locals` and a blank line, emit_run(), and `end`. */
+struct handler_text {
+	const char *pp;		/* its probe point, as C: "&tap_pp_3", "tap_fprobe_pp(fp, ip)" */
+	const char *locals;	/* "", "\tunsigned long at;\n" */
+	bool entry;
+	const char *before, *after;	/* as emit_run()'s */
+	const char *end;	/* "\treturn 0;\n}\n\n" */
+};
+void emit_handler(struct strbuf *sb, int probe, const struct handler_text *h);
+
+/* A table of `count` entries, "DECL[] = {\nENTRIES};\n\n", when there are any. */
+void emit_table(FILE *out, const char *decl, int count, const struct strbuf *entries);
 
 /* The module a point waits for, as C: "m", or NULL for the kernel. */
 char *emit_module(const struct emit_ctx *ctx, const struct derived_point *d);

@@ -18,6 +18,8 @@ struct kprobes_state {
 	int entries, returns;
 };
 
+#define RETURN_0 "\treturn 0;\n}\n\n"
+#define FPROBE_PP "tap_fprobe_pp(fp, ip)"
 #define FPROBE_PARAMS "(struct fprobe *fp, unsigned long ip, unsigned long ret_ip," \
 	" struct pt_regs *regs, void *data)\n{\n"
 
@@ -86,10 +88,8 @@ static void kprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
 
 	sb_addf(ctx->points, "static int tap_kprobe_%d(struct kprobe *kp, struct pt_regs *regs)\n{\n",
 		pp);
-	emit_enter(ctx->points, descriptor, "regs");
-	sb_add(ctx->points, "\n");
-	emit_run(ctx->points, p->index, false, "", "");
-	sb_add(ctx->points, "\treturn 0;\n}\n\n");
+	emit_handler(ctx->points, p->index, &(struct handler_text){ descriptor, "", false, "", "",
+								    RETURN_0 });
 	if (d->address)
 		sb_addf(&s->kprobes, "\t{ .kp = { .addr = (kprobe_opcode_t *)0x%llxULL,",
 			(unsigned long long)d->address);
@@ -118,18 +118,14 @@ static void kretprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
 	if (has_entry) {
 		sb_addf(ctx->points, "static int tap_kretprobe_entry_%d(struct kretprobe_instance *ri,"
 			" struct pt_regs *regs)\n{\n", pp);
-		emit_enter(ctx->points, descriptor, "regs");
-		sb_add(ctx->points, "\n");
-		emit_run(ctx->points, p->index, true, "\tc->entry_data = ri->data;\n", "");
-		sb_add(ctx->points, "\treturn 0;\n}\n\n");
+		emit_handler(ctx->points, p->index, &(struct handler_text){
+			descriptor, "", true, "\tc->entry_data = ri->data;\n", "", RETURN_0 });
 	}
 	sb_addf(ctx->points, "static int tap_kretprobe_%d(struct kretprobe_instance *ri,"
 		" struct pt_regs *regs)\n{\n", pp);
-	emit_enter(ctx->points, descriptor, "regs");
-	sb_add(ctx->points, "\n");
-	emit_run(ctx->points, p->index, false, has_entry ? "\t\tc->entry_data = ri->data;\n" : "",
-		 "");
-	sb_add(ctx->points, "\treturn 0;\n}\n\n");
+	emit_handler(ctx->points, p->index, &(struct handler_text){
+		descriptor, "", false, has_entry ? "\t\tc->entry_data = ri->data;\n" : "", "",
+		RETURN_0 });
 	sb_addf(&s->kretprobes, "\t{ .rp = { .kp.symbol_name = %s, .handler = tap_kretprobe_%d,",
 		symbol, pp);
 	if (has_entry)
@@ -166,12 +162,9 @@ static void fprobe_entries(struct emit_ctx *ctx, struct kprobes_state *s,
 	int id = s->nfprobes++;
 
 	sb_addf(ctx->points, "#ifdef TAP_USE_FPROBE\nstatic int tap_fprobe_%d" FPROBE_PARAMS, id);
-	emit_enter(ctx->points, "tap_fprobe_pp(fp, ip)", "regs");
-	sb_add(ctx->points, "\n");
-	emit_run(ctx->points, p->index, false,
-		 "\t\tunsigned long at = tap_fprobe_regs_enter(regs, ip);\n\n",
-		 "\t\tinstruction_pointer_set(regs, at);\n");
-	sb_add(ctx->points, "\treturn 0;\n}\n#endif\n\n");
+	emit_handler(ctx->points, p->index, &(struct handler_text){
+		FPROBE_PP, "", false, "\t\tunsigned long at = tap_fprobe_regs_enter(regs, ip);\n\n",
+		"\t\tinstruction_pointer_set(regs, at);\n", "\treturn 0;\n}\n#endif\n\n" });
 	sb_addf(&s->fprobes, "\t{ .fp = { .entry_handler = tap_fprobe_%d }, .ret = false,"
 		" .first = %d, .count = %d },\n", id, first, count);
 }
@@ -185,18 +178,15 @@ static void fprobe_returns(struct emit_ctx *ctx, struct kprobes_state *s,
 	sb_add(ctx->points, "#ifdef TAP_USE_FPROBE\n");
 	if (has_entry) {
 		sb_addf(ctx->points, "static int tap_fprobe_entry_%d" FPROBE_PARAMS, id);
-		emit_enter(ctx->points, "tap_fprobe_pp(fp, ip)", "regs");
-		sb_add(ctx->points, "\tunsigned long at;\n\n");
-		emit_run(ctx->points, p->index, true,
-			 "\tat = tap_fprobe_regs_enter(regs, ip);\n\tc->entry_data = data;\n",
-			 "\tinstruction_pointer_set(regs, at);\n");
-		sb_add(ctx->points, "\treturn 0;\n}\n\n");
+		emit_handler(ctx->points, p->index, &(struct handler_text){
+			FPROBE_PP, "\tunsigned long at;\n", true,
+			"\tat = tap_fprobe_regs_enter(regs, ip);\n\tc->entry_data = data;\n",
+			"\tinstruction_pointer_set(regs, at);\n", RETURN_0 });
 	}
 	sb_addf(ctx->points, "static void tap_fprobe_%d" FPROBE_PARAMS, id);
-	emit_enter(ctx->points, "tap_fprobe_pp(fp, ip)", "regs");
-	sb_add(ctx->points, "\n");
-	emit_run(ctx->points, p->index, false, has_entry ? "\t\tc->entry_data = data;\n" : "", "");
-	sb_add(ctx->points, "}\n#endif\n\n");
+	emit_handler(ctx->points, p->index, &(struct handler_text){
+		FPROBE_PP, "", false, has_entry ? "\t\tc->entry_data = data;\n" : "", "",
+		"}\n#endif\n\n" });
 	sb_addf(&s->fprobes, "\t{ .fp = { .exit_handler = tap_fprobe_%d", id);
 	if (has_entry)
 		sb_addf(&s->fprobes, ", .entry_handler = tap_fprobe_entry_%d,"
@@ -247,11 +237,9 @@ static void kprobes_write_tables(const void *state, FILE *out)
 {
 	const struct kprobes_state *s = state;
 
-	if (s->nkprobes)
-		fprintf(out, "static struct tap_kprobe tap_kprobes[] = {\n%s};\n\n", s->kprobes.buf);
-	if (s->nkretprobes)
-		fprintf(out, "static struct tap_kretprobe tap_kretprobes[] = {\n%s};\n\n",
-			s->kretprobes.buf);
+	emit_table(out, "static struct tap_kprobe tap_kprobes", s->nkprobes, &s->kprobes);
+	emit_table(out, "static struct tap_kretprobe tap_kretprobes", s->nkretprobes,
+		   &s->kretprobes);
 	if (s->nfprobes)
 		fprintf(out, "#ifdef TAP_USE_FPROBE\n"
 			"static struct tap_fprobe tap_fprobes[] = {\n%s};\n#endif\n\n",

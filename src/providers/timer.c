@@ -219,11 +219,9 @@ static void timers_write_tables(const void *state, FILE *out)
 {
 	const struct timers_state *s = state;
 
-	if (s->ntimers)
-		fprintf(out, "static struct tap_timer tap_timers[] = {\n%s};\n\n", s->timers.buf);
-	if (s->nprofile)
-		fprintf(out, "static const struct tap_been_probe tap_profile_probes[] = {\n%s};\n\n",
-			s->profile.buf);
+	emit_table(out, "static struct tap_timer tap_timers", s->ntimers, &s->timers);
+	emit_table(out, "static const struct tap_been_probe tap_profile_probes", s->nprofile,
+		   &s->profile);
 }
 
 static void timers_release(void *state)

@@ -207,9 +207,7 @@ static void tracepoints_write_tables(const void *state, FILE *out)
 {
 	const struct tracepoints_state *s = state;
 
-	if (s->count)
-		fprintf(out, "static struct tap_tracepoint tap_tracepoints[] = {\n%s};\n\n",
-			s->table.buf);
+	emit_table(out, "static struct tap_tracepoint tap_tracepoints", s->count, &s->table);
 }
 
 static void tracepoints_release(void *state)
