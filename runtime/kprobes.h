@@ -52,6 +52,28 @@ struct tap_kretprobe {
 	int missed;		/* instances missed while registered before */
 };
 
+#ifndef TAP_NUM_KPROBES
+#define TAP_NUM_KPROBES 0
+#endif
+#ifndef TAP_NUM_KRETPROBES
+#define TAP_NUM_KRETPROBES 0
+#endif
+#ifndef TAP_NUM_FPROBES
+#define TAP_NUM_FPROBES 0
+#endif
+
+/* The generated module's tables, defined after its probe bodies. */
+#if TAP_NUM_KPROBES > 0
+static struct tap_kprobe tap_kprobes[TAP_NUM_KPROBES];
+#else
+static struct tap_kprobe *const tap_kprobes __maybe_unused;
+#endif
+#if TAP_NUM_KRETPROBES > 0
+static struct tap_kretprobe tap_kretprobes[TAP_NUM_KRETPROBES];
+#else
+static struct tap_kretprobe *const tap_kretprobes __maybe_unused;
+#endif
+
 /* The probes, for the module notifier; changed under tap_kprobes_mutex. */
 static struct tap_kprobe *tap_kprobe_table;
 static int tap_kprobe_count;
@@ -59,6 +81,23 @@ static struct tap_kretprobe *tap_kretprobe_table;
 static int tap_kretprobe_count;
 static bool tap_kprobes_live;
 static __maybe_unused DEFINE_MUTEX(tap_kprobes_mutex);
+
+/*
+ * A kprobe and a kretprobe keep the same fields beside their kernel probe. Entry i of
+ * either table (`ret`: tap_kretprobe_table's): a field of it, as an lvalue, and its kprobe.
+ */
+#define TAP_KPROBE_FIELD(ret, i, field) \
+	(*((ret) ? &tap_kretprobe_table[i].field : &tap_kprobe_table[i].field))
+
+static struct kprobe *tap_kprobe_of(bool ret, int i)
+{
+	return ret ? &tap_kretprobe_table[i].rp.kp : &tap_kprobe_table[i].kp;
+}
+
+static int tap_kprobe_table_count(bool ret)
+{
+	return ret ? tap_kretprobe_count : tap_kprobe_count;
+}
 
 /* Reports a failed registration that ends the session on the stderr channel, as stap
  * words it (a tracepoint's: tracepoints.h). */
@@ -135,13 +174,12 @@ static bool tap_on_module(const char *module, const char *name)
  * module notifier (-ENOENT: no such symbol now); so is one on its init function once that
  * is gone. Any other refusal is reported and the probe stays unarmed.
  */
-static void tap_registered(int rc, bool *registered, const char *module,
-			   const struct tap_probe_point *pp, const struct kprobe *kp)
+static void tap_registered(int rc, bool ret, int i)
 {
 	if (!rc)
-		*registered = true;
-	else if (rc != -ENOENT || !module)
-		tap_report_kprobe_refused(pp, kp, rc);
+		TAP_KPROBE_FIELD(ret, i, registered) = true;
+	else if (rc != -ENOENT || !TAP_KPROBE_FIELD(ret, i, module))
+		tap_report_kprobe_refused(TAP_KPROBE_FIELD(ret, i, pp), tap_kprobe_of(ret, i), rc);
 }
 
 static void tap_kretprobe_prepare(struct kretprobe *rp)
@@ -151,37 +189,45 @@ static void tap_kretprobe_prepare(struct kretprobe *rp)
 		rp->maxactive = KRETACTIVE;
 }
 
-static void tap_arm_kprobe(struct tap_kprobe *p)
+static void tap_arm_kprobe(bool ret, int i)
 {
-	tap_kprobe_reset(&p->kp);
-	tap_registered(register_kprobe(&p->kp), &p->registered, p->module, p->pp, &p->kp);
+	int rc;
+
+	if (ret) {
+		tap_kretprobe_prepare(&tap_kretprobe_table[i].rp);
+		rc = register_kretprobe(&tap_kretprobe_table[i].rp);
+	} else {
+		tap_kprobe_reset(&tap_kprobe_table[i].kp);
+		rc = register_kprobe(&tap_kprobe_table[i].kp);
+	}
+	tap_registered(rc, ret, i);
 }
 
-static void tap_arm_kretprobe(struct tap_kretprobe *p)
+/* What an unregistered probe missed counts as skipped: a kprobe's hits, a kretprobe's
+ * instances (kept for the report too). */
+static void tap_kprobe_missed(bool ret, int i)
 {
-	tap_kretprobe_prepare(&p->rp);
-	tap_registered(register_kretprobe(&p->rp), &p->registered, p->module, p->pp, &p->rp.kp);
-}
+	if (ret) {
+		struct tap_kretprobe *p = &tap_kretprobe_table[i];
 
-static void tap_disarm_kprobe(struct tap_kprobe *p)
-{
-	if (!p->registered)
-		return;
-	unregister_kprobe(&p->kp);
-	p->registered = false;
-	if (p->kp.nmissed)
-		atomic_add(p->kp.nmissed, &tap_skipped_count);
+		p->missed += p->rp.nmissed;
+		atomic_add(p->rp.nmissed, &tap_skipped_count);
+	} else if (tap_kprobe_table[i].kp.nmissed) {
+		atomic_add(tap_kprobe_table[i].kp.nmissed, &tap_skipped_count);
+	}
 }
 
 /* Unregisters; may sleep, so no context is held. */
-static void tap_disarm_kretprobe(struct tap_kretprobe *p)
+static void tap_disarm_kprobe(bool ret, int i)
 {
-	if (!p->registered)
+	if (!TAP_KPROBE_FIELD(ret, i, registered))
 		return;
-	unregister_kretprobe(&p->rp);
-	p->registered = false;
-	p->missed += p->rp.nmissed;
-	atomic_add(p->rp.nmissed, &tap_skipped_count);
+	if (ret)
+		unregister_kretprobe(&tap_kretprobe_table[i].rp);
+	else
+		unregister_kprobe(&tap_kprobe_table[i].kp);
+	TAP_KPROBE_FIELD(ret, i, registered) = false;
+	tap_kprobe_missed(ret, i);
 }
 
 /*
@@ -225,6 +271,9 @@ struct tap_fprobe_site {
 
 static struct tap_fprobe *tap_fprobe_table;
 static int tap_fprobe_count;
+#if TAP_NUM_FPROBES > 0
+static struct tap_fprobe tap_fprobes[TAP_NUM_FPROBES];	/* the generated module's */
+#endif
 
 /* The place among the fprobe's functions of a hit at `ip`, one of them. */
 static __always_inline int tap_fprobe_site_at(const struct tap_fprobe *g, unsigned long ip)
@@ -316,33 +365,28 @@ static void tap_fprobe_shared_return(struct fprobe *fp, unsigned long ip, unsign
 
 static struct kprobe *tap_fprobe_kprobe(const struct tap_fprobe *g, int i)
 {
-	return g->ret ? &tap_kretprobe_table[g->first + i].rp.kp : &tap_kprobe_table[g->first + i].kp;
+	return tap_kprobe_of(g->ret, g->first + i);
 }
 
 static const struct tap_probe_point *tap_fprobe_entry_pp(const struct tap_fprobe *g, int i)
 {
-	return g->ret ? tap_kretprobe_table[g->first + i].pp : tap_kprobe_table[g->first + i].pp;
+	return TAP_KPROBE_FIELD(g->ret, g->first + i, pp);
 }
 
 static void tap_fprobe_mark(const struct tap_fprobe *g, int i, bool fprobed)
 {
-	if (g->ret)
-		tap_kretprobe_table[g->first + i].fprobed = fprobed;
-	else
-		tap_kprobe_table[g->first + i].fprobed = fprobed;
+	TAP_KPROBE_FIELD(g->ret, g->first + i, fprobed) = fprobed;
 }
 
 /* An entry of a function of the kernel, by name, at its start, not armed. */
 static bool tap_fprobe_eligible(const struct tap_fprobe *g, int i)
 {
 	const struct kprobe *kp = tap_fprobe_kprobe(g, i);
+	int j = g->first + i;
 
-	if (g->ret)
-		return !tap_kretprobe_table[g->first + i].module &&
-		       !tap_kretprobe_table[g->first + i].registered && kp->symbol_name &&
-		       (!g->shared || tap_kretprobe_table[g->first + i].shared);
-	return !tap_kprobe_table[g->first + i].module && !tap_kprobe_table[g->first + i].registered &&
-	       kp->symbol_name && !kp->offset && (!g->shared || tap_kprobe_table[g->first + i].shared);
+	return !TAP_KPROBE_FIELD(g->ret, j, module) && !TAP_KPROBE_FIELD(g->ret, j, registered) &&
+	       kp->symbol_name && (g->ret || !kp->offset) &&
+	       (!g->shared || TAP_KPROBE_FIELD(g->ret, j, shared));
 }
 
 static int tap_fprobe_site_cmp(const void *a, const void *b)
@@ -552,9 +596,7 @@ static void tap_disarm_fprobes(void)
 /* The condition of its probe; the shared one's probes each look at their own. */
 static int tap_fprobe_cond(const struct tap_fprobe *g)
 {
-	if (g->shared)
-		return 0;
-	return g->ret ? tap_kretprobe_table[g->first].cond : tap_kprobe_table[g->first].cond;
+	return g->shared ? 0 : TAP_KPROBE_FIELD(g->ret, g->first, cond);
 }
 #else
 static void tap_arm_fprobes(void)
@@ -578,85 +620,52 @@ static void tap_disarm_fprobes(void)
  */
 static void tap_arm_probes(const char *name)
 {
-	int i;
+	int ret, i;
 
 	if (!name)
 		tap_arm_fprobes();
-	for (i = 0; i < tap_kprobe_count; i++)
-		if (!tap_kprobe_table[i].registered && !tap_kprobe_table[i].fprobed &&
-		    (!name || tap_on_module(tap_kprobe_table[i].module, name)))
-			tap_arm_kprobe(&tap_kprobe_table[i]);
-	for (i = 0; i < tap_kretprobe_count; i++)
-		if (!tap_kretprobe_table[i].registered && !tap_kretprobe_table[i].fprobed &&
-		    (!name || tap_on_module(tap_kretprobe_table[i].module, name)))
-			tap_arm_kretprobe(&tap_kretprobe_table[i]);
+	for (ret = 0; ret < 2; ret++)
+		for (i = 0; i < tap_kprobe_table_count(ret); i++)
+			if (!TAP_KPROBE_FIELD(ret, i, registered) && !TAP_KPROBE_FIELD(ret, i, fprobed) &&
+			    (!name || tap_on_module(TAP_KPROBE_FIELD(ret, i, module), name)))
+				tap_arm_kprobe(ret, i);
 }
 
-static bool tap_kprobe_matches(const struct tap_kprobe *p, const char *name)
+static bool tap_kprobe_matches(bool ret, int i, const char *name)
 {
-	return p->registered && (!name || tap_on_module(p->module, name));
-}
-
-static bool tap_kretprobe_matches(const struct tap_kretprobe *p, const char *name)
-{
-	return p->registered && (!name || tap_on_module(p->module, name));
+	return TAP_KPROBE_FIELD(ret, i, registered) &&
+	       (!name || tap_on_module(TAP_KPROBE_FIELD(ret, i, module), name));
 }
 
 /*
- * Unregisters the registered kprobes on the module `name` (all when NULL) in one batch: the
- * kernel waits once for the handlers that may still run (an RCU grace period), not once a
- * probe, which makes stopping a script of many probes take milliseconds rather than
- * seconds. False when there is no memory for the batch.
+ * Unregisters the registered kprobes (`ret`: kretprobes) on the module `name` (all when
+ * NULL) in one batch: the kernel waits once for the handlers that may still run (an RCU
+ * grace period), not once a probe, which makes stopping a script of many probes take
+ * milliseconds rather than seconds. False when there is no memory for the batch.
  */
-static bool tap_disarm_kprobe_batch(const char *name)
+static bool tap_disarm_kprobe_batch(bool ret, const char *name)
 {
-	struct kprobe **batch = kmalloc_array(max(tap_kprobe_count, 1), sizeof(*batch),
-					      GFP_KERNEL);
+	int count = tap_kprobe_table_count(ret);
+	/* struct kprobe * or struct kretprobe *, as unregister_k(ret)probes() takes them */
+	void **batch = kmalloc_array(max(count, 1), sizeof(*batch), GFP_KERNEL);
 	int i, n = 0;
 
 	if (!batch)
 		return false;
-	for (i = 0; i < tap_kprobe_count; i++)
-		if (tap_kprobe_matches(&tap_kprobe_table[i], name))
-			batch[n++] = &tap_kprobe_table[i].kp;
-	if (n)
-		unregister_kprobes(batch, n);
+	for (i = 0; i < count; i++)
+		if (tap_kprobe_matches(ret, i, name))
+			batch[n++] = ret ? (void *)&tap_kretprobe_table[i].rp :
+					   (void *)&tap_kprobe_table[i].kp;
+	if (n && ret)
+		unregister_kretprobes((struct kretprobe **)batch, n);
+	else if (n)
+		unregister_kprobes((struct kprobe **)batch, n);
 	kfree(batch);
-	for (i = 0; i < tap_kprobe_count; i++) {
-		struct tap_kprobe *p = &tap_kprobe_table[i];
-
-		if (!tap_kprobe_matches(p, name))
+	for (i = 0; i < count; i++) {
+		if (!tap_kprobe_matches(ret, i, name))
 			continue;
-		p->registered = false;
-		if (p->kp.nmissed)
-			atomic_add(p->kp.nmissed, &tap_skipped_count);
-	}
-	return true;
-}
-
-/* The same for the kretprobes. */
-static bool tap_disarm_kretprobe_batch(const char *name)
-{
-	struct kretprobe **batch = kmalloc_array(max(tap_kretprobe_count, 1), sizeof(*batch),
-						 GFP_KERNEL);
-	int i, n = 0;
-
-	if (!batch)
-		return false;
-	for (i = 0; i < tap_kretprobe_count; i++)
-		if (tap_kretprobe_matches(&tap_kretprobe_table[i], name))
-			batch[n++] = &tap_kretprobe_table[i].rp;
-	if (n)
-		unregister_kretprobes(batch, n);
-	kfree(batch);
-	for (i = 0; i < tap_kretprobe_count; i++) {
-		struct tap_kretprobe *p = &tap_kretprobe_table[i];
-
-		if (!tap_kretprobe_matches(p, name))
-			continue;
-		p->registered = false;
-		p->missed += p->rp.nmissed;
-		atomic_add(p->rp.nmissed, &tap_skipped_count);
+		TAP_KPROBE_FIELD(ret, i, registered) = false;
+		tap_kprobe_missed(ret, i);
 	}
 	return true;
 }
@@ -665,18 +674,15 @@ static bool tap_disarm_kretprobe_batch(const char *name)
  * memory) one by one. */
 static void tap_disarm_probes(const char *name)
 {
-	int i;
+	int ret, i;
 
 	if (!name)
 		tap_disarm_fprobes();
-	if (!tap_disarm_kprobe_batch(name))
-		for (i = 0; i < tap_kprobe_count; i++)
-			if (!name || tap_on_module(tap_kprobe_table[i].module, name))
-				tap_disarm_kprobe(&tap_kprobe_table[i]);
-	if (!tap_disarm_kretprobe_batch(name))
-		for (i = 0; i < tap_kretprobe_count; i++)
-			if (!name || tap_on_module(tap_kretprobe_table[i].module, name))
-				tap_disarm_kretprobe(&tap_kretprobe_table[i]);
+	for (ret = 0; ret < 2; ret++)
+		if (!tap_disarm_kprobe_batch(ret, name))
+			for (i = 0; i < tap_kprobe_table_count(ret); i++)
+				if (!name || tap_on_module(TAP_KPROBE_FIELD(ret, i, module), name))
+					tap_disarm_kprobe(ret, i);
 }
 
 /* A module comes (its probes are armed before its init function runs) or goes. */
@@ -700,14 +706,12 @@ static bool tap_module_nb_registered;
 
 static bool tap_any_module_probe(void)
 {
-	int i;
+	int ret, i;
 
-	for (i = 0; i < tap_kprobe_count; i++)
-		if (tap_kprobe_table[i].module)
-			return true;
-	for (i = 0; i < tap_kretprobe_count; i++)
-		if (tap_kretprobe_table[i].module)
-			return true;
+	for (ret = 0; ret < 2; ret++)
+		for (i = 0; i < tap_kprobe_table_count(ret); i++)
+			if (TAP_KPROBE_FIELD(ret, i, module))
+				return true;
 	return false;
 }
 
@@ -781,21 +785,17 @@ static void tap_fprobes_set_enabled(void)
 
 static void tap_conditions_apply(struct work_struct *work)
 {
-	int i;
+	int ret, i;
 
 	mutex_lock(&tap_kprobes_mutex);
-	for (i = 0; tap_kprobes_live && i < tap_kprobe_count; i++) {
-		struct tap_kprobe *p = &tap_kprobe_table[i];
+	for (ret = 0; ret < 2; ret++)
+		for (i = 0; tap_kprobes_live && i < tap_kprobe_table_count(ret); i++) {
+			int cond = TAP_KPROBE_FIELD(ret, i, cond);
 
-		if (p->cond && p->registered)
-			tap_kprobe_set_enabled(&p->kp, !test_bit(p->cond, tap_conditions_off));
-	}
-	for (i = 0; tap_kprobes_live && i < tap_kretprobe_count; i++) {
-		struct tap_kretprobe *p = &tap_kretprobe_table[i];
-
-		if (p->cond && p->registered)
-			tap_kprobe_set_enabled(&p->rp.kp, !test_bit(p->cond, tap_conditions_off));
-	}
+			if (cond && TAP_KPROBE_FIELD(ret, i, registered))
+				tap_kprobe_set_enabled(tap_kprobe_of(ret, i),
+						       !test_bit(cond, tap_conditions_off));
+		}
 	tap_fprobes_set_enabled();
 	mutex_unlock(&tap_kprobes_mutex);
 }
@@ -868,6 +868,40 @@ static __maybe_unused void tap_report_missed_kretprobes(struct tap_context *c)
 				"WARNING: Skipped due to missed kretprobe/1 on '%s': %d\n",
 				tap_kretprobe_table[i].pp->pp, tap_kretprobe_table[i].missed);
 #endif
+}
+
+
+/* ---- The provider's part in the session (providers.h) ---- */
+
+/* Arms every kprobe, kretprobe and fprobe; may sleep. */
+static int tap_kernel_probes_start(void)
+{
+#if defined(TAP_USE_FPROBE) && TAP_NUM_FPROBES > 0
+	tap_fprobe_table = tap_fprobes;
+	tap_fprobe_count = TAP_NUM_FPROBES;
+#endif
+	if (!TAP_NUM_KPROBES && !TAP_NUM_KRETPROBES)
+		return 0;
+	return tap_register_kernel_probes(tap_kprobes, TAP_NUM_KPROBES, tap_kretprobes,
+					  TAP_NUM_KRETPROBES);
+}
+
+static void tap_kernel_probes_stop(void)
+{
+	if (TAP_NUM_KPROBES || TAP_NUM_KRETPROBES)
+		tap_unregister_kernel_probes();
+}
+
+static void tap_kernel_probes_report(struct tap_context *c)
+{
+	if (TAP_NUM_KRETPROBES)
+		tap_report_missed_kretprobes(c);
+}
+
+/* Once the session's poll can no longer queue the conditions' work: waits for it. */
+static void tap_kernel_probes_quiesce(void)
+{
+	cancel_work_sync(&tap_conditions_work);
 }
 
 #endif

@@ -21,10 +21,11 @@
 #include <linux/proc_fs.h>
 #include <linux/workqueue.h>
 
+#include "been.h"
 #include "compat.h"
 #include "context.h"
-#include "kprobes.h"
 #include "print.h"
+#include "providers.h"
 #include "session.h"
 #include "timing.h"
 #include "transport.h"
@@ -42,75 +43,6 @@ static DECLARE_WORK(tap_stop_work, tap_stop_work_fn);
 #define TAP_POLL_INTERVAL_IDLE max(1, HZ / 10)
 static unsigned long tap_poll_interval;	/* set by tap_module_init() */
 
-static void tap_run_been(const struct tap_been_probe *probes, int count, int state)
-{
-	int i;
-
-	for (i = 0; i < count; i++) {
-		struct tap_context *c = tap_context_enter_process(probes[i].pp, state);
-
-		if (!c)
-			continue;
-		probes[i].body(c);
-		tap_context_exit_process(c);
-		/* As stap: past MAXERRORS no further probe of the kind runs. */
-		if (atomic_read(&tap_error_count) > MAXERRORS && probes != tap_error_probes)
-			break;
-	}
-}
-
-#if TAP_NUM_KPROBES == 0
-static struct tap_kprobe *const tap_kprobes __maybe_unused;
-#endif
-#if TAP_NUM_KRETPROBES == 0
-static struct tap_kretprobe *const tap_kretprobes __maybe_unused;
-#endif
-
-static void tap_unregister_all(void)
-{
-#if TAP_NUM_TIMERS > 0
-	tap_stop_timers(tap_timers, TAP_NUM_TIMERS);
-#endif
-#if TAP_NUM_PROFILE > 0
-	tap_stop_profile_timers();
-#endif
-#if TAP_NUM_KPROBES > 0 || TAP_NUM_KRETPROBES > 0
-	tap_unregister_kernel_probes();
-#endif
-#if TAP_NUM_TRACEPOINTS > 0
-	tap_unregister_tracepoints(tap_tracepoints, TAP_NUM_TRACEPOINTS);
-#endif
-}
-
-static int tap_register_all(void)
-{
-	int rc = 0;
-
-#if defined(TAP_USE_FPROBE) && TAP_NUM_FPROBES > 0
-	tap_fprobe_table = tap_fprobes;
-	tap_fprobe_count = TAP_NUM_FPROBES;
-#endif
-#if TAP_NUM_KPROBES > 0 || TAP_NUM_KRETPROBES > 0
-	rc = tap_register_kernel_probes(tap_kprobes, TAP_NUM_KPROBES, tap_kretprobes,
-					TAP_NUM_KRETPROBES);
-#endif
-#if TAP_NUM_TRACEPOINTS > 0
-	if (!rc)
-		rc = tap_register_tracepoints(tap_tracepoints, TAP_NUM_TRACEPOINTS);
-#endif
-#if TAP_NUM_TIMERS > 0
-	if (!rc)
-		tap_start_timers(tap_timers, TAP_NUM_TIMERS);
-#endif
-#if TAP_NUM_PROFILE > 0
-	if (!rc)
-		tap_start_profile_timers();
-#endif
-	if (rc)
-		tap_unregister_all();
-	return rc;
-}
-
 /* The closing words of a session, as stap has them. */
 static void tap_report_counters(void)
 {
@@ -125,9 +57,7 @@ static void tap_report_counters(void)
 #ifdef STP_TIMING
 	tap_report_timing(c);
 #endif
-#if TAP_NUM_KRETPROBES > 0
-	tap_report_missed_kretprobes(c);
-#endif
+	tap_providers_report(c);
 	if (errors || skipped || reentrant) {
 		tap_channel_stderr(c, "WARNING: Number of errors: %d, skipped probes: %d\n",
 				   errors, skipped);
@@ -207,7 +137,7 @@ static void tap_stop_work_fn(struct work_struct *work)
 		return;
 	}
 	if (tap_started) {
-		tap_unregister_all();
+		tap_providers_stop();
 		/*
 		 * The other probes' output goes out before the end probes' (they may run on
 		 * another CPU, whose ring the loader could read first): wait for the loader to
@@ -240,7 +170,7 @@ static bool tap_poll(void)
 		schedule_work(&tap_stop_work);
 		busy = true;
 	}
-	if (tap_conditions_poll())
+	if (tap_providers_poll())
 		busy = true;
 	if (tap_rings_have_data()) {
 		wake_up_interruptible(&tap_read_wait);
@@ -297,7 +227,7 @@ static int tap_session_run(void)
 		return -EINVAL;
 	if (tap_session_state() != TAP_STARTING)
 		return 0;	/* exit() in a begin probe, or a stop: the stop work takes over */
-	rc = tap_register_all();
+	rc = tap_providers_start();
 	if (rc) {
 		/* Nothing fired but begin; the session ends without end probes. */
 		tap_started = false;
@@ -418,7 +348,7 @@ static void __exit tap_module_exit(void)
 	tap_timer_delete_sync(&tap_poll_timer);
 	irq_work_sync(&tap_kick_work);
 	cancel_work_sync(&tap_stop_work);
-	cancel_work_sync(&tap_conditions_work);	/* the poll timer may have queued it */
+	tap_providers_quiesce();	/* the poll timer may have queued their work */
 	tap_module_cleanup();
 }
 

@@ -31,6 +31,19 @@ struct tap_timer {
 	bool started;
 };
 
+#ifndef TAP_NUM_TIMERS
+#define TAP_NUM_TIMERS 0
+#endif
+#ifndef TAP_NUM_PROFILE
+#define TAP_NUM_PROFILE 0
+#endif
+
+#if TAP_NUM_TIMERS > 0
+static struct tap_timer tap_timers[TAP_NUM_TIMERS];	/* the generated module's */
+#else
+static struct tap_timer *const tap_timers __maybe_unused;
+#endif
+
 static s64 tap_timer_ns(s64 value)
 {
 	return value < 0 ? (s64)jiffies_to_nsecs((unsigned long)-value) : value;
@@ -149,5 +162,36 @@ static __maybe_unused void tap_stop_profile_timers(void)
 	}
 }
 #endif
+
+
+/* ---- The provider's parts in the session (providers.h) ---- */
+
+static int tap_timers_start(void)
+{
+	if (TAP_NUM_TIMERS)
+		tap_start_timers(tap_timers, TAP_NUM_TIMERS);
+	return 0;
+}
+
+static void tap_timers_stop(void)
+{
+	if (TAP_NUM_TIMERS)
+		tap_stop_timers(tap_timers, TAP_NUM_TIMERS);
+}
+
+static int tap_profile_start(void)
+{
+#if TAP_NUM_PROFILE > 0
+	tap_start_profile_timers();
+#endif
+	return 0;
+}
+
+static void tap_profile_stop(void)
+{
+#if TAP_NUM_PROFILE > 0
+	tap_stop_profile_timers();
+#endif
+}
 
 #endif

@@ -39,6 +39,12 @@ struct tap_tracepoint {
 	bool registered;
 };
 
+#if TAP_NUM_TRACEPOINTS > 0
+static struct tap_tracepoint tap_tracepoints[TAP_NUM_TRACEPOINTS];	/* the generated module's */
+#else
+static struct tap_tracepoint *const tap_tracepoints __maybe_unused;
+#endif
+
 struct tap_tracepoint_search {
 	struct tap_tracepoint *table;
 	int count;
@@ -203,6 +209,20 @@ static __maybe_unused int tap_register_tracepoints(struct tap_tracepoint *table,
 		table[i].registered = true;
 	}
 	return tap_register_module_tracepoints(table, count);
+}
+
+
+/* ---- The provider's part in the session (providers.h) ---- */
+
+static int tap_tracepoints_start(void)
+{
+	return TAP_NUM_TRACEPOINTS ? tap_register_tracepoints(tap_tracepoints, TAP_NUM_TRACEPOINTS) : 0;
+}
+
+static void tap_tracepoints_stop(void)
+{
+	if (TAP_NUM_TRACEPOINTS)
+		tap_unregister_tracepoints(tap_tracepoints, TAP_NUM_TRACEPOINTS);
 }
 
 #endif

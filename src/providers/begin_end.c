@@ -6,6 +6,10 @@
  * but never run.
  */
 #include "providers/providers.h"
+#include "providers/emit.h"
+
+#include <stdint.h>
+#include <stdlib.h>
 
 static bool derive_been(const struct probe_point *point, struct derived_point ***tail,
 			enum provider_kind kind)
@@ -65,3 +69,101 @@ const struct provider provider_begin = { "begin", derive_begin };
 const struct provider provider_end = { "end", derive_end };
 const struct provider provider_error = { "error", derive_error };
 const struct provider provider_never = { "never", derive_never };
+
+/* ---- Pass 3: the runtime's tables of probes run once (runtime/module.h) ---- */
+
+static const struct {
+	enum provider_kind kind;
+	const char *table;	/* tap_NAME_probes */
+	const char *macro;	/* TAP_NUM_NAME */
+} been_tables[3] = {
+	{ PROVIDER_BEGIN, "begin", "BEGIN" },
+	{ PROVIDER_END, "end", "END" },
+	{ PROVIDER_ERROR, "error", "ERROR" },
+};
+
+struct been_state {
+	struct strbuf tables[3];	/* by been_tables' order */
+	int counts[3];
+};
+
+static void been_point(struct emit_ctx *ctx, struct been_state *s, int table,
+		       const struct derived_probe *p, const struct derived_point *d)
+{
+	int pp = ctx->descriptor(ctx, p, d);
+
+	sb_addf(&s->tables[table], "\t{ .pp = &tap_pp_%d, .body = probe_%d },\n", pp, p->index);
+	s->counts[table]++;
+}
+
+/* The lowest priority above `above` (all when !*any) of the points of `kind`. */
+static int64_t next_priority(const struct program *program, enum provider_kind kind,
+			     int64_t above, bool *any)
+{
+	int64_t next = INT64_MAX;
+	bool first = !*any;
+
+	*any = false;
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next)
+			if (d->kind == kind && (first || d->priority > above) &&
+			    (!*any || d->priority <= next)) {
+				next = d->priority;
+				*any = true;
+			}
+	return next;
+}
+
+/* begin, end and error probes run by priority, in source order among equals. */
+static void collect_been(struct emit_ctx *ctx, struct been_state *s, int table)
+{
+	enum provider_kind kind = been_tables[table].kind;
+	bool any = false;
+
+	for (int64_t prio = next_priority(ctx->program, kind, 0, &any); any;
+	     prio = next_priority(ctx->program, kind, prio, &any))
+		for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
+			for (const struct derived_point *d = p->points; d; d = d->next)
+				if (d->kind == kind && d->priority == prio)
+					been_point(ctx, s, table, p, d);
+}
+
+static void been_module_end(struct emit_ctx *ctx, void *state)
+{
+	for (int t = 0; t < 3; t++)
+		collect_been(ctx, state, t);
+}
+
+static void been_write_counts(const void *state, FILE *out)
+{
+	const struct been_state *s = state;
+
+	for (int t = 0; t < 3; t++)
+		fprintf(out, "#define TAP_NUM_%s %d\n", been_tables[t].macro, s->counts[t]);
+}
+
+static void been_write_tables(const void *state, FILE *out)
+{
+	const struct been_state *s = state;
+
+	for (int t = 0; t < 3; t++)
+		fprintf(out, "static const struct tap_been_probe tap_%s_probes[] = {\n%s\t{ NULL },\n};\n\n",
+			been_tables[t].table, s->tables[t].buf ? s->tables[t].buf : "");
+}
+
+static void been_release(void *state)
+{
+	struct been_state *s = state;
+
+	for (int t = 0; t < 3; t++)
+		free(s->tables[t].buf);
+}
+
+const struct point_emitter emitter_been = {
+	.kinds = 1u << PROVIDER_BEGIN | 1u << PROVIDER_END | 1u << PROVIDER_ERROR,
+	.state_size = sizeof(struct been_state),
+	.module_end = been_module_end,
+	.write_counts = been_write_counts,
+	.write_tables = been_write_tables,
+	.release = been_release,
+};

@@ -6,8 +6,8 @@
  * kernel.function("f").exported takes only the functions the kernel exports.
  */
 #include "providers/dwarf_points.h"
+#include "providers/function_point.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,59 +15,14 @@
 #include "target/ksyms.h"
 #include "util.h"
 
-static bool has_glob(const char *pattern)
-{
-	return strpbrk(pattern, "*?[") != NULL;
-}
-
-/* The point as pp() shows it, for the function `name`: the written point with its pattern
- * replaced, e.g. kernel.function("vfs_read").return. */
-static char *point_text(const struct probe_point *point, const struct component *func,
-			const char *name)
-{
-	struct strbuf sb = { 0 };
-
-	sb_addf(&sb, "%s.function(\"%s\")", point->components->name, name);
-	for (const struct component *c = func->next; c; c = c->next) {
-		int64_t n;
-
-		sb_addf(&sb, ".%s", c->name);
-		if (component_number(c, &n))
-			sb_addf(&sb, "(%" PRId64 ")", n);
-	}
-	add_marks(&sb, point);
-	return sb_steal(&sb);
-}
-
 static void add_point(const struct probe_point *point, const struct component *func,
 		      const char *name, enum provider_kind kind, int64_t maxactive,
 		      struct derived_point ***tail)
 {
-	struct derived_point *d = derived_point_new(kind, point);
+	struct function_match m = { point, func, point->components->name, NULL, kind,
+				    maxactive };
 
-	free(d->pp);
-	d->pp = point_text(point, func, name);
-	free(d->function);
-	d->function = xstrdup(name);
-	d->maxactive = (int)maxactive;
-	if (!strcmp(point->components->name, "kprobe")) {
-		/* stap shows the symbol a kprobe is given. */
-		free(d->comment);
-		d->comment = xasprintf(" /*  name = %s*/", name);
-	}
-	add_derived_point(tail, d);
-}
-
-/* No function of the target matches: stap's "no match", with the nearest names. */
-static void no_match(const struct probe_point *point, const char *pattern,
-		     const char *const *names, size_t count)
-{
-	char *similar = has_glob(pattern) ? xstrdup("") : similar_names(pattern, names, count);
-	char *reason = xasprintf("no match%s", similar);
-
-	provider_refuse(point, reason);
-	free(reason);
-	free(similar);
+	add_function_point(&m, name, tail);
 }
 
 /* .call, .return and .return.maxactive(N) after function(...), or .exported, .inline,
@@ -100,12 +55,7 @@ static bool read_suffixes(const struct probe_point *point, const struct componen
 		comp = comp->next;
 	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
 		*kind = PROVIDER_KRETPROBE;
-		comp = comp->next;
-		if (comp && !strcmp(comp->name, "maxactive") &&
-		    component_number(comp, maxactive) && *maxactive > 0 && *maxactive < 1000000)
-			comp = comp->next;
-		else if (comp)
-			*maxactive = -1;
+		comp = read_return_suffix(comp, maxactive);
 	}
 	if (comp) {
 		provider_invalid_suffix(point, comp);
@@ -130,14 +80,14 @@ static bool check_function(const struct probe_point *point, const struct compone
 			return false;
 		}
 		names = ksyms_exported_names(ks, &count);
-		no_match(point, name, names, count);
+		function_no_match(point, name, names, count);
 		free(names);
 		return false;
 	}
 	if (!ksyms_exists(ks, name)) {
 		const char *const *names = ksyms_names(ks, &count);
 
-		no_match(point, name, names, count);
+		function_no_match(point, name, names, count);
 		return false;
 	}
 	if (ksyms_blacklisted(ks, name)) {
@@ -208,7 +158,7 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 		provider_resolving(point);
 		return false;
 	}
-	if (!has_glob(pattern)) {
+	if (!pattern_has_glob(pattern)) {
 		if (!check_function(point, func, ks, exported))
 			return false;
 		add_point(point, func, pattern, kind, maxactive, tail);
@@ -221,7 +171,7 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 	names = exported ? ksyms_match_exported(ks, pattern, &count) :
 			   ksyms_match(ks, pattern, &count);
 	if (!count)
-		no_match(point, pattern, NULL, 0);
+		function_no_match(point, pattern, NULL, 0);
 	for (size_t i = 0; i < count; i++)
 		add_point(point, func, names[i], kind, maxactive, tail);
 	free(names);

@@ -6,10 +6,9 @@
  * their functions (ksyms_modules()). The probes are armed when m is loaded, before its init
  * function runs, and disarmed when it is removed (runtime/kprobes.h).
  */
-#include "providers/providers.h"
+#include "providers/function_point.h"
 
 #include <fnmatch.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,47 +31,6 @@ struct module_point {
 	int64_t maxactive;
 };
 
-static bool has_glob(const char *pattern)
-{
-	return strpbrk(pattern, "*?[") != NULL;
-}
-
-/* The point as pp() shows it for function `name` of module `mod`. */
-static char *point_text(const struct module_point *mp, const char *mod, const char *name)
-{
-	struct strbuf sb = { 0 };
-
-	sb_addf(&sb, "%smodule(\"%s\").function(\"%s\")", mp->kprobe ? "kprobe." : "", mod, name);
-	for (const struct component *c = mp->func->next; c; c = c->next) {
-		int64_t n;
-
-		sb_addf(&sb, ".%s", c->name);
-		if (component_number(c, &n))
-			sb_addf(&sb, "(%" PRId64 ")", n);
-	}
-	add_marks(&sb, mp->point);
-	return sb_steal(&sb);
-}
-
-static void add_point(const struct module_point *mp, const char *mod, const char *name,
-		      struct derived_point ***tail)
-{
-	struct derived_point *d = derived_point_new(mp->kind, mp->point);
-
-	free(d->pp);
-	d->pp = point_text(mp, mod, name);
-	free(d->function);
-	d->function = xstrdup(name);
-	free(d->module);
-	d->module = xstrdup(mod);
-	d->maxactive = (int)mp->maxactive;
-	if (mp->kprobe) {
-		free(d->comment);
-		d->comment = xasprintf(" /*  name = %s:%s*/", mod, name);
-	}
-	add_derived_point(tail, d);
-}
-
 /* .call, .return and .return.maxactive(N) after function(...); false after an error. */
 static bool read_suffixes(struct module_point *mp)
 {
@@ -84,13 +42,7 @@ static bool read_suffixes(struct module_point *mp)
 		comp = comp->next;
 	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
 		mp->kind = PROVIDER_KRETPROBE;
-		comp = comp->next;
-		if (comp && !strcmp(comp->name, "maxactive") &&
-		    component_number(comp, &mp->maxactive) && mp->maxactive > 0 &&
-		    mp->maxactive < 1000000)
-			comp = comp->next;
-		else if (comp)
-			mp->maxactive = -1;
+		comp = read_return_suffix(comp, &mp->maxactive);
 	}
 	if (comp) {
 		provider_invalid_suffix(mp->point, comp);
@@ -99,32 +51,23 @@ static bool read_suffixes(struct module_point *mp)
 	return true;
 }
 
-/* "no match", with the nearest of `names` when `pattern` is no wildcard. */
-static void no_match(const struct probe_point *point, const char *pattern,
-		     const char *const *names, size_t count)
-{
-	char *similar = has_glob(pattern) || !names ? xstrdup("") :
-			similar_names(pattern, names, count);
-	char *reason = xasprintf("no match%s", similar);
-
-	provider_refuse(point, reason);
-	free(reason);
-	free(similar);
-}
-
 /* The functions of `mod` matching the function pattern, added; how many. */
 static size_t add_module_functions(const struct module_point *mp, const struct kmodule *mod,
 				   struct derived_point ***tail)
 {
 	const char *pattern = component_string(mp->func);
+	char *head = xasprintf("%smodule(\"%s\")", mp->kprobe ? "kprobe." : "", mod->name);
+	struct function_match m = { mp->point, mp->func, head, mod->name, mp->kind,
+				    mp->maxactive };
 	size_t added = 0;
 
 	for (size_t i = 0; i < mod->nfunctions; i++) {
 		if (fnmatch(pattern, mod->functions[i], 0) == 0) {
-			add_point(mp, mod->name, mod->functions[i], tail);
+			add_function_point(&m, mod->functions[i], tail);
 			added++;
 		}
 	}
+	free(head);
 	return added;
 }
 
@@ -158,10 +101,10 @@ static bool expand(const struct module_point *mp, const struct kmodules *mods,
 	if (!modules) {
 		const char **names = module_names_of(mods);
 
-		no_match(mp->point, mod_pattern, names, mods->len);
+		function_no_match(mp->point, mod_pattern, names, mods->len);
 		free(names);
 	} else if (!added) {
-		no_match(mp->point, func_pattern,
+		function_no_match(mp->point, func_pattern,
 			 modules == 1 ? (const char *const *)only->functions : NULL,
 			 modules == 1 ? only->nfunctions : 0);
 	}

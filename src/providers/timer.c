@@ -8,6 +8,7 @@
  * timers.h), for sampling what the CPUs are doing.
  */
 #include "providers/providers.h"
+#include "providers/emit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -181,3 +182,62 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 }
 
 const struct provider provider_timer = { "timer", derive_timer };
+
+/* ---- Pass 3: runtime/timers.h's tables ---- */
+
+struct timers_state {
+	struct strbuf timers, profile;
+	int ntimers, nprofile;
+};
+
+static void timers_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
+			 const struct derived_point *d, int pp)
+{
+	struct timers_state *s = state;
+
+	(void)ctx;
+	if (d->kind == PROVIDER_PROFILE) {
+		sb_addf(&s->profile, "\t{ .pp = &tap_pp_%d, .body = probe_%d },\n", pp, p->index);
+		s->nprofile++;
+		return;
+	}
+	sb_addf(&s->timers, "\t{ .interval = %lldLL, .randomize = %lldLL, .pp = &tap_pp_%d,"
+		" .body = probe_%d },\n", (long long)d->interval_ns, (long long)d->randomize_ns,
+		pp, p->index);
+	s->ntimers++;
+}
+
+static void timers_write_counts(const void *state, FILE *out)
+{
+	const struct timers_state *s = state;
+
+	fprintf(out, "#define TAP_NUM_TIMERS %d\n#define TAP_NUM_PROFILE %d\n", s->ntimers,
+		s->nprofile);
+}
+
+static void timers_write_tables(const void *state, FILE *out)
+{
+	const struct timers_state *s = state;
+
+	emit_table(out, "static struct tap_timer tap_timers", s->ntimers, &s->timers);
+	emit_table(out, "static const struct tap_been_probe tap_profile_probes", s->nprofile,
+		   &s->profile);
+}
+
+static void timers_release(void *state)
+{
+	struct timers_state *s = state;
+
+	free(s->timers.buf);
+	free(s->profile.buf);
+}
+
+const struct point_emitter emitter_timers = {
+	.kinds = 1u << PROVIDER_TIMER | 1u << PROVIDER_PROFILE,
+	.state_size = sizeof(struct timers_state),
+	.runtime_header = "timers.h",
+	.point = timers_point,
+	.write_counts = timers_write_counts,
+	.write_tables = timers_write_tables,
+	.release = timers_release,
+};

@@ -9,6 +9,7 @@
  * so does a name vmlinux does not have; its types come from the module's BTF.
  */
 #include "providers/providers.h"
+#include "providers/emit.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -156,3 +157,70 @@ bool derive_kernel_trace(const struct probe_point *point, const struct component
 	free(pattern);
 	return found.count > 0;
 }
+
+/* ---- Pass 3: runtime/tracepoints.h's table ---- */
+
+struct tracepoints_state {
+	struct strbuf table;
+	int count;
+};
+
+/*
+ * A handler of the tracepoint's prototype (its data pointer, then each argument in a 64-bit
+ * register or stack slot, which holds any of them on x86_64) that keeps the arguments in
+ * the context for tap_arg().
+ */
+static void tracepoint_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
+			     const struct derived_point *d, int pp)
+{
+	struct tracepoints_state *s = state;
+	char *name = ctx->c_string(d->function);
+	char *module = emit_module(ctx, d);
+	struct strbuf *out = ctx->points;
+
+	sb_addf(out, "static void tap_trace_%d(void *data", pp);
+	for (int i = 0; i < d->nargs; i++)
+		sb_addf(out, ", u64 a%d", i);
+	sb_addf(out, ")\n{\n\tu64 args[] = { 0");
+	for (int i = 0; i < d->nargs; i++)
+		sb_addf(out, ", a%d", i);
+	sb_addf(out, " };\n\tstruct tap_context *c;\n\n\tpreempt_disable_notrace();\n"
+		"\tc = tap_context_enter(&tap_pp_%d, NULL, TAP_RUNNING);\n", pp);
+	emit_run(out, p->index, false, "\t\tc->trace_args = args + 1;\n",
+		 "\t\tc->trace_args = NULL;\n");
+	sb_add(out, "\tpreempt_enable_notrace();\n}\n\n");
+	sb_addf(&s->table, "\t{ .name = %s, .module = %s, .handler = (void *)tap_trace_%d,"
+		" .pp = &tap_pp_%d },\n", name, module, pp, pp);
+	s->count++;
+	free(name);
+	free(module);
+}
+
+static void tracepoints_write_counts(const void *state, FILE *out)
+{
+	const struct tracepoints_state *s = state;
+
+	fprintf(out, "#define TAP_NUM_TRACEPOINTS %d\n", s->count);
+}
+
+static void tracepoints_write_tables(const void *state, FILE *out)
+{
+	const struct tracepoints_state *s = state;
+
+	emit_table(out, "static struct tap_tracepoint tap_tracepoints", s->count, &s->table);
+}
+
+static void tracepoints_release(void *state)
+{
+	free(((struct tracepoints_state *)state)->table.buf);
+}
+
+const struct point_emitter emitter_tracepoints = {
+	.kinds = 1u << PROVIDER_TRACEPOINT,
+	.state_size = sizeof(struct tracepoints_state),
+	.runtime_header = "tracepoints.h",
+	.point = tracepoint_point,
+	.write_counts = tracepoints_write_counts,
+	.write_tables = tracepoints_write_tables,
+	.release = tracepoints_release,
+};

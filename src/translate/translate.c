@@ -11,6 +11,7 @@
 #include "parse/ast_copy.h"
 #include "diag.h"
 #include "translate/locks.h"
+#include "providers/emit.h"
 #include "providers/providers.h"
 #include "translate/regex_table.h"
 #include "session.h"
@@ -34,15 +35,8 @@ struct module {
 	struct unit *units, **units_tail;
 	int npoints;		/* tap_pp_N descriptors */
 	struct strbuf points;	/* probe-point descriptors and handlers */
-	struct strbuf kprobes, kretprobes, timers, profile;	/* table entries */
-	int nkprobes, nkretprobes, ntimers, nprofile;
-	struct strbuf tracepoints;	/* runtime/tracepoints.h's table */
-	int ntracepoints;
-	struct strbuf fprobes;	/* runtime/kprobes.h's fprobes: a probe's kernel functions */
-	int nfprobes;
-	int nshared_kprobes, nshared_kretprobes;	/* points the shared fprobes may serve */
-	struct strbuf been[3];			/* begin, end and error tables, by been_kind */
-	int nbeen[3];
+	struct emit_ctx emit;	/* what the providers' emitters see (providers/emit.h) */
+	void **emit_states;	/* each emitter's own, by point_emitters[] */
 	int nconditions;	/* conditional probes on kprobes (runtime/kprobes.h) */
 	const struct var **condition_globals;	/* the globals their conditions read */
 	int ncondition_globals;
@@ -259,9 +253,12 @@ static bool kprobe_conditional(const struct derived_probe *p)
 {
 	if (!p->cond)
 		return false;
-	for (const struct derived_point *d = p->points; d; d = d->next)
-		if (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE)
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		const struct point_emitter *e = point_emitter_of(d->kind);
+
+		if (e && e->conditional)
 			return true;
+	}
 	return false;
 }
 
@@ -422,258 +419,61 @@ static int add_point_descriptor(struct module *m, const struct derived_probe *p,
 	return id;
 }
 
-/* The symbol a kprobe is given, as a C string: "f" for a kernel function, "m:f" for the
- * function f of module m. */
-static char *kprobe_symbol(const struct derived_point *d)
-{
-	const char *function = d->symbol ? d->symbol : d->function;
-	char *name = *d->module ? xasprintf("%s:%s", d->module, function) : xstrdup(function);
-	char *literal = c_string_literal(name);
+/* ---- The providers' emitters (providers/emit.h) ---- */
 
-	free(name);
-	return literal;
+static int emit_descriptor(struct emit_ctx *ctx, const struct derived_probe *p,
+			   const struct derived_point *d)
+{
+	return add_point_descriptor(ctx->translate, p, d);
 }
 
-/* The module a probe waits for, as C: "m", or NULL for the kernel. */
-static char *kprobe_module(const struct derived_point *d)
+static void emit_start(struct module *m)
 {
-	return *d->module ? c_string_literal(d->module) : xstrdup("NULL");
+	size_t n = 0;
+
+	while (point_emitters[n])
+		n++;
+	m->emit = (struct emit_ctx){ .program = m->program, .points = &m->points,
+				     .descriptor = emit_descriptor, .c_string = c_string_literal,
+				     .translate = m };
+	m->emit_states = xcalloc(n, sizeof(*m->emit_states));
+	for (size_t i = 0; i < n; i++)
+		m->emit_states[i] = xcalloc(1, point_emitters[i]->state_size);
 }
 
-static void kprobe_point(struct module *m, const struct derived_probe *p,
-			 const struct derived_point *d, int pp, bool shared)
+/* A probe's points, each with its descriptor, given to the emitters of their kinds. */
+static void emit_points(struct module *m, const struct derived_probe *p)
 {
-	char *symbol = kprobe_symbol(d);
-	char *module = kprobe_module(d);
-
-	sb_addf(&m->points,
-		"static int tap_kprobe_%d(struct kprobe *kp, struct pt_regs *regs)\n{\n"
-		"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
-		"\tif (c) {\n\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n\treturn 0;\n}\n\n",
-		pp, pp, p->index);
-	if (d->address)
-		sb_addf(&m->kprobes, "\t{ .kp = { .addr = (kprobe_opcode_t *)0x%llxULL,",
-			(unsigned long long)d->address);
-	else
-		sb_addf(&m->kprobes, "\t{ .kp = { .symbol_name = %s,", symbol);
-	if (!d->address && d->offset)
-		sb_addf(&m->kprobes, " .offset = 0x%llx,", (unsigned long long)d->offset);
-	sb_addf(&m->kprobes, " .pre_handler = tap_kprobe_%d }, .pp = &tap_pp_%d,"
-		" .module = %s, .cond = %d%s },\n", pp, pp, module, condition_id(m, p),
-		shared ? ", .shared = true" : "");
-	m->nkprobes++;
-	m->nshared_kprobes += shared;
-	free(symbol);
-	free(module);
-}
-
-static void kretprobe_point(struct module *m, const struct derived_probe *p,
-			    const struct derived_point *d, int pp, bool shared)
-{
-	char *symbol = kprobe_symbol(d);
-	char *module = kprobe_module(d);
-	bool has_entry = p->entries.len > 0;
-
-	if (has_entry)
-		sb_addf(&m->points,
-			"static int tap_kretprobe_entry_%d(struct kretprobe_instance *ri, struct pt_regs *regs)\n{\n"
-			"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
-			"\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
-			"\tc->entry_data = ri->data;\n\tprobe_%d_entry(c);\n\ttap_context_exit(c);\n\treturn 0;\n}\n\n",
-			pp, pp, p->index);
-	sb_addf(&m->points,
-		"static int tap_kretprobe_%d(struct kretprobe_instance *ri, struct pt_regs *regs)\n{\n"
-		"\tstruct tap_context *c = tap_context_enter(&tap_pp_%d, regs, TAP_RUNNING);\n\n"
-		"\tif (c) {\n%s\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n"
-		"\treturn 0;\n}\n\n",
-		pp, pp, has_entry ? "\t\tc->entry_data = ri->data;\n" : "", p->index);
-	sb_addf(&m->kretprobes, "\t{ .rp = { .kp.symbol_name = %s, .handler = tap_kretprobe_%d,",
-		symbol, pp);
-	if (has_entry)
-		sb_addf(&m->kretprobes,
-			" .entry_handler = tap_kretprobe_entry_%d,"
-			" .data_size = sizeof(struct probe_%d_entry),", pp, p->index);
-	sb_addf(&m->kretprobes, " .maxactive = %d }, .pp = &tap_pp_%d, .module = %s, .cond = %d%s },\n",
-		d->maxactive, pp, module, condition_id(m, p), shared ? ", .shared = true" : "");
-	m->nkretprobes++;
-	m->nshared_kretprobes += shared;
-	free(symbol);
-	free(module);
-}
-
-/*
- * Where the kernel has fprobe (runtime/compat.h's TAP_USE_FPROBE), the entries of a probe
- * on kernel functions, or their returns, may be served by one fprobe (runtime/kprobes.h):
- * its handlers, and its entry in tap_fprobes[] naming the probe's table entries
- * [first, first + count) of tap_kprobes or tap_kretprobes.
- */
-static void fprobe_entries(struct module *m, const struct derived_probe *p, int first,
-			   int count)
-{
-	int id = m->nfprobes++;
-
-	sb_addf(&m->points,
-		"#ifdef TAP_USE_FPROBE\n"
-		"static int tap_fprobe_%d(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,"
-		" struct pt_regs *regs, void *data)\n{\n"
-		"\tstruct tap_context *c = tap_context_enter(tap_fprobe_pp(fp, ip), regs, TAP_RUNNING);\n\n"
-		"\tif (c) {\n\t\tunsigned long at = tap_fprobe_regs_enter(regs, ip);\n\n"
-		"\t\tprobe_%d(c);\n\t\tinstruction_pointer_set(regs, at);\n"
-		"\t\ttap_context_exit(c);\n\t}\n\treturn 0;\n}\n#endif\n\n",
-		id, p->index);
-	sb_addf(&m->fprobes, "\t{ .fp = { .entry_handler = tap_fprobe_%d }, .ret = false,"
-		" .first = %d, .count = %d },\n", id, first, count);
-}
-
-static void fprobe_returns(struct module *m, const struct derived_probe *p, int first,
-			   int count)
-{
-	int id = m->nfprobes++;
-	bool has_entry = p->entries.len > 0;
-
-	sb_add(&m->points, "#ifdef TAP_USE_FPROBE\n");
-	if (has_entry)
-		sb_addf(&m->points,
-			"static int tap_fprobe_entry_%d(struct fprobe *fp, unsigned long ip,"
-			" unsigned long ret_ip, struct pt_regs *regs, void *data)\n{\n"
-			"\tstruct tap_context *c = tap_context_enter(tap_fprobe_pp(fp, ip), regs, TAP_RUNNING);\n"
-			"\tunsigned long at;\n\n"
-			"\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
-			"\tat = tap_fprobe_regs_enter(regs, ip);\n"
-			"\tc->entry_data = data;\n\tprobe_%d_entry(c);\n"
-			"\tinstruction_pointer_set(regs, at);\n"
-			"\ttap_context_exit(c);\n\treturn 0;\n}\n\n",
-			id, p->index);
-	sb_addf(&m->points,
-		"static void tap_fprobe_%d(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,"
-		" struct pt_regs *regs, void *data)\n{\n"
-		"\tstruct tap_context *c = tap_context_enter(tap_fprobe_pp(fp, ip), regs, TAP_RUNNING);\n\n"
-		"\tif (c) {\n%s\t\tprobe_%d(c);\n\t\ttap_context_exit(c);\n\t}\n}\n#endif\n\n",
-		id, has_entry ? "\t\tc->entry_data = data;\n" : "", p->index);
-	sb_addf(&m->fprobes, "\t{ .fp = { .exit_handler = tap_fprobe_%d", id);
-	if (has_entry)
-		sb_addf(&m->fprobes, ", .entry_handler = tap_fprobe_entry_%d,"
-			" .entry_data_size = sizeof(struct probe_%d_entry)", id, p->index);
-	sb_addf(&m->fprobes, " }, .ret = true, .first = %d, .count = %d },\n", first, count);
-}
-
-/* Whether a point may go under an fprobe: a kernel function's entry or return, by name. */
-static bool fprobe_candidate(const struct derived_point *d)
-{
-	return (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && !*d->module &&
-	       !d->address && !d->offset;
-}
-
-/* How many of a probe's points an fprobe could serve, entries and returns. */
-static void fprobe_candidates(const struct derived_probe *p, int *entries, int *returns)
-{
-	*entries = *returns = 0;
+	m->emit.condition = condition_id(m, p);
+	for (int i = 0; point_emitters[i]; i++)
+		if (point_emitters[i]->probe_start)
+			point_emitters[i]->probe_start(&m->emit, m->emit_states[i], p);
 	for (const struct derived_point *d = p->points; d; d = d->next) {
-		if (fprobe_candidate(d) && d->kind == PROVIDER_KPROBE)
-			(*entries)++;
-		else if (fprobe_candidate(d))
-			(*returns)++;
+		int pp = add_point_descriptor(m, p, d);
+
+		for (int i = 0; point_emitters[i]; i++)
+			if (EMITTER_OWNS(point_emitters[i], d->kind) && point_emitters[i]->point)
+				point_emitters[i]->point(&m->emit, m->emit_states[i], p, d, pp);
 	}
+	for (int i = 0; point_emitters[i]; i++)
+		if (point_emitters[i]->probe_end)
+			point_emitters[i]->probe_end(&m->emit, m->emit_states[i], p);
 }
 
-/*
- * Whether a point goes to the shared fprobes: the only entry (return) of its probe that an
- * fprobe could serve, of a probe without a condition (its kprobe is disabled while the
- * condition is false) and without .maxactive(N) (its kretprobe's own instances).
- */
-static bool fprobe_shared(const struct module *m, const struct derived_probe *p,
-			  const struct derived_point *d, int entries, int returns)
+static void emit_module_end(struct module *m)
 {
-	return fprobe_candidate(d) && (d->kind == PROVIDER_KPROBE ? entries : returns) == 1 &&
-	       !condition_id(m, p) && d->maxactive <= 0;
+	for (int i = 0; point_emitters[i]; i++)
+		if (point_emitters[i]->module_end)
+			point_emitters[i]->module_end(&m->emit, m->emit_states[i]);
 }
 
-/* A probe's fprobes: one for its entries, one for its returns, when it has several. */
-static void fprobe_groups(struct module *m, const struct derived_probe *p, int first_kprobe,
-			  int first_kretprobe, int entries, int returns)
+static void emit_release(struct module *m)
 {
-	if (entries >= 2)
-		fprobe_entries(m, p, first_kprobe, m->nkprobes - first_kprobe);
-	if (returns >= 2)
-		fprobe_returns(m, p, first_kretprobe, m->nkretprobes - first_kretprobe);
-}
-
-/* The module's shared fprobes, the last (runtime/kprobes.h gives them their handlers): one
- * for the entries, one for the returns of the probes of one function each, when there are
- * several. */
-static void shared_fprobes(struct module *m)
-{
-	if (m->nshared_kprobes >= 2) {
-		sb_addf(&m->fprobes, "\t{ .ret = false, .shared = true, .first = 0, .count = %d },\n",
-			m->nkprobes);
-		m->nfprobes++;
+	for (int i = 0; point_emitters[i]; i++) {
+		point_emitters[i]->release(m->emit_states[i]);
+		free(m->emit_states[i]);
 	}
-	if (m->nshared_kretprobes >= 2) {
-		sb_addf(&m->fprobes, "\t{ .ret = true, .shared = true, .first = 0, .count = %d },\n",
-			m->nkretprobes);
-		m->nfprobes++;
-	}
-}
-
-/*
- * kernel.trace: a handler of the tracepoint's prototype (its data pointer, then each
- * argument in a 64-bit register or stack slot, which holds any of them on x86_64) that
- * keeps the arguments in the context for tap_arg().
- */
-static void tracepoint_point(struct module *m, const struct derived_probe *p,
-			     const struct derived_point *d, int pp)
-{
-	char *name = c_string_literal(d->function);
-	char *module = kprobe_module(d);
-
-	sb_addf(&m->points, "static void tap_trace_%d(void *data", pp);
-	for (int i = 0; i < d->nargs; i++)
-		sb_addf(&m->points, ", u64 a%d", i);
-	sb_addf(&m->points, ")\n{\n\tu64 args[] = { 0");
-	for (int i = 0; i < d->nargs; i++)
-		sb_addf(&m->points, ", a%d", i);
-	sb_addf(&m->points, " };\n\tstruct tap_context *c;\n\n\tpreempt_disable_notrace();\n"
-		"\tc = tap_context_enter(&tap_pp_%d, NULL, TAP_RUNNING);\n"
-		"\tif (c) {\n\t\tc->trace_args = args + 1;\n\t\tprobe_%d(c);\n"
-		"\t\tc->trace_args = NULL;\n\t\ttap_context_exit(c);\n\t}\n"
-		"\tpreempt_enable_notrace();\n}\n\n", pp, p->index);
-	sb_addf(&m->tracepoints, "\t{ .name = %s, .module = %s, .handler = (void *)tap_trace_%d,"
-		" .pp = &tap_pp_%d },\n", name, module, pp, pp);
-	m->ntracepoints++;
-	free(name);
-	free(module);
-}
-
-/* The runtime's tables of probes run once: index and name. */
-static const struct {
-	enum provider_kind kind;
-	const char *table;	/* tap_NAME_probes, TAP_NUM_NAME */
-	const char *macro;
-} been_tables[3] = {
-	{ PROVIDER_BEGIN, "begin", "BEGIN" },
-	{ PROVIDER_END, "end", "END" },
-	{ PROVIDER_ERROR, "error", "ERROR" },
-};
-
-static void been_point(struct module *m, int table, const struct derived_probe *p, int pp)
-{
-	sb_addf(&m->been[table], "\t{ .pp = &tap_pp_%d, .body = probe_%d },\n", pp, p->index);
-	m->nbeen[table]++;
-}
-
-static void timer_point(struct module *m, const struct derived_probe *p,
-			const struct derived_point *d, int pp)
-{
-	sb_addf(&m->timers, "\t{ .interval = %lldLL, .randomize = %lldLL, .pp = &tap_pp_%d,"
-		" .body = probe_%d },\n", (long long)d->interval_ns, (long long)d->randomize_ns,
-		pp, p->index);
-	m->ntimers++;
-}
-
-static void profile_point(struct module *m, const struct derived_probe *p, int pp)
-{
-	sb_addf(&m->profile, "\t{ .pp = &tap_pp_%d, .body = probe_%d },\n", pp, p->index);
-	m->nprofile++;
+	free(m->emit_states);
 }
 
 static void translate_probe(struct module *m, struct derived_probe *p)
@@ -702,65 +502,12 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	b.code = (struct strbuf){ 0 };
 	sb_add(&code, comment);
 	probe_body(m, p, &b, &code);
-	int first_kprobe = m->nkprobes, first_kretprobe = m->nkretprobes;
-	int entries, returns;
-
-	fprobe_candidates(p, &entries, &returns);
-	for (struct derived_point *d = p->points; d; d = d->next) {
-		int pp = add_point_descriptor(m, p, d);
-		bool shared = fprobe_shared(m, p, d, entries, returns);
-
-		if (d->kind == PROVIDER_KPROBE)
-			kprobe_point(m, p, d, pp, shared);
-		else if (d->kind == PROVIDER_KRETPROBE)
-			kretprobe_point(m, p, d, pp, shared);
-		else if (d->kind == PROVIDER_TIMER)
-			timer_point(m, p, d, pp);
-		else if (d->kind == PROVIDER_PROFILE)
-			profile_point(m, p, pp);
-		else if (d->kind == PROVIDER_TRACEPOINT)
-			tracepoint_point(m, p, d, pp);
-	}
-	fprobe_groups(m, p, first_kprobe, first_kretprobe, entries, returns);
+	emit_points(m, p);
 	add_unit(m, xasprintf("probe_%d", p->index), &b.fields, sb_steal(&code));
 	free(b.code.buf);
 	free(b.locks);
 	free(what);
 	free(comment);
-}
-
-/* begin, end and error probes run by priority, in source order among equals. */
-static void collect_been(struct module *m, int table)
-{
-	enum provider_kind kind = been_tables[table].kind;
-	int64_t lowest = INT64_MAX;
-	bool any = false;
-
-	for (struct derived_probe *p = m->program->probes; p; p = p->next)
-		for (struct derived_point *d = p->points; d; d = d->next)
-			if (d->kind == kind && (!any || d->priority < lowest)) {
-				lowest = d->priority;
-				any = true;
-			}
-	for (int64_t prio = lowest; any;) {
-		int64_t next = INT64_MAX;
-		bool more = false;
-
-		for (struct derived_probe *p = m->program->probes; p; p = p->next)
-			for (struct derived_point *d = p->points; d; d = d->next) {
-				if (d->kind != kind)
-					continue;
-				if (d->priority == prio)
-					been_point(m, table, p, add_point_descriptor(m, p, d));
-				else if (d->priority > prio && d->priority <= next) {
-					next = d->priority;
-					more = true;
-				}
-			}
-		if (!more)
-			break;
-		prio = next;
-	}
 }
 
 /* ---- The file ---- */
@@ -943,27 +690,8 @@ static void write_frames(struct module *m)
 static void write_tables(struct module *m)
 {
 	fputs(m->points.buf ? m->points.buf : "", m->out);
-	if (m->nkprobes)
-		fprintf(m->out, "static struct tap_kprobe tap_kprobes[] = {\n%s};\n\n",
-			m->kprobes.buf);
-	if (m->nkretprobes)
-		fprintf(m->out, "static struct tap_kretprobe tap_kretprobes[] = {\n%s};\n\n",
-			m->kretprobes.buf);
-	if (m->nfprobes)
-		fprintf(m->out, "#ifdef TAP_USE_FPROBE\n"
-			"static struct tap_fprobe tap_fprobes[] = {\n%s};\n#endif\n\n",
-			m->fprobes.buf);
-	if (m->ntracepoints)
-		fprintf(m->out, "static struct tap_tracepoint tap_tracepoints[] = {\n%s};\n\n",
-			m->tracepoints.buf);
-	if (m->ntimers)
-		fprintf(m->out, "static struct tap_timer tap_timers[] = {\n%s};\n\n", m->timers.buf);
-	if (m->nprofile)
-		fprintf(m->out, "static const struct tap_been_probe tap_profile_probes[] = {\n%s};\n\n",
-			m->profile.buf);
-	for (int t = 0; t < 3; t++)
-		fprintf(m->out, "static const struct tap_been_probe tap_%s_probes[] = {\n%s\t{ NULL },\n};\n\n",
-			been_tables[t].table, m->been[t].buf ? m->been[t].buf : "");
+	for (int i = 0; point_emitters[i]; i++)
+		point_emitters[i]->write_tables(m->emit_states[i], m->out);
 }
 
 /* ---- -t: what the probe hit report says of each point ---- */
@@ -1132,14 +860,9 @@ static void write_module(struct module *m)
 
 	fprintf(m->out, "/* Generated by tapster from %s. */\n\n", safe_script);
 	free(safe_script);
-	fprintf(m->out, "#define TAP_NUM_KPROBES %d\n#define TAP_NUM_KRETPROBES %d\n"
-		"#define TAP_NUM_TIMERS %d\n#define TAP_NUM_PROFILE %d\n"
-		"#define TAP_NUM_CONDITIONS %d\n#define TAP_NUM_TRACEPOINTS %d\n"
-		"#define TAP_NUM_FPROBES %d\n", m->nkprobes,
-		m->nkretprobes, m->ntimers, m->nprofile, m->nconditions, m->ntracepoints,
-		m->nfprobes);
-	for (int t = 0; t < 3; t++)
-		fprintf(m->out, "#define TAP_NUM_%s %d\n", been_tables[t].macro, m->nbeen[t]);
+	for (int i = 0; point_emitters[i]; i++)
+		point_emitters[i]->write_counts(m->emit_states[i], m->out);
+	fprintf(m->out, "#define TAP_NUM_CONDITIONS %d\n", m->nconditions);
 	fprintf(m->out, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n",
 		default_maxnesting(m->program));
 	if (timing_build(m->session))
@@ -1152,11 +875,11 @@ static void write_module(struct module *m)
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
 	      "#include \"format.h\"\n"
 	      "#include \"globals.h\"\n"
-	      "#include \"pstat.h\"\n"
-	      "#include \"kprobes.h\"\n"
-	      "#include \"tracepoints.h\"\n"
-	      "#include \"timers.h\"\n"
-	      "#include \"kread.h\"\n\n", m->out);
+	      "#include \"pstat.h\"\n", m->out);
+	for (int i = 0; point_emitters[i]; i++)
+		if (point_emitters[i]->runtime_header)
+			fprintf(m->out, "#include \"%s\"\n", point_emitters[i]->runtime_header);
+	fputs("#include \"kread.h\"\n\n", m->out);
 	regex_write_programs(&m->regexes, m->out);
 	write_arrays(m);
 	write_locks(m);
@@ -1275,15 +998,15 @@ int translate(struct session *session, struct program *program, FILE *out)
 	if (!program_translatable(program))
 		return 1;
 	m.units_tail = &m.units;
+	emit_start(&m);
 	collect_conditions(&m);
 	for (struct used_function *f = program->functions; f; f = f->next)
 		translate_function(&m, f);
 	for (struct derived_probe *p = program->probes; p; p = p->next)
 		translate_probe(&m, p);
-	shared_fprobes(&m);
-	for (int t = 0; t < 3; t++)
-		collect_been(&m, t);
+	emit_module_end(&m);
 	write_module(&m);
+	emit_release(&m);
 	regex_table_free(&m.regexes);
 	free(m.condition_globals);
 	return 0;

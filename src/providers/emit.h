@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A provider's part of pass 3: its emitter writes, for the points of the kinds it owns,
+ * their handlers (the glue from the kernel's callback to the probe body), its tables for
+ * its runtime header (runtime/kprobes.h, tracepoints.h, timers.h, been.h) and their counts
+ * (#define TAP_NUM_...); the runtime starts and stops them through runtime/providers.h.
+ * translate.c knows none of them: it gives each emitter the probes and points in order
+ * through a small interface, struct emit_ctx, and writes what they made where the
+ * module's layout has it. A new kind of point is a new emitter in point_emitters[]
+ * (emit.c), its runtime header, and its entry in runtime/providers.h.
+ */
+#ifndef TAPSTER_EMIT_H
+#define TAPSTER_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "resolve/program.h"
+#include "util.h"
+
+/* What pass 3 gives an emitter. */
+struct emit_ctx {
+	const struct program *program;
+	struct strbuf *points;	/* the point descriptors and handlers, in the module's order */
+	int condition;		/* the probe's number among the conditional ones, else 0 */
+	/* Adds the descriptor tap_pp_N of point `d` of probe `p` to `points`; returns N. */
+	int (*descriptor)(struct emit_ctx *ctx, const struct derived_probe *p,
+			  const struct derived_point *d);
+	char *(*c_string)(const char *s);	/* a C string literal of s */
+	void *translate;	/* pass 3's own state, for the callbacks */
+};
+
+/* An emitter's hooks; each may be NULL. `state` is its own, state_size bytes, zeroed. */
+struct point_emitter {
+	unsigned kinds;		/* the kinds it owns: a bit 1u << PROVIDER_... each */
+	/* Its points are disabled while their probe's condition is false (runtime/kprobes.h):
+	 * a probe on one of them gets a condition number. */
+	bool conditional;
+	size_t state_size;
+	/* Its runtime header, which the module includes before its probe bodies (the
+	 * handlers use it), or NULL; the session reaches it through runtime/providers.h. */
+	const char *runtime_header;
+	/* A probe's points, in order, once its body is written: probe_start, then point for
+	 * each point of a kind it owns (its descriptor is tap_pp_`pp`), then probe_end. */
+	void (*probe_start)(struct emit_ctx *ctx, void *state, const struct derived_probe *p);
+	void (*point)(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
+		      const struct derived_point *d, int pp);
+	void (*probe_end)(struct emit_ctx *ctx, void *state, const struct derived_probe *p);
+	/* After every probe. */
+	void (*module_end)(struct emit_ctx *ctx, void *state);
+	/* Its #define TAP_NUM_... lines, at the top of the module. */
+	void (*write_counts)(const void *state, FILE *out);
+	/* Its tables, after the handlers. */
+	void (*write_tables)(const void *state, FILE *out);
+	void (*release)(void *state);
+};
+
+#define EMITTER_OWNS(e, kind) (((e)->kinds >> (kind)) & 1u)
+
+extern const struct point_emitter emitter_kprobes;
+extern const struct point_emitter emitter_tracepoints;
+extern const struct point_emitter emitter_timers;
+extern const struct point_emitter emitter_been;
+
+/* Every emitter, NULL-terminated, in the order their counts and tables are written. */
+extern const struct point_emitter *const point_emitters[];
+
+/* The emitter of points of `kind`, or NULL (never probes have none). */
+const struct point_emitter *point_emitter_of(enum provider_kind kind);
+
+/* ---- The handler text the emitters share ---- */
+
+/*
+ * The probe body run in context c and the context left, `before` and `after` the call:
+ * "if (c) { ... }"; with `entry`, the @entry part of return probe `probe`, which returns 1
+ * without a context (no return probe for this call).
+ */
+void emit_run(struct strbuf *sb, int probe, bool entry, const char *before, const char *after);
+
+/* A handler's body after its "NAME(PARAMS)\n{\n": the context entered for `pp`, with the
+ * handler's `regs`, then `locals` and a blank line, emit_run(), and `end`. */
+struct handler_text {
+	const char *pp;		/* its probe point, as C: "&tap_pp_3", "tap_fprobe_pp(fp, ip)" */
+	const char *locals;	/* "", "\tunsigned long at;\n" */
+	bool entry;
+	const char *before, *after;	/* as emit_run()'s */
+	const char *end;	/* "\treturn 0;\n}\n\n" */
+};
+void emit_handler(struct strbuf *sb, int probe, const struct handler_text *h);
+
+/* A table of `count` entries, "DECL[] = {\nENTRIES};\n\n", when there are any. */
+void emit_table(FILE *out, const char *decl, int count, const struct strbuf *entries);
+
+/* The module a point waits for, as C: "m", or NULL for the kernel. */
+char *emit_module(const struct emit_ctx *ctx, const struct derived_point *d);
+
+#endif

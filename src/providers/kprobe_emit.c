@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 3 of kprobes and kretprobes (kernel.function, module().function, kernel.statement):
+ * a handler each, their tables tap_kprobes[] and tap_kretprobes[], and where the kernel has
+ * fprobe the tap_fprobes[] that may serve several of them at once (runtime/kprobes.h).
+ */
+#include "providers/emit.h"
+
+#include <stdlib.h>
+
+struct kprobes_state {
+	struct strbuf kprobes, kretprobes, fprobes;	/* table entries */
+	int nkprobes, nkretprobes, nfprobes;
+	int nshared_kprobes, nshared_kretprobes;	/* points the shared fprobes may serve */
+	/* The probe being written: its first entries in the tables, and how many of its
+	 * points an fprobe could serve, entries and returns. */
+	int first_kprobe, first_kretprobe;
+	int entries, returns;
+};
+
+#define RETURN_0 "\treturn 0;\n}\n\n"
+#define FPROBE_PP "tap_fprobe_pp(fp, ip)"
+#define FPROBE_PARAMS "(struct fprobe *fp, unsigned long ip, unsigned long ret_ip," \
+	" struct pt_regs *regs, void *data)\n{\n"
+
+/* The symbol a kprobe is given, as a C string: "f" for a kernel function, "m:f" for the
+ * function f of module m. */
+static char *kprobe_symbol(const struct emit_ctx *ctx, const struct derived_point *d)
+{
+	const char *function = d->symbol ? d->symbol : d->function;
+	char *name = *d->module ? xasprintf("%s:%s", d->module, function) : xstrdup(function);
+	char *literal = ctx->c_string(name);
+
+	free(name);
+	return literal;
+}
+
+/* Whether a point may go under an fprobe: a kernel function's entry or return, by name. */
+static bool fprobe_candidate(const struct derived_point *d)
+{
+	return (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && !*d->module &&
+	       !d->address && !d->offset;
+}
+
+static void kprobes_probe_start(struct emit_ctx *ctx, void *state, const struct derived_probe *p)
+{
+	struct kprobes_state *s = state;
+
+	(void)ctx;
+	s->first_kprobe = s->nkprobes;
+	s->first_kretprobe = s->nkretprobes;
+	s->entries = s->returns = 0;
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		if (fprobe_candidate(d) && d->kind == PROVIDER_KPROBE)
+			s->entries++;
+		else if (fprobe_candidate(d))
+			s->returns++;
+	}
+}
+
+/*
+ * Whether a point goes to the shared fprobes: the only entry (return) of its probe that an
+ * fprobe could serve, of a probe without a condition (its kprobe is disabled while the
+ * condition is false) and without .maxactive(N) (its kretprobe's own instances).
+ */
+static bool fprobe_shared(const struct emit_ctx *ctx, const struct kprobes_state *s,
+			  const struct derived_point *d)
+{
+	return fprobe_candidate(d) && (d->kind == PROVIDER_KPROBE ? s->entries : s->returns) == 1 &&
+	       !ctx->condition && d->maxactive <= 0;
+}
+
+/* A kprobe's or kretprobe's table entry after its own fields: the rest, the same for both. */
+static void table_entry_tail(struct strbuf *table, int pp, const char *module, int condition,
+			     bool shared)
+{
+	sb_addf(table, " .pp = &tap_pp_%d, .module = %s, .cond = %d%s },\n", pp, module,
+		condition, shared ? ", .shared = true" : "");
+}
+
+static void kprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
+			 const struct derived_probe *p, const struct derived_point *d, int pp)
+{
+	char *symbol = kprobe_symbol(ctx, d);
+	char *module = emit_module(ctx, d);
+	char *descriptor = xasprintf("&tap_pp_%d", pp);
+	bool shared = fprobe_shared(ctx, s, d);
+
+	sb_addf(ctx->points, "static int tap_kprobe_%d(struct kprobe *kp, struct pt_regs *regs)\n{\n",
+		pp);
+	emit_handler(ctx->points, p->index, &(struct handler_text){ descriptor, "", false, "", "",
+								    RETURN_0 });
+	if (d->address)
+		sb_addf(&s->kprobes, "\t{ .kp = { .addr = (kprobe_opcode_t *)0x%llxULL,",
+			(unsigned long long)d->address);
+	else
+		sb_addf(&s->kprobes, "\t{ .kp = { .symbol_name = %s,", symbol);
+	if (!d->address && d->offset)
+		sb_addf(&s->kprobes, " .offset = 0x%llx,", (unsigned long long)d->offset);
+	sb_addf(&s->kprobes, " .pre_handler = tap_kprobe_%d },", pp);
+	table_entry_tail(&s->kprobes, pp, module, ctx->condition, shared);
+	s->nkprobes++;
+	s->nshared_kprobes += shared;
+	free(symbol);
+	free(module);
+	free(descriptor);
+}
+
+static void kretprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
+			    const struct derived_probe *p, const struct derived_point *d, int pp)
+{
+	char *symbol = kprobe_symbol(ctx, d);
+	char *module = emit_module(ctx, d);
+	char *descriptor = xasprintf("&tap_pp_%d", pp);
+	bool has_entry = p->entries.len > 0;
+	bool shared = fprobe_shared(ctx, s, d);
+
+	if (has_entry) {
+		sb_addf(ctx->points, "static int tap_kretprobe_entry_%d(struct kretprobe_instance *ri,"
+			" struct pt_regs *regs)\n{\n", pp);
+		emit_handler(ctx->points, p->index, &(struct handler_text){
+			descriptor, "", true, "\tc->entry_data = ri->data;\n", "", RETURN_0 });
+	}
+	sb_addf(ctx->points, "static int tap_kretprobe_%d(struct kretprobe_instance *ri,"
+		" struct pt_regs *regs)\n{\n", pp);
+	emit_handler(ctx->points, p->index, &(struct handler_text){
+		descriptor, "", false, has_entry ? "\t\tc->entry_data = ri->data;\n" : "", "",
+		RETURN_0 });
+	sb_addf(&s->kretprobes, "\t{ .rp = { .kp.symbol_name = %s, .handler = tap_kretprobe_%d,",
+		symbol, pp);
+	if (has_entry)
+		sb_addf(&s->kretprobes,
+			" .entry_handler = tap_kretprobe_entry_%d,"
+			" .data_size = sizeof(struct probe_%d_entry),", pp, p->index);
+	sb_addf(&s->kretprobes, " .maxactive = %d },", d->maxactive);
+	table_entry_tail(&s->kretprobes, pp, module, ctx->condition, shared);
+	s->nkretprobes++;
+	s->nshared_kretprobes += shared;
+	free(symbol);
+	free(module);
+	free(descriptor);
+}
+
+static void kprobes_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
+			  const struct derived_point *d, int pp)
+{
+	if (d->kind == PROVIDER_KPROBE)
+		kprobe_point(ctx, state, p, d, pp);
+	else
+		kretprobe_point(ctx, state, p, d, pp);
+}
+
+/*
+ * Where the kernel has fprobe (runtime/compat.h's TAP_USE_FPROBE), the entries of a probe
+ * on kernel functions, or their returns, may be served by one fprobe (runtime/kprobes.h):
+ * its handlers, and its entry in tap_fprobes[] naming the probe's table entries
+ * [first, first + count) of tap_kprobes or tap_kretprobes.
+ */
+static void fprobe_entries(struct emit_ctx *ctx, struct kprobes_state *s,
+			   const struct derived_probe *p, int first, int count)
+{
+	int id = s->nfprobes++;
+
+	sb_addf(ctx->points, "#ifdef TAP_USE_FPROBE\nstatic int tap_fprobe_%d" FPROBE_PARAMS, id);
+	emit_handler(ctx->points, p->index, &(struct handler_text){
+		FPROBE_PP, "", false, "\t\tunsigned long at = tap_fprobe_regs_enter(regs, ip);\n\n",
+		"\t\tinstruction_pointer_set(regs, at);\n", "\treturn 0;\n}\n#endif\n\n" });
+	sb_addf(&s->fprobes, "\t{ .fp = { .entry_handler = tap_fprobe_%d }, .ret = false,"
+		" .first = %d, .count = %d },\n", id, first, count);
+}
+
+static void fprobe_returns(struct emit_ctx *ctx, struct kprobes_state *s,
+			   const struct derived_probe *p, int first, int count)
+{
+	int id = s->nfprobes++;
+	bool has_entry = p->entries.len > 0;
+
+	sb_add(ctx->points, "#ifdef TAP_USE_FPROBE\n");
+	if (has_entry) {
+		sb_addf(ctx->points, "static int tap_fprobe_entry_%d" FPROBE_PARAMS, id);
+		emit_handler(ctx->points, p->index, &(struct handler_text){
+			FPROBE_PP, "\tunsigned long at;\n", true,
+			"\tat = tap_fprobe_regs_enter(regs, ip);\n\tc->entry_data = data;\n",
+			"\tinstruction_pointer_set(regs, at);\n", RETURN_0 });
+	}
+	sb_addf(ctx->points, "static void tap_fprobe_%d" FPROBE_PARAMS, id);
+	emit_handler(ctx->points, p->index, &(struct handler_text){
+		FPROBE_PP, "", false, has_entry ? "\t\tc->entry_data = data;\n" : "", "",
+		"}\n#endif\n\n" });
+	sb_addf(&s->fprobes, "\t{ .fp = { .exit_handler = tap_fprobe_%d", id);
+	if (has_entry)
+		sb_addf(&s->fprobes, ", .entry_handler = tap_fprobe_entry_%d,"
+			" .entry_data_size = sizeof(struct probe_%d_entry)", id, p->index);
+	sb_addf(&s->fprobes, " }, .ret = true, .first = %d, .count = %d },\n", first, count);
+}
+
+/* A probe's fprobes: one for its entries, one for its returns, when it has several. */
+static void kprobes_probe_end(struct emit_ctx *ctx, void *state, const struct derived_probe *p)
+{
+	struct kprobes_state *s = state;
+
+	if (s->entries >= 2)
+		fprobe_entries(ctx, s, p, s->first_kprobe, s->nkprobes - s->first_kprobe);
+	if (s->returns >= 2)
+		fprobe_returns(ctx, s, p, s->first_kretprobe, s->nkretprobes - s->first_kretprobe);
+}
+
+/* The module's shared fprobes, the last (runtime/kprobes.h gives them their handlers): one
+ * for the entries, one for the returns of the probes of one function each, when there are
+ * several. */
+static void kprobes_module_end(struct emit_ctx *ctx, void *state)
+{
+	struct kprobes_state *s = state;
+
+	(void)ctx;
+	if (s->nshared_kprobes >= 2) {
+		sb_addf(&s->fprobes, "\t{ .ret = false, .shared = true, .first = 0, .count = %d },\n",
+			s->nkprobes);
+		s->nfprobes++;
+	}
+	if (s->nshared_kretprobes >= 2) {
+		sb_addf(&s->fprobes, "\t{ .ret = true, .shared = true, .first = 0, .count = %d },\n",
+			s->nkretprobes);
+		s->nfprobes++;
+	}
+}
+
+static void kprobes_write_counts(const void *state, FILE *out)
+{
+	const struct kprobes_state *s = state;
+
+	fprintf(out, "#define TAP_NUM_KPROBES %d\n#define TAP_NUM_KRETPROBES %d\n"
+		"#define TAP_NUM_FPROBES %d\n", s->nkprobes, s->nkretprobes, s->nfprobes);
+}
+
+static void kprobes_write_tables(const void *state, FILE *out)
+{
+	const struct kprobes_state *s = state;
+
+	emit_table(out, "static struct tap_kprobe tap_kprobes", s->nkprobes, &s->kprobes);
+	emit_table(out, "static struct tap_kretprobe tap_kretprobes", s->nkretprobes,
+		   &s->kretprobes);
+	if (s->nfprobes)
+		fprintf(out, "#ifdef TAP_USE_FPROBE\n"
+			"static struct tap_fprobe tap_fprobes[] = {\n%s};\n#endif\n\n",
+			s->fprobes.buf);
+}
+
+static void kprobes_release(void *state)
+{
+	struct kprobes_state *s = state;
+
+	free(s->kprobes.buf);
+	free(s->kretprobes.buf);
+	free(s->fprobes.buf);
+}
+
+const struct point_emitter emitter_kprobes = {
+	.kinds = 1u << PROVIDER_KPROBE | 1u << PROVIDER_KRETPROBE,
+	.conditional = true,
+	.state_size = sizeof(struct kprobes_state),
+	.runtime_header = "kprobes.h",
+	.probe_start = kprobes_probe_start,
+	.point = kprobes_point,
+	.probe_end = kprobes_probe_end,
+	.module_end = kprobes_module_end,
+	.write_counts = kprobes_write_counts,
+	.write_tables = kprobes_write_tables,
+	.release = kprobes_release,
+};
