@@ -208,10 +208,12 @@ static bool index_step(struct walk *w, const struct target_comp *comp)
 }
 
 /* `&$x->y`, `&@cast(p, "T")->y`: the address the access ends at, not read; stap's error for
- * what has none (a register, a bitfield). */
+ * what has none (a register, a bitfield), which it reports at the base ($x, @cast). */
 static bool finish_address(struct walk *w)
 {
 	struct target_access *a = w->a;
+
+	w->comp = NULL;
 
 	if (!a->lvalue)
 		return fail(w, "cannot take address of object in register");
