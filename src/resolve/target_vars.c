@@ -3,7 +3,8 @@
  * Pass 2 of $target expressions and @cast: from `$file->f_path.dentry->d_name.name` and
  * the probed function's BTF to a base (an argument, the return value, @cast's address) and
  * steps (add an offset, read a pointer, index), ending in a read of an integer, pointer,
- * enum or bitfield, or in an address (an array or struct, for kernel_string and @cast).
+ * enum or bitfield, or in an address (an array or struct, for kernel_string and @cast; what
+ * `&` is applied to).
  */
 #define _GNU_SOURCE
 #include "resolve/target_vars.h"
@@ -214,7 +215,6 @@ static bool finish_address(struct walk *w)
 	struct target_access *a = w->a;
 
 	w->comp = NULL;
-
 	if (!a->lvalue)
 		return fail(w, "cannot take address of object in register");
 	if (a->bit_size)
