@@ -165,6 +165,8 @@ struct node {
 	/* Pass 2 annotations. */
 	enum type type;
 	void *sym;		/* resolved variable or function */
+	bool address_of;	/* N_TARGET, N_CAST: the operand of '&', whose value is the
+				 * address of what it names */
 	int entry_slot;		/* N_ENTRY: index of the saved value in the return probe */
 };
 

@@ -570,10 +570,21 @@ static bool resolve_cast(struct elab *e, struct node *n, bool quiet)
 	return target_resolve_cast(e->env, e->probe, n, quiet);
 }
 
+/* The operand of `&$x->y` or `&@cast(p, "T")->y`, marked to resolve to its address; else
+ * `n` itself. */
+static struct node *address_operand(struct node *n)
+{
+	if (n->kind != N_UNARY || n->op != '&' ||
+	    (n->lhs->kind != N_TARGET && n->lhs->kind != N_CAST))
+		return n;
+	n->lhs->address_of = true;
+	return n->lhs;
+}
+
 /* @defined(expr): 1 when the $target or @cast expression resolves, else 0, decided here. */
 static void resolve_defined(struct elab *e, struct node *n)
 {
-	struct node *expr = n->lhs;
+	struct node *expr = address_operand(n->lhs);
 	bool defined = true;
 
 	if (expr->kind == N_TARGET)
@@ -694,6 +705,7 @@ void resolve_node(struct elab *e, struct node *n)
 		if (n->kind == N_BINARY && (n->op == OP_ANDAND || n->op == OP_OROR) &&
 		    resolve_constant_branch(e, n))
 			return;
+		address_operand(n);
 		resolve_node(e, n->lhs);
 		resolve_node(e, n->rhs);
 		return;

@@ -3,7 +3,8 @@
  * Pass 2 of $target expressions and @cast: from `$file->f_path.dentry->d_name.name` and
  * the probed function's BTF to a base (an argument, the return value, @cast's address) and
  * steps (add an offset, read a pointer, index), ending in a read of an integer, pointer,
- * enum or bitfield, or in an address (an array or struct, for kernel_string and @cast).
+ * enum or bitfield, or in an address (an array or struct, for kernel_string and @cast; what
+ * `&` is applied to).
  */
 #define _GNU_SOURCE
 #include "resolve/target_vars.h"
@@ -171,14 +172,21 @@ static bool field_step(struct walk *w, const struct target_comp *comp)
 	return true;
 }
 
+/* @cast(p, "T")[i]: @cast's address is a pointer to T, indexed as such (the T after it). */
+static bool indexes_cast_address(const struct walk *w, const struct target_comp *comp)
+{
+	return w->a->base == BASE_VALUE && comp == w->n->comps;
+}
+
 static bool index_step(struct walk *w, const struct target_comp *comp)
 {
 	ktype_id s = ktypes_strip(w->kt, w->type);
 	enum ktype_kind kind = ktypes_kind(w->kt, s);
-	ktype_id elem = ktypes_target(w->kt, s);
+	bool cast_address = indexes_cast_address(w, comp);
+	ktype_id elem = cast_address ? w->type : ktypes_target(w->kt, s);
 	uint32_t scale = ktypes_size(w->kt, elem);
 
-	if (!(kind == KT_ARRAY && w->a->lvalue) && kind != KT_PTR) {
+	if (!(kind == KT_ARRAY && w->a->lvalue) && kind != KT_PTR && !cast_address) {
 		char *access = comp->kind == COMP_INDEX_NUM ?
 			xasprintf("[%" PRId64 "]", comp->index) : xstrdup("[...]");
 		bool ok = fail_vs(w, access, s);
@@ -188,7 +196,7 @@ static bool index_step(struct walk *w, const struct target_comp *comp)
 	}
 	if (!scale)
 		return fail(w, "cannot index a value of incomplete type");
-	if (kind == KT_PTR && w->a->lvalue)
+	if (kind == KT_PTR && w->a->lvalue && !cast_address)
 		add_step(w->a, STEP_LOAD, 0, NULL, 0);
 	if (comp->kind == COMP_INDEX_NUM)
 		add_step(w->a, STEP_OFFSET, comp->index * (int64_t)scale, NULL, 0);
@@ -200,6 +208,23 @@ static bool index_step(struct walk *w, const struct target_comp *comp)
 	return true;
 }
 
+/* `&$x->y`, `&@cast(p, "T")->y`: the address the access ends at, not read; stap's error for
+ * what has none (a register, a bitfield), which it reports at the base ($x, @cast). */
+static bool finish_address(struct walk *w)
+{
+	struct target_access *a = w->a;
+
+	w->comp = NULL;
+	if (!a->lvalue)
+		return fail(w, "cannot take address of object in register");
+	if (a->bit_size)
+		return fail(w, "cannot take the address of a bit field");
+	a->address_of = true;
+	a->size = 8;
+	a->is_signed = false;
+	return true;
+}
+
 /* What the expression's value is once its components are followed. */
 static bool finish(struct walk *w)
 {
@@ -208,6 +233,8 @@ static bool finish(struct walk *w)
 	struct target_access *a = w->a;
 
 	a->type = w->type;
+	if (w->n->address_of)
+		return finish_address(w);
 	a->size = ktypes_size(w->kt, s);
 	a->is_signed = ktypes_is_signed(w->kt, s);
 	if (kind == KT_INT || kind == KT_ENUM || kind == KT_PTR) {
@@ -713,7 +740,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	if (on_tracepoints(p))
 		return trace_target_resolve(env, p, n, quiet);
 	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p) &&
-	    !functions_typed(env, p)) {
+	    !functions_typed(env, p) && !n->address_of) {
 		/* The module's types (or its function's) are not known: the whole return
 		 * register. */
 		first = xcalloc(1, sizeof(*first));

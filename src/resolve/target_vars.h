@@ -37,7 +37,8 @@ struct target_access {
 	uint32_t size;
 	bool is_signed;
 	uint32_t bit_offset, bit_size;	/* a bitfield: within the byte at the address */
-	bool address_of;		/* an array or struct: its address is the value */
+	bool address_of;		/* an array or struct, or the operand of '&': its
+					 * address is the value */
 	const char *location;		/* what an error is reported at, as a C literal */
 	/* BASE_PER_POINT: the access at each point of the probe, in order (DWARF variables
 	 * whose locations differ from point to point); chosen by the point that fired. */
