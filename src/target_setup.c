@@ -243,11 +243,15 @@ static bool target_lists_modules(const struct session *s)
 	return found;
 }
 
-/* With the tracepoints of the target's loadable modules, named by their functions. */
-static struct tracepoints *target_module_tracepoints(void *ctx)
+/* With the tracepoints of the target's loadable modules, named by their functions: of the
+ * modules known without fetching them, or, with `fetch`, of the VM kit's modules fetched
+ * now (once) if it has none yet, as a kernel.trace that only a module can match needs. */
+static struct tracepoints *target_module_tracepoints(void *ctx, bool fetch)
 {
+	const struct session *s = ctx;
 	struct tracepoints *t = load_target_tracepoints(ctx);
-	const struct ksyms *symbols = t && target_lists_modules(ctx) ? target_symbols(ctx) : NULL;
+	bool known = target_lists_modules(ctx) || (fetch && s->run_in_vm);
+	const struct ksyms *symbols = t && known ? target_symbols(ctx) : NULL;
 	const struct kmodules *mods = symbols ? ksyms_modules(symbols) : NULL;
 
 	if (t && mods)

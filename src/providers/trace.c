@@ -73,11 +73,25 @@ static bool has_wildcard(const char *pattern)
 	return strpbrk(pattern, "*?[") != NULL;
 }
 
-/* The modules' tracepoints that match, their types read from each module's BTF. */
-static void match_modules(const struct provider_env *env, const char *system,
-			  const char *name, struct matches *m)
+/* Whether `system` is one name (no wildcard) that some of the kernel's own tracepoints
+ * have: a pattern within it needs no module that is not known already. */
+static bool kernel_has_system(const struct tracepoints *t, const char *system)
 {
-	struct tracepoints *t = env->module_tracepoints ? env->module_tracepoints(env->ctx) : NULL;
+	if (!system || has_wildcard(system))
+		return false;
+	for (size_t i = 0; i < t->count; i++)
+		if (t->items[i].system && !strcmp(t->items[i].system, system))
+			return true;
+	return false;
+}
+
+/* The modules' tracepoints that match, their types read from each module's BTF; with
+ * `fetch`, from the target's modules even where they have not been fetched yet. */
+static void match_modules(const struct provider_env *env, const char *system,
+			  const char *name, bool fetch, struct matches *m)
+{
+	struct tracepoints *t = env->module_tracepoints ?
+		env->module_tracepoints(env->ctx, fetch) : NULL;
 
 	for (size_t i = 0; t && i < t->module_count; i++) {
 		struct module_tracepoint *mt = &t->module_items[i];
@@ -146,7 +160,8 @@ bool derive_kernel_trace(const struct probe_point *point, const struct component
 		if (!t->items[i].by_value && matches(&t->items[i], system, name))
 			add_match(&found, &t->items[i]);
 	if (!found.count || has_wildcard(name) || (system && has_wildcard(system)))
-		match_modules(env, system, name, &found);
+		match_modules(env, system, name, !found.count || !kernel_has_system(t, system),
+			      &found);
 	if (found.count)
 		qsort(found.items, found.count, sizeof(*found.items), compare_matches);
 	for (size_t i = 0; i < found.count; i++)

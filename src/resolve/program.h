@@ -163,8 +163,10 @@ struct provider_env {
 	const struct debuginfo *(*debuginfo)(void *ctx);
 	const char *build_dir;	/* the target's build tree, as messages name it */
 	/* The same with the loadable modules' tracepoints added (their names; their types
-	 * are read when a point matches); NULL when there are none. */
-	struct tracepoints *(*module_tracepoints)(void *ctx);
+	 * are read when a point matches); NULL when there are none. Only modules already
+	 * known are looked at, unless `fetch`: then the VM kit's modules are fetched first
+	 * when it has none yet. */
+	struct tracepoints *(*module_tracepoints)(void *ctx, bool fetch);
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
