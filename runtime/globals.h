@@ -101,6 +101,12 @@ static __always_inline bool tap_lock_all(const struct tap_lock_use *uses, int n)
 				tap_count_skipped();
 				return false;
 			}
+			/* A pause first: a spin-wait hint to the CPU, and under an emulator
+			 * (qemu's TCG runs the vCPUs in turn on one thread) the point where the
+			 * other vCPU gets to run, the lock's holder among them; udelay() need
+			 * not pause (a calibrated loop where the TSC is not trusted), and then
+			 * all MAXTRYLOCK tries could pass while the holder waited its turn. */
+			cpu_relax();
 			udelay(TRYLOCKDELAY);
 		}
 	}
