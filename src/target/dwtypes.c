@@ -780,7 +780,7 @@ static const char **names_in(const struct name_table *ix, int tag, const char *p
 	for (size_t i = 0; i < ix->cap; i++) {
 		const struct name_entry *e = &ix->entries[i];
 
-		if (!e->name || e->tag != tag || strncmp(e->name, prefix, len))
+		if (!e->name || name_table_tag(ix, e) != tag || strncmp(e->name, prefix, len))
 			continue;
 		names = xrealloc(names, (n + 1) * sizeof(*names));
 		names[n++] = e->name;

@@ -26,6 +26,12 @@ static size_t free_slot(const struct name_table *t, const char *name)
 	return i;
 }
 
+/* Keeps tags for `t`'s entries from now on, all 0 so far. */
+static void keep_tags(struct name_table *t)
+{
+	t->tags = xcalloc(t->cap, sizeof(*t->tags));
+}
+
 void name_table_reserve(struct name_table *t, size_t count)
 {
 	size_t cap = t->cap ? t->cap : 1024;
@@ -35,24 +41,44 @@ void name_table_reserve(struct name_table *t, size_t count)
 		cap <<= 1;
 	if (cap == t->cap)
 		return;
-	bigger = (struct name_table){ xcalloc(cap, sizeof(struct name_entry)), cap, t->count };
+	bigger = (struct name_table){ xcalloc(cap, sizeof(struct name_entry)), NULL, cap,
+				      t->count };
+	if (t->tags)
+		keep_tags(&bigger);
 	/* In slot order from a free slot: the entries of a name keep their order. */
 	for (size_t n = 0, start = t->cap ? free_slot(t, "") : 0; n < t->cap; n++) {
-		const struct name_entry *e = &t->entries[(start + n) & (t->cap - 1)];
+		size_t from = (start + n) & (t->cap - 1), to;
 
-		if (e->name)
-			bigger.entries[free_slot(&bigger, e->name)] = *e;
+		if (!t->entries[from].name)
+			continue;
+		to = free_slot(&bigger, t->entries[from].name);
+		bigger.entries[to] = t->entries[from];
+		if (t->tags)
+			bigger.tags[to] = t->tags[from];
 	}
 	free(t->entries);
+	free(t->tags);
 	*t = bigger;
 }
 
 void name_table_add(struct name_table *t, const char *name, int tag, uint64_t value)
 {
+	size_t slot;
+
 	if (2 * (t->count + 1) > t->cap)
 		name_table_reserve(t, t->count + 1);
-	t->entries[free_slot(t, name)] = (struct name_entry){ name, value, tag };
+	if (tag && !t->tags)
+		keep_tags(t);
+	slot = free_slot(t, name);
+	t->entries[slot] = (struct name_entry){ name, value };
+	if (t->tags)
+		t->tags[slot] = tag;
 	t->count++;
+}
+
+int name_table_tag(const struct name_table *t, const struct name_entry *e)
+{
+	return t->tags ? t->tags[e - t->entries] : 0;
 }
 
 const struct name_entry *name_table_next(const struct name_table *t, const char *name,
@@ -75,7 +101,7 @@ const struct name_entry *name_table_find(const struct name_table *t, const char 
 	const struct name_entry *e = NULL;
 
 	while ((e = name_table_next(t, name, e)))
-		if (tag < 0 || e->tag == tag)
+		if (tag < 0 || name_table_tag(t, e) == tag)
 			return e;
 	return NULL;
 }
