@@ -397,7 +397,10 @@ static void resolve_call(struct elab *e, struct node *n)
 			unresolved_function(e, n, &tok);
 		return;
 	}
-	if (needs_guru(f->function) && (!e->env || !e->env->guru)) {
+	/* As stap, only the user's own calls: a tapset function may call a guru one (the
+	 * set_*_arg functions, set_user_string_arg) and be called without -g. */
+	if (needs_guru(f->function) && !(n->loc.source && n->loc.source->is_tapset) &&
+	    (!e->env || !e->env->guru)) {
 		struct token_desc tok = { "identifier", n->text };
 
 		diag_error_at("semantic error", &tok, n->loc,
