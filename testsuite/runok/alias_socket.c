@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The workload of runok/alias_socket: sockets made one after another, in a network
 // namespace of its own whose loopback device it brings up (the VM's stays down for the
-// other cases). An AF_UNIX stream pair carries "hello" by write()/read() and "abc" by
+// other cases), sets its MTU (to what it is) and tries to set a MAC address, and reads its
+// statistics. An AF_UNIX stream pair carries "hello" by write()/read() and "abc" by
 // sendto()/recvfrom(); a UDP socket bound to 127.0.0.1:7002 sends "ping" to one bound to
 // 127.0.0.1:7001, then disconnects (connect() to AF_UNSPEC); a TCP client bound to
 // 127.0.0.1:7004 sets TCP_NODELAY, connects to a listener on 127.0.0.1:7003, sends "data"
@@ -9,6 +10,8 @@
 // [::1]:7005. Any step that fails exits with its line number as the status.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <net/if_arp.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -39,7 +42,26 @@ static void lo_up(void)
 	CHECK(ioctl(s, SIOCGIFFLAGS, &ifr) == 0);
 	ifr.ifr_flags |= IFF_UP;
 	CHECK(ioctl(s, SIOCSIFFLAGS, &ifr) == 0);
+	ifr.ifr_mtu = 65536;
+	CHECK(ioctl(s, SIOCSIFMTU, &ifr) == 0);
+	/* The loopback device has no MAC address to change: the request fails. */
+	memset(&ifr.ifr_hwaddr, 0, sizeof(ifr.ifr_hwaddr));
+	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+	memcpy(ifr.ifr_hwaddr.sa_data, "\x02\x00\x00\x00\x00\x01", 6);
+	CHECK(ioctl(s, SIOCSIFHWADDR, &ifr) < 0);
 	close(s);
+}
+
+/* Its statistics, read as /proc/net/dev shows them. */
+static void dev_stats(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/net/dev", O_RDONLY);
+
+	CHECK(fd >= 0);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
 }
 
 static void unix_pair(void)
@@ -119,6 +141,7 @@ int main(void)
 {
 	CHECK(unshare(CLONE_NEWNET) == 0);
 	lo_up();
+	dev_stats();
 	unix_pair();
 	udp();
 	tcp4();
