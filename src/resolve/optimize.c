@@ -191,6 +191,11 @@ static void count_uses(struct optimizer *o)
 		clear_scope(&f->scope);
 	walk_program(o, count_node);
 	walk_program(o, uncount_targets);
+	/* A return probe's @entry values are computed at the entry, even those whose use
+	 * in the body was elided: what they read stays. */
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		for (int i = 0; i < p->entries.len; i++)
+			walk_slot(o, &p->entries.items[i], count_node);
 }
 
 /* ---- Side effects ---- */
@@ -780,8 +785,11 @@ static void drop_unreachable_functions(struct optimizer *o)
 
 	for (struct used_function *f = o->program->functions; f; f = f->next)
 		f->reachable = false;
-	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+	for (struct derived_probe *p = o->program->probes; p; p = p->next) {
 		node_any(p->body, mark_call, o);
+		for (int i = 0; i < p->entries.len; i++)
+			node_any(p->entries.items[i], mark_call, o);	/* see count_uses() */
+	}
 	while (*link) {
 		if ((*link)->reachable) {
 			link = &(*link)->next;
