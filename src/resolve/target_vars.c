@@ -544,6 +544,23 @@ static bool dwarf_point_var(struct walk *w, const struct derived_point *d, const
 	return ok;
 }
 
+/*
+ * The argument word where parameter `index` of `proto` starts: the x86_64 calling
+ * convention gives a struct of 9 to 16 bytes passed by value (sockptr_t) two registers,
+ * so each later parameter is a word further on.
+ */
+static int argument_word(const struct ktypes *kt, ktype_id proto, int index)
+{
+	int word = 0;
+
+	for (int i = 0; i < index; i++) {
+		size_t size = ktypes_size(kt, ktypes_param_type(kt, proto, i));
+
+		word += size > 8 && size <= 16 ? 2 : 1;
+	}
+	return word;
+}
+
 /* The base of `$name` in the function `function`: an argument or the return value. */
 static bool find_base(struct walk *w, const struct derived_point *d)
 {
@@ -576,6 +593,7 @@ static bool find_base(struct walk *w, const struct derived_point *d)
 		if (w->a->param < 0)
 			return no_such_local(w, proto, d, name);
 		w->type = ktypes_param_type(w->kt, proto, w->a->param);
+		w->a->param = argument_word(w->kt, proto, w->a->param);
 	}
 	w->a->base_size = ktypes_size(w->kt, w->type);
 	w->a->base_signed = ktypes_is_signed(w->kt, w->type);

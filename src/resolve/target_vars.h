@@ -24,7 +24,9 @@ struct target_step {
 
 struct target_access {
 	enum { BASE_PARAM, BASE_RETURN, BASE_VALUE, BASE_EXPR, BASE_PER_POINT } base;
-	int param;			/* BASE_PARAM: which argument, from 0 */
+	int param;			/* BASE_PARAM: a function's argument word (its
+				 * register, or its place on the stack) or a
+				 * tracepoint's argument, from 0 */
 	char *expr;			/* BASE_EXPR: a DWARF location as C (dwtypes.h) */
 	struct node *value;		/* BASE_VALUE: @cast's address */
 	uint32_t base_size;		/* the base value's size and sign, for a narrow param */
