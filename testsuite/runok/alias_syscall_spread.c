@@ -4,7 +4,15 @@
  * bad addresses (0x10...) where a call would write memory, so that it fails with EFAULT. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define BAD ((void *)0x10)
@@ -23,6 +31,20 @@ int main(void)
 	fd = syscall(SYS_creat, "/tmp/sp_f", 0644);
 	syscall(SYS_fchmod, fd, 0600);
 	syscall(SYS_fchown, fd, 0, 0);
+	syscall(SYS_flock, fd, LOCK_SH | LOCK_NB);
+	syscall(SYS_lseek, fd, 0, SEEK_END);
+	syscall(SYS_access, "/nonexistent", R_OK | W_OK);
+	syscall(SYS_faccessat, AT_FDCWD, "sp_f", F_OK);
+	syscall(SYS_renameat2, AT_FDCWD, "sp_x", AT_FDCWD, "sp_y", RENAME_NOREPLACE);
+	syscall(SYS_getrlimit, RLIMIT_NOFILE, BAD);
+	syscall(SYS_getrusage, RUSAGE_SELF, BAD);
+	syscall(SYS_getitimer, ITIMER_REAL, BAD);
+	syscall(SYS_getpriority, PRIO_PROCESS, 0);
+	syscall(SYS_msync, 0x10000, 4096, MS_SYNC);
+	syscall(SYS_shutdown, fd, SHUT_RDWR);
+	syscall(SYS_accept4, fd, NULL, NULL, SOCK_CLOEXEC);
+	syscall(SYS_epoll_ctl, fd, EPOLL_CTL_ADD, fd + 1, BAD);
+	syscall(SYS_getrandom, BAD, 0, GRND_NONBLOCK);
 	syscall(SYS_fsync, fd);
 	syscall(SYS_fdatasync, fd);
 	syscall(SYS_dup, fd);
