@@ -4,8 +4,9 @@
  * half the CPU time), so kbuild runs once per kernel tree, with V=1, on the first module
  * built for it (or a probe module when that one's name is not distinctive), and the
  * commands it ran are kept as a recipe (in TAPSTER_DIR/kfeatures/TREE.recipe): compile
- * (with objtool), modpost, compile the .mod.c, link. A module is then built by running
- * those four commands with its name, directory and flags put in. Steps kbuild takes that
+ * (with objtool), modpost, compile the .mod.c, compile the tree's module-common.c (kbuild
+ * of 6.12 and later links it into every module), link. A module is then built by running
+ * those commands with its name, directory and flags put in. Steps kbuild takes that
  * our modules don't need are left out: the export checks (they export nothing), the
  * duplicate name check (one module), and BTF (no vmlinux in a headers package). When the
  * recipe can't be made or a step fails, the module is built with kbuild itself, whose log
@@ -30,12 +31,14 @@
 /* The probe module's name and the marks its commands get in the recipe. */
 #define PROBE_NAME "tapster_recipe_probe"
 #define PROBE_FLAG "-DTAPSTER_RECIPE_FLAGS"
-#define RECIPE_HEADER "tapster kbuild recipe 1\n"
+#define RECIPE_HEADER "tapster kbuild recipe 2\n"
+/* A step the tree's kbuild does not take (module-common.c before 6.12). */
+#define NO_STEP "-"
 
-enum { STEP_COMPILE, STEP_MODPOST, STEP_MOD_COMPILE, STEP_LINK, NSTEPS };
+enum { STEP_COMPILE, STEP_MODPOST, STEP_MOD_COMPILE, STEP_COMMON_COMPILE, STEP_LINK, NSTEPS };
 
 struct recipe {
-	char *steps[NSTEPS];	/* with @DIR@, @NAME@ and @FLAGS@ to put in */
+	char *steps[NSTEPS];	/* with @DIR@, @NAME@ and @FLAGS@ to put in; or NO_STEP */
 };
 
 /* The compiler flags of the module: the kernel API header, the runtime, the -D options. */
@@ -166,17 +169,25 @@ static int step_of_line(const char *line, const struct learnt_build *b)
 {
 	char *object = xasprintf("-c -o %s/%s.o ", b->dir, b->name);
 	char *mod_object = xasprintf("-c -o %s/%s.mod.o ", b->dir, b->name);
+	char *common_object = xasprintf("-c -o %s/.module-common.o ", b->dir);
 	char *module = xasprintf("-o %s/%s.ko ", b->dir, b->name);
+	size_t program_len = strcspn(line, " ");
+	/* The linker: ld, or a cross toolchain's (x86_64-linux-gnu-ld, 6.12's packages). */
+	bool is_ld = (program_len == 2 && !strncmp(line, "ld", 2)) ||
+		     (program_len > 3 && !strncmp(line + program_len - 3, "-ld", 3));
 	int step = -1;
 
 	if (strstr(line, object) && strstr(line, b->flags))
 		step = STEP_COMPILE;
 	else if (strstr(line, mod_object))
 		step = STEP_MOD_COMPILE;
+	else if (strstr(line, common_object))
+		step = STEP_COMMON_COMPILE;
 	else if (strstr(line, "scripts/mod/modpost "))
 		step = STEP_MODPOST;
-	else if (!strncmp(line, "ld ", 3) && strstr(line, module))
+	else if (is_ld && strstr(line, module))
 		step = STEP_LINK;
+	free(common_object);
 	free(object);
 	free(mod_object);
 	free(module);
@@ -217,6 +228,8 @@ static char *recipe_from_log(const char *log_text, const struct learnt_build *b)
 	}
 	sb_add(&out, RECIPE_HEADER);
 	for (int i = 0; i < NSTEPS; i++) {
+		if (!steps[i] && i == STEP_COMMON_COMPILE)
+			steps[i] = xstrdup(NO_STEP);
 		complete = complete && steps[i];
 		if (steps[i])
 			sb_addf(&out, "%s\n", steps[i]);
@@ -349,6 +362,8 @@ static bool follow_recipe(const struct session *s, const struct recipe *r, const
 
 	unlink(log);
 	for (int i = 0; ok && i < NSTEPS; i++) {
+		if (!strcmp(r->steps[i], NO_STEP))
+			continue;
 		char *a = replace_all(r->steps[i], "@DIR@", s->tmpdir);
 		char *b = replace_all(a, "@NAME@", name);
 		char *command = replace_all(b, "@FLAGS@", flags);
