@@ -111,6 +111,9 @@ static void usage(FILE *out)
 	      "   -e SCRIPT      run given script\n"
 	      "   -l PROBE       list the probe points matching PROBE\n"
 	      "   -L PROBE       list them with their script-level variables\n"
+	      "   --dump-probe-aliases  list the probe aliases of the tapsets, then exit\n"
+	      "   --dump-functions      list the functions of the tapsets with their types,\n"
+	      "                  then exit\n"
 	      "   -g             guru mode\n"
 	      "   -u             unoptimized translation\n"
 	      "   -w             suppress warnings\n"
@@ -231,7 +234,10 @@ static void parse_size_limit(struct session *s, const char *arg)
 }
 
 enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS, OPT_DISABLE_CACHE, OPT_POISON_CACHE, OPT_CLEAN_CACHE,
-       OPT_LDD };
+       OPT_LDD, OPT_DUMP_ALIASES, OPT_DUMP_FUNCTIONS };
+
+/* --dump-probe-aliases, --dump-functions: the library's listing in place of a script. */
+static int dump_mode;
 
 /* As stap's (GNU getopt): options may come after the script too, before and among its
  * arguments (`stap x.stp -c CMD`); `--` ends the options. */
@@ -247,6 +253,8 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 		{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ "ldd", no_argument, NULL, OPT_LDD },
+		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
+		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -337,6 +345,12 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 			break;
 		case 'd': add_symbol_file(s, optarg); break;
 		case OPT_LDD: s->ldd = true; break;
+		case OPT_DUMP_ALIASES:
+		case OPT_DUMP_FUNCTIONS:
+			dump_mode = c;
+			s->script_text = "";
+			s->last_pass = 2;
+			break;
 		case 'r': s->kernel = optarg; break;
 		case OPT_VM: s->vm = VM_FORCE; break;
 		case OPT_NO_VM: s->vm = VM_NEVER; break;
@@ -477,6 +491,25 @@ static bool add_timeout_probe(const struct session *s, struct file *user,
 	return true;
 }
 
+/* --dump-probe-aliases, --dump-functions: the whole library, no script. */
+static int dump_library(struct session *s, const struct parse_target *target)
+{
+	int nlibrary = 0;
+	struct file *library = library_read(s, target, &nlibrary);
+
+	if (diag_error_count()) {
+		pass_failed(1);
+		return 1;
+	}
+	if (dump_mode == OPT_DUMP_ALIASES)
+		return dump_probe_aliases(library);
+	if (!ensure_target(s))
+		return 1;
+	struct provider_env env = target_for_providers(s);
+
+	return dump_functions(library, &env);
+}
+
 static int run_passes(struct session *s)
 {
 	struct parse_target target = target_for_parse(s);
@@ -489,6 +522,8 @@ static int run_passes(struct session *s)
 	struct program program;
 	int nlibrary = 0;
 
+	if (dump_mode)
+		return dump_library(s, &target);
 	if (src)
 		user = parse_source(src, &options);
 	/* -l/-L list every alias: the whole library; else what the script needs. */

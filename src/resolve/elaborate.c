@@ -114,7 +114,6 @@ static struct function *find_function_in(struct file *file, const char *name, in
 	return NULL;
 }
 
-static struct used_function *use_function(struct elab *e, struct function *f);
 
 /* Calls `visit` on every function definition, the script's first, in the order stap reads
  * them; stops when it returns true. */
@@ -804,7 +803,7 @@ void resolve_node(struct elab *e, struct node *n)
 	}
 }
 
-static struct used_function *use_function(struct elab *e, struct function *f)
+struct used_function *use_function(struct elab *e, struct function *f)
 {
 	struct used_function **tail = &e->program->functions;
 

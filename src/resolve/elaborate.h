@@ -29,6 +29,9 @@ struct elab {
 /* Resolution (elaborate.c): every identifier of `n` to a local, parameter or global, every
  * call to a function, which is pulled in and resolved in its turn. */
 void resolve_node(struct elab *e, struct node *n);
+/* The program's entry for the library or script function `f`, its body resolved, added on
+ * first use. */
+struct used_function *use_function(struct elab *e, struct function *f);
 /* The program's variable for the global `name` as seen from the file `from` (the user's
  * globals first, then the library's), added on first use; NULL when none is declared. */
 struct var *find_global(struct elab *e, const char *name, const struct source *from);

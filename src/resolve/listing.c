@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * -l/-L: pass 2's listing of the probe points a pattern derives, with -L their variables
- * and types, as stap lists them.
+ * and types, as stap lists them; --dump-probe-aliases and --dump-functions, the library's
+ * public aliases and functions.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse/parse.h"
+#include "resolve/elaborate.h"
 #include "resolve/listing.h"
 #include "resolve/program.h"
 #include "resolve/target_vars.h"
@@ -159,5 +162,134 @@ int list_probe_points(struct file *user, struct file *library,
 			puts(pps[i]);
 	}
 	free(pps);
+	return 0;
+}
+
+/* ---- --dump-probe-aliases and --dump-functions ---- */
+
+static char *alias_line(const struct probe *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	for (int i = 0; i < p->aliases.len; i++) {
+		if (i)
+			fputs(" = ", out);
+		print_probe_point(out, p->aliases.items[i]);
+	}
+	fputs(p->kind == PROBE_ALIAS_EPILOGUE ? " += " :
+	      p->kind == PROBE_ALIAS_SUBTRACT ? " -= " : " = ", out);
+	for (int i = 0; i < p->points.len; i++) {
+		if (i)
+			fputs(", ", out);
+		print_probe_point(out, p->points.items[i]);
+	}
+	fclose(out);
+	return text;
+}
+
+/* Lines "NAME:..." by their names, as stap's table of functions holds them. */
+static int compare_named(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t nx = strcspn(x, ":"), ny = strcspn(y, ":");
+	int diff = strncmp(x, y, nx < ny ? nx : ny);
+
+	if (diff)
+		return diff;
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/* Sorted, each line once. */
+static void print_sorted_once(char **lines, size_t count,
+			      int (*compare)(const void *, const void *))
+{
+	qsort(lines, count, sizeof(*lines), compare);
+	for (size_t i = 0; i < count; i++)
+		if (!i || strcmp(lines[i], lines[i - 1]))
+			puts(lines[i]);
+}
+
+int dump_probe_aliases(const struct file *library)
+{
+	char **lines = NULL;
+	size_t count = 0;
+
+	for (const struct file *f = library; f; f = f->next)
+		for (const struct probe *p = f->probes; p; p = p->next) {
+			if (p->kind == PROBE_PLAIN || p->is_private)
+				continue;
+			char *line = alias_line(p);
+
+			/* As stap: the library's own aliases, named with '_', are left out. */
+			if (*line == '_') {
+				free(line);
+				continue;
+			}
+			lines = xrealloc(lines, (count + 1) * sizeof(*lines));
+			lines[count++] = line;
+		}
+	print_sorted_once(lines, count, compare_strings);
+	for (size_t i = 0; i < count; i++)
+		free(lines[i]);
+	free(lines);
+	return 0;
+}
+
+static const char *dumped_type(enum type type)
+{
+	return type == TYPE_VOID ? "unknown" : type_name(type);
+}
+
+int dump_functions(struct file *library, const struct provider_env *env)
+{
+	struct program program = { .tapsets = library };
+	struct file user = { .source = NULL };
+	struct elab e = { .program = &program, .env = env };
+	int saved_stderr = dup(STDERR_FILENO);
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	char **lines = NULL;
+	size_t count = 0;
+
+	program.user = &user;
+	e.globals_tail = &program.globals;
+	/* Every public function, typed from its own body and its callees' (no caller gives
+	 * its parameters a type); what does not resolve stays "unknown". Silenced. */
+	fflush(stderr);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	for (struct file *f = library; f; f = f->next)
+		for (struct function *fn = f->functions; fn; fn = fn->next)
+			if (!fn->is_private && fn->name[0] != '_')
+				use_function(&e, fn);
+	infer_program(&e);
+	fflush(stderr);
+	if (saved_stderr >= 0)
+		dup2(saved_stderr, STDERR_FILENO);
+	for (struct used_function *u = program.functions; u; u = u->next) {
+		const struct function *fn = u->function;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out;
+		int i = 0;
+
+		if (fn->is_private || fn->name[0] == '_')
+			continue;
+		out = open_memstream(&text, &len);
+		fprintf(out, "%s:%s (", fn->name, dumped_type(u->ret));
+		for (const struct var *v = u->scope.vars; v && i < fn->nparams; v = v->next, i++)
+			fprintf(out, "%s%s:%s", i ? ", " : "", v->name, dumped_type(v->type));
+		fputc(')', out);
+		fclose(out);
+		lines = xrealloc(lines, (count + 1) * sizeof(*lines));
+		lines[count++] = text;
+	}
+	print_sorted_once(lines, count, compare_named);
+	for (size_t i = 0; i < count; i++)
+		free(lines[i]);
+	free(lines);
 	return 0;
 }

@@ -15,4 +15,13 @@ struct provider_env;
 int list_probe_points(struct file *user, struct file *library,
 		      const struct provider_env *env, bool with_vars);
 
+/* --dump-probe-aliases: every public alias of the library (named without a leading '_'),
+ * one line "NAME = POINT, POINT" each ("+=" for an epilogue alias), sorted, once each. */
+int dump_probe_aliases(const struct file *library);
+
+/* --dump-functions: every public function of the library (named without a leading '_'),
+ * "NAME:TYPE (PARAM:TYPE, ...)" with the types inferred from the bodies ("unknown" where
+ * none is), sorted. */
+int dump_functions(struct file *library, const struct provider_env *env);
+
 #endif
