@@ -203,14 +203,18 @@ static int compare_named(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* Sorted, each line once. */
-static void print_sorted_once(char **lines, size_t count,
-			      int (*compare)(const void *, const void *))
+/* Prints the lines sorted, each once, and frees them; returns 0. */
+static int print_sorted_once(char **lines, size_t count,
+			     int (*compare)(const void *, const void *))
 {
 	qsort(lines, count, sizeof(*lines), compare);
 	for (size_t i = 0; i < count; i++)
 		if (!i || strcmp(lines[i], lines[i - 1]))
 			puts(lines[i]);
+	for (size_t i = 0; i < count; i++)
+		free(lines[i]);
+	free(lines);
+	return 0;
 }
 
 int dump_probe_aliases(const struct file *library)
@@ -232,11 +236,7 @@ int dump_probe_aliases(const struct file *library)
 			lines = xrealloc(lines, (count + 1) * sizeof(*lines));
 			lines[count++] = line;
 		}
-	print_sorted_once(lines, count, compare_strings);
-	for (size_t i = 0; i < count; i++)
-		free(lines[i]);
-	free(lines);
-	return 0;
+	return print_sorted_once(lines, count, compare_strings);
 }
 
 static const char *dumped_type(enum type type)
@@ -287,9 +287,5 @@ int dump_functions(struct file *library, const struct provider_env *env)
 		lines = xrealloc(lines, (count + 1) * sizeof(*lines));
 		lines[count++] = text;
 	}
-	print_sorted_once(lines, count, compare_named);
-	for (size_t i = 0; i < count; i++)
-		free(lines[i]);
-	free(lines);
-	return 0;
+	return print_sorted_once(lines, count, compare_named);
 }
