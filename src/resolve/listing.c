@@ -189,28 +189,14 @@ static char *alias_line(const struct probe *p)
 	return text;
 }
 
-/* Lines "NAME:..." by their names, as stap's table of functions holds them. */
-static int compare_named(const void *a, const void *b)
+/* Prints the lines sorted, each once, and frees them; returns 0. A line "KEY\001TEXT" is
+ * sorted by KEY and printed as TEXT. */
+static int print_sorted_once(char **lines, size_t count)
 {
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	size_t nx = strcspn(x, ":"), ny = strcspn(y, ":");
-	int diff = strncmp(x, y, nx < ny ? nx : ny);
-
-	if (diff)
-		return diff;
-	if (nx != ny)
-		return nx < ny ? -1 : 1;
-	return strcmp(x, y);
-}
-
-/* Prints the lines sorted, each once, and frees them; returns 0. */
-static int print_sorted_once(char **lines, size_t count,
-			     int (*compare)(const void *, const void *))
-{
-	qsort(lines, count, sizeof(*lines), compare);
+	qsort(lines, count, sizeof(*lines), compare_strings);
 	for (size_t i = 0; i < count; i++)
 		if (!i || strcmp(lines[i], lines[i - 1]))
-			puts(lines[i]);
+			puts(strchr(lines[i], '\001') ? strchr(lines[i], '\001') + 1 : lines[i]);
 	for (size_t i = 0; i < count; i++)
 		free(lines[i]);
 	free(lines);
@@ -236,7 +222,7 @@ int dump_probe_aliases(const struct file *library)
 			lines = xrealloc(lines, (count + 1) * sizeof(*lines));
 			lines[count++] = line;
 		}
-	return print_sorted_once(lines, count, compare_strings);
+	return print_sorted_once(lines, count);
 }
 
 static const char *dumped_type(enum type type)
@@ -279,7 +265,10 @@ int dump_functions(struct file *library, const struct provider_env *env)
 		if (fn->is_private || fn->name[0] == '_')
 			continue;
 		out = open_memstream(&text, &len);
-		fprintf(out, "%s:%s (", fn->name, dumped_type(u->ret));
+		/* By their names in the generated C, as stap's table of functions holds them
+		 * ("__global_NAME__overload_N": AF_INET6 before AF_INET, the overloads of a
+		 * name in the order they were read). */
+		fprintf(out, "%s\001%s:%s (", u->c_name, fn->name, dumped_type(u->ret));
 		for (const struct var *v = u->scope.vars; v && i < fn->nparams; v = v->next, i++)
 			fprintf(out, "%s%s:%s", i ? ", " : "", v->name, dumped_type(v->type));
 		fputc(')', out);
@@ -287,5 +276,5 @@ int dump_functions(struct file *library, const struct provider_env *env)
 		lines = xrealloc(lines, (count + 1) * sizeof(*lines));
 		lines[count++] = text;
 	}
-	return print_sorted_once(lines, count, compare_named);
+	return print_sorted_once(lines, count);
 }

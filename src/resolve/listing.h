@@ -21,7 +21,7 @@ int dump_probe_aliases(const struct file *library);
 
 /* --dump-functions: every public function of the library (named without a leading '_'),
  * "NAME:TYPE (PARAM:TYPE, ...)" with the types inferred from the bodies ("unknown" where
- * none is), sorted. */
+ * none is), in the order of their names in the generated C (as stap). */
 int dump_functions(struct file *library, const struct provider_env *env);
 
 #endif
