@@ -161,11 +161,12 @@ static void load_snapshot(void)
 
 
 /*
- * The tapsets are parsed once, at the start; each input elaborates a deep copy of them, as
- * pass 2 writes its annotations into the trees (the copy is the arena's, freed after it).
- * A copy shares the original's sources and macro expansions, which locations point to.
+ * The tapsets are parsed once, at the start, with their index; each input elaborates a deep
+ * copy of the files the index says it needs (as tapster parses only those), as pass 2
+ * writes its annotations into the trees (the copy is the arena's, freed after it). A copy
+ * shares the original's sources and macro expansions, which locations point to.
  */
-static struct file *tapsets;
+static struct library_set *tapsets;
 
 static char *copy_text(const char *s)
 {
@@ -277,11 +278,13 @@ static struct embed *copy_embeds(const struct embed *e)
 	return first;
 }
 
-static struct file *copy_files(const struct file *f)
+static struct file *copy_files(const struct file *f, const bool *needed)
 {
 	struct file *first = NULL, **tail = &first;
 
-	for (; f; f = f->next) {
+	for (int i = 0; f; f = f->next, i++) {
+		if (!needed[i])
+			continue;
 		struct file *copy = xcalloc(1, sizeof(*copy));
 
 		copy->source = f->source;
@@ -330,10 +333,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	macro_sources = library_macro_sources(&session, &target, &nmacro_sources);
 	options.macro_sources = macro_sources;
 	options.nmacro_sources = nmacro_sources;
-	int ntapsets;
-
 	warm_up = parse_source(source_from_text("<warm-up>", "probe begin {}"), &options);
-	tapsets = library_read(&session, &target, &ntapsets);
+	tapsets = library_read_indexed(&session, &target);
 	atexit(print_counts);
 	diag_reset_all();
 	return 0;
@@ -369,15 +370,22 @@ static void translate_script(const char *script, unsigned flags, int nargs)
 	struct provider_env env = { .symbols = snapshot_symbols, .types = snapshot_types,
 				    .tracepoints = snapshot_tracepoints, .ctx = &session,
 				    .guru = flags & FLAG_GURU };
-	struct file *user = parse_source(source_from_text("fuzz.stp", script), &options);
+	struct source *src = source_from_text("fuzz.stp", script);
+	struct file *user = parse_source(src, &options);
 	struct file *library;
+	bool *needed;
 	struct program program;
 
 	inputs++;
 	if (!user || diag_error_count())
 		return;
 	parsed++;
-	library = copy_files(tapsets);
+	needed = xcalloc((size_t)tapsets->nfiles + 1, sizeof(*needed));
+	session.argc = nargs;
+	session.argv = args;
+	library_needed(tapsets, &session, &target, src, needed);
+	library = copy_files(tapsets->files, needed);
+	free(needed);
 	if (elaborate(user, library, &env, !(flags & FLAG_UNOPTIMIZED), &program))
 		return;
 	elaborated++;

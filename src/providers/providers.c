@@ -149,6 +149,14 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	free(suggestion);
 }
 
+bool providers_has(const char *name)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (!strcmp(providers[i]->name, name))
+			return true;
+	return false;
+}
+
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail)
 {

@@ -105,6 +105,81 @@ static bool names_alias(const struct probe_point *point, const struct probe_poin
 	return true;
 }
 
+/* Whether the point's component `c` matches the alias's `a` (a wildcard in `c` matches). */
+static bool component_matches(const struct component *c, const struct component *a)
+{
+	if (fnmatch(c->name, a->name, 0) != 0 || !c->arg != !a->arg)
+		return false;
+	return !c->arg || (c->arg->kind == a->arg->kind &&
+			   (c->arg->kind == N_NUMBER ? c->arg->num == a->arg->num :
+						       !strcmp(c->arg->text, a->arg->text)));
+}
+
+/* The alias's component at `level` when the point's first `level` components match its
+ * first ones; NULL when they don't or the alias is shorter. */
+static const struct component *alias_next(const struct probe_point *point,
+					  const struct probe_point *alias, int level)
+{
+	const struct component *p = point->components, *a = alias->components;
+
+	for (int i = 0; i < level; i++, p = p->next, a = a->next)
+		if (!a || !p || !component_matches(p, a))
+			return NULL;
+	return a;
+}
+
+static bool name_listed(const char **names, size_t count, const char *name)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * A point that names no alias but starts as aliases do (socket.nosuch, no provider
+ * "socket"): stap's mismatch at the first component no alias has there, with the names the
+ * aliases have at that place as the similar ones. False when there is no such place (the
+ * first component is no alias's, or every component matched some alias's).
+ */
+static bool alias_mismatch(const struct elab *e, const struct probe_point *point)
+{
+	int level = 0;
+
+	if (providers_has(point->components->name))
+		return false;
+	for (const struct component *c = point->components; c; c = c->next, level++) {
+		const char **names = NULL;
+		size_t count = 0;
+		bool matched = false;
+
+		for (int a = 0; a < e->naliases; a++)
+			for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
+				const struct component *next =
+					alias_next(point, e->aliases[a]->aliases.items[i], level);
+
+				if (!next)
+					continue;
+				matched |= component_matches(c, next);
+				if (!name_listed(names, count, next->name)) {
+					names = xrealloc(names, sizeof(*names) * (count + 2));
+					names[count++] = next->name;
+				}
+			}
+		if (matched || !count || !level) {
+			free(names);
+			if (matched)
+				continue;
+			return false;
+		}
+		names[count] = NULL;
+		provider_mismatch(point, c, names);
+		free(names);
+		return true;
+	}
+	return false;
+}
+
 static bool same_component(const struct component *a, const struct component *b)
 {
 	if (strcmp(a->name, b->name) || !a->arg != !b->arg)
@@ -463,7 +538,7 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 
 	if (expand_aliases(x, point, body, origin, &ok))
 		return ok;
-	if (!providers_derive(point, x->e->env, &points_tail))
+	if (alias_mismatch(x->e, point) || !providers_derive(point, x->e->env, &points_tail))
 		return false;
 	if (origin)
 		set_origin(points, origin);
@@ -572,7 +647,7 @@ void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***t
 
 		x.point = point;
 		derived = expand_aliases(&x, point, probe->body, origin, &point_ok) ? point_ok :
-			  providers_derive(point, e->env, &direct_tail);
+			  !alias_mismatch(e, point) && providers_derive(point, e->env, &direct_tail);
 		if (optional)
 			derived &= diag_quiet_end() == 0;
 		else

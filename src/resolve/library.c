@@ -294,6 +294,31 @@ struct file *library_read_needed(const struct session *session,
 	return files;
 }
 
+struct library_set *library_read_indexed(const struct session *session,
+					 const struct parse_target *target)
+{
+	struct library_set *set = xcalloc(1, sizeof(*set));
+	int npaths, errors = diag_error_count();
+	char **paths = library_paths(session, target, &npaths);
+
+	set->files = parse_paths(session, target, paths, npaths, NULL, &set->nfiles);
+	if (set->nfiles == npaths)
+		set->idx = tapidx_build(paths, npaths, diag_error_count() == errors);
+	free_paths(paths, npaths);
+	return set;
+}
+
+bool library_needed(const struct library_set *set, const struct session *session,
+		    const struct parse_target *target, const struct source *script,
+		    bool *needed)
+{
+	if (set->idx && select_needed(session, target, script, set->idx, needed, set->nfiles))
+		return true;
+	for (int i = 0; i < set->nfiles; i++)
+		needed[i] = true;
+	return false;
+}
+
 static void read_macro_dir(const char *dir, struct source ***sources, int *count)
 {
 	int n;

@@ -413,7 +413,7 @@ static void add_file_deps(struct tapidx *idx, int f, const struct toks *t)
 	free(set.has);
 }
 
-static struct tapidx *build(char *const *paths, int npaths, bool clean)
+struct tapidx *tapidx_build(char *const *paths, int npaths, bool clean)
 {
 	struct tapidx *idx = xcalloc(1, sizeof(*idx));
 	struct toks *toks = xcalloc((size_t)npaths, sizeof(*toks));
@@ -473,7 +473,7 @@ static void write_index(FILE *out, const char *key, const struct tapidx *idx)
 void tapidx_build_and_save(const char *path, const char *key, char *const *paths, int npaths,
 			   bool clean)
 {
-	struct tapidx *idx = build(paths, npaths, clean);
+	struct tapidx *idx = tapidx_build(paths, npaths, clean);
 	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	FILE *out = fopen(tmp, "w");
 

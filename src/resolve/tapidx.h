@@ -15,6 +15,9 @@ struct tapidx;
  * or it was made for other files (another key). */
 struct tapidx *tapidx_load(const char *path, const char *key);
 
+/* The index of `paths` (their texts read again), in memory; `clean` as below. */
+struct tapidx *tapidx_build(char *const *paths, int npaths, bool clean);
+
 /* Builds the index of `paths` (their texts read again) and writes it to `path` (through a
  * temporary file); `clean`: the full parse of the library reported nothing. */
 void tapidx_build_and_save(const char *path, const char *key, char *const *paths, int npaths,

@@ -21,6 +21,7 @@
 #include "target/dwtypes.h"
 #include "target/kmodules.h"
 #include "target/tracepoints.h"
+#include "resolve/target_scope.h"
 #include "util.h"
 
 /* Where a resolution is and how it reports. */
@@ -332,19 +333,6 @@ static bool no_such_local(struct walk *w, ktype_id proto, const struct derived_p
 
 /* ---- Locals from DWARF ---- */
 
-/* The probed function's DIE, its probe pc and the variables visible there. */
-static size_t dwarf_scope(const struct ktypes *kt, ktype_id proto, Dwarf_Die *fn,
-			  Dwarf_Addr *pc, struct dwvar **vars)
-{
-	struct dwtypes *dt = ktypes_dwarf(kt);
-
-	*vars = NULL;
-	if (!dt || !dwtypes_die(dt, proto, fn))
-		return 0;
-	*pc = dwtypes_probe_pc(dt, fn);
-	return dwtypes_scope_vars(dt, fn, *pc, vars);
-}
-
 /* stap's error with its DWARF facts: the function's DIE, its entry, its file; the
  * alternatives are its parameters and the locals visible at the probe. */
 static bool no_such_dwarf_local(struct walk *w, ktype_id proto, const struct derived_point *d,
@@ -353,7 +341,7 @@ static bool no_such_dwarf_local(struct walk *w, ktype_id proto, const struct der
 	Dwarf_Die fn;
 	Dwarf_Addr pc = 0, entry = 0;
 	struct dwvar *vars;
-	size_t count = dwarf_scope(w->kt, proto, &fn, &pc, &vars);
+	size_t count = target_dwarf_scope(w->kt, proto, &fn, &pc, &vars);
 	const char **names = xcalloc(count + 1, sizeof(*names));
 	const char *file;
 	char *alts;
@@ -406,7 +394,7 @@ static bool dwarf_local(struct walk *w, const struct derived_point *d, ktype_id 
 	Dwarf_Die fn;
 	Dwarf_Addr pc = 0;
 	struct dwvar *vars;
-	size_t count = dwarf_scope(w->kt, proto, &fn, &pc, &vars);
+	size_t count = target_dwarf_scope(w->kt, proto, &fn, &pc, &vars);
 	const struct dwvar *v = NULL;
 	bool ok;
 
@@ -455,49 +443,6 @@ static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die 
 	return ok;
 }
 
-/* Whether `d` is a DWARF point inside a function (a statement, an inlined instance): its
- * variables, parameters too, come from their locations at its pc. */
-static bool in_function_body(const struct ktypes *kt, const struct derived_point *d)
-{
-	return d->mid_function && d->scope_die && !*d->module && ktypes_dwarf(kt);
-}
-
-/* The DIE of the function or inlined instance that holds the point `d` (`scope`) and of the
- * out-of-line function whose frame it runs in (`frame`: its frame base applies). */
-static bool point_scope(struct dwtypes *dt, const struct derived_point *d, Dwarf_Die *scope,
-			Dwarf_Die *frame)
-{
-	Dwarf_Die *scopes = NULL;
-	int n;
-
-	if (!dwarf_offdie(dwtypes_dwarf(dt), d->scope_die, scope))
-		return false;
-	*frame = *scope;
-	if (dwarf_tag(scope) == DW_TAG_subprogram)
-		return true;
-	if ((n = dwarf_getscopes_die(scope, &scopes)) <= 0)
-		return false;
-	for (int i = n - 1; i >= 0; i--)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			*frame = scopes[i];
-			break;
-		}
-	free(scopes);
-	return dwarf_tag(frame) == DW_TAG_subprogram;
-}
-
-/* The variables visible at the point `d`, with its scope and frame (see point_scope). */
-static size_t point_vars(struct dwtypes *dt, const struct derived_point *d, Dwarf_Die *scope,
-			 Dwarf_Die *frame, struct dwvar **vars)
-{
-	*vars = NULL;
-	if (!point_scope(dt, d, scope, frame))
-		return 0;
-	/* As stap: an inlined instance's own variables, not its blocks' (pc 0 is in none). */
-	return dwtypes_scope_vars(dt, scope,
-				  dwarf_tag(scope) == DW_TAG_inlined_subroutine ? 0 : d->pc, vars);
-}
-
 /* The file stap names in "near pc ... in FUNC FILE": a function's declaration file, an
  * inlined instance's compilation unit. */
 static const char *scope_file(Dwarf_Die *scope)
@@ -515,7 +460,7 @@ static bool dwarf_point_var(struct walk *w, const struct derived_point *d, const
 	struct dwtypes *dt = ktypes_dwarf(w->kt);
 	Dwarf_Die scope, frame;
 	struct dwvar *vars;
-	size_t count = point_vars(dt, d, &scope, &frame, &vars);
+	size_t count = target_point_vars(dt, d, &scope, &frame, &vars);
 	const struct dwvar *v = NULL;
 	bool ok;
 
@@ -570,7 +515,7 @@ static bool find_base(struct walk *w, const struct derived_point *d)
 	const char *name = w->n->text + 1;
 	int count;
 
-	if (in_function_body(w->kt, d))
+	if (target_in_function_body(w->kt, d))
 		return dwarf_point_var(w, d, name);
 	if (d->mid_function)
 		return fail(w, "tapster cannot read '%s' inside a function without its DWARF", name);
@@ -1188,19 +1133,6 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 	return true;
 }
 
-/* Whether the local `v` has a location at `pc` that tapster can read. */
-static bool local_readable(const struct ktypes *kt, Dwarf_Die *fn, struct dwvar *v,
-			   Dwarf_Addr pc)
-{
-	struct dwexpr *expr;
-	char *detail;
-	enum dwloc loc = dwtypes_var_location(ktypes_dwarf(kt), fn, &v->die, pc, &expr, &detail);
-
-	dwexpr_free(expr);
-	free(detail);
-	return loc == DWLOC_ADDRESS || loc == DWLOC_VALUE;
-}
-
 /* One "name=value" of $$locals/$$vars from DWARF: "name=?" where the variable has no
  * location at `pc`, a struct or union "{...}" and an array "[...]" (stap's forms), the
  * value itself with `depth` ($$vars$). */
@@ -1211,7 +1143,7 @@ static void pretty_dwarf_var(struct pretty *pp, Dwarf_Die *fn, struct dwvar *v, 
 	enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
 
 	sb_addf(&pp->format, "%s%s=", after ? " " : "", v->name);
-	if (!local_readable(pp->kt, fn, v, pc))
+	if (!target_local_readable(pp->kt, fn, v, pc))
 		sb_add(&pp->format, "?");
 	else if (depth)
 		pretty_value(pp, target_node(v->name, n->loc), type, depth, true);
@@ -1231,7 +1163,7 @@ static void add_dwarf_locals(struct pretty *pp, ktype_id proto, struct node *n, 
 	Dwarf_Die fn;
 	Dwarf_Addr pc = 0;
 	struct dwvar *vars;
-	size_t count = dwarf_scope(pp->kt, proto, &fn, &pc, &vars);
+	size_t count = target_dwarf_scope(pp->kt, proto, &fn, &pc, &vars);
 
 	for (size_t i = 0; i < count; i++) {
 		if (vars[i].is_param)
@@ -1250,7 +1182,7 @@ static bool expand_point_vars(struct pretty *pp, const struct derived_point *d, 
 	struct dwtypes *dt = ktypes_dwarf(pp->kt);
 	Dwarf_Die scope, frame;
 	struct dwvar *vars;
-	size_t count = point_vars(dt, d, &scope, &frame, &vars);
+	size_t count = target_point_vars(dt, d, &scope, &frame, &vars);
 	bool after = false;
 
 	for (size_t i = 0; i < count; i++) {
@@ -1280,7 +1212,7 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	kt = point_types(env, p->points, n, false);
 	if (!kt)
 		return false;
-	if (in_function_body(kt, p->points) && want_return) {
+	if (target_in_function_body(kt, p->points) && want_return) {
 		/* stap looks "$return" up as a local of the point, and fails. */
 		char *owned;
 		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
@@ -1291,7 +1223,7 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		free(owned);
 		return false;
 	}
-	if (in_function_body(kt, p->points)) {
+	if (target_in_function_body(kt, p->points)) {
 		pp.kt = kt;
 		pp.loc = n->loc;
 		sb_add(&pp.format, "");
@@ -1338,98 +1270,6 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 	}
 	become_sprintf(n, &pp);
 	return true;
-}
-
-/* "char const[17] const" -> "char const[] const", as stap's -L names arrays. */
-static void drop_array_lengths(char *type)
-{
-	char *out = type;
-
-	for (const char *in = type; *in; in++) {
-		*out++ = *in;
-		if (*in == '[')
-			while (in[1] >= '0' && in[1] <= '9')
-				in++;
-	}
-	*out = '\0';
-}
-
-/* -L's locals: those with a location at the probe, as stap lists them. */
-static void list_dwarf_locals(const struct ktypes *kt, ktype_id proto, struct strbuf *sb)
-{
-	Dwarf_Die fn;
-	Dwarf_Addr pc = 0;
-	struct dwvar *vars;
-	size_t count = dwarf_scope(kt, proto, &fn, &pc, &vars);
-
-	for (size_t i = 0; i < count; i++) {
-		char *type;
-
-		if (vars[i].is_param || !local_readable(kt, &fn, &vars[i], pc))
-			continue;
-		type = ktypes_name(kt, dwtypes_var_type(&vars[i].die));
-		drop_array_lengths(type);
-		sb_addf(sb, " $%s:%s", vars[i].name, type);
-		free(type);
-	}
-	free(vars);
-}
-
-char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d)
-{
-	struct dwtypes *dt = ktypes_dwarf(kt);
-	Dwarf_Die scope, frame;
-	struct dwvar *vars;
-	size_t count;
-	struct strbuf sb = { 0 };
-
-	if (!in_function_body(kt, d))
-		return NULL;
-	count = point_vars(dt, d, &scope, &frame, &vars);
-	sb_add(&sb, "");
-	for (size_t i = 0; i < count; i++) {
-		struct dwexpr *expr;
-		char *detail, *type;
-		enum dwloc loc = dwtypes_var_location(dt, &frame, &vars[i].die, d->pc, &expr,
-						      &detail);
-
-		dwexpr_free(expr);
-		free(detail);
-		/* stap lists what has a location there, even one it can't translate. */
-		if (loc == DWLOC_NONE)
-			continue;
-		type = ktypes_name(kt, dwtypes_var_type(&vars[i].die));
-		drop_array_lengths(type);
-		sb_addf(&sb, " $%s:%s", vars[i].name, type);
-		free(type);
-	}
-	free(vars);
-	return sb_steal(&sb);
-}
-
-char *target_list_params(const struct ktypes *kt, const char *function, bool is_return)
-{
-	ktype_id proto = ktypes_function(kt, function);
-	struct strbuf sb = { 0 };
-
-	if (!proto)
-		return NULL;
-	sb_add(&sb, "");
-	if (is_return && ktypes_return_type(kt, proto)) {
-		char *type = ktypes_name(kt, ktypes_return_type(kt, proto));
-
-		sb_addf(&sb, " $return:%s", type);
-		free(type);
-	}
-	for (int i = 0; i < ktypes_nparams(kt, proto); i++) {
-		char *type = ktypes_name(kt, ktypes_param_type(kt, proto, i));
-
-		sb_addf(&sb, " $%s:%s", ktypes_param_name(kt, proto, i), type);
-		free(type);
-	}
-	if (ktypes_dwarf(kt))
-		list_dwarf_locals(kt, proto, &sb);
-	return sb_steal(&sb);
 }
 
 /*
