@@ -31,7 +31,7 @@
 /* The probe module's name and the marks its commands get in the recipe. */
 #define PROBE_NAME "tapster_recipe_probe"
 #define PROBE_FLAG "-DTAPSTER_RECIPE_FLAGS"
-#define RECIPE_HEADER "tapster kbuild recipe 2\n"
+#define RECIPE_HEADER "tapster kbuild recipe 3\n"
 /* A step the tree's kbuild does not take (module-common.c before 6.12). */
 #define NO_STEP "-"
 
@@ -194,18 +194,48 @@ static int step_of_line(const char *line, const struct learnt_build *b)
 	return step;
 }
 
-/* A command of B's log with B's flags, directory and name made marks. */
-static char *command_to_step(const char *command, const struct learnt_build *b)
+/* Whether `word` asks the compiler for debug information (-g, -gdwarf-5, -gz=zlib...). */
+static bool is_debug_option(const char *word, size_t len)
+{
+	return len >= 2 && !strncmp(word, "-g", 2) &&
+	       (len == 2 || !strncmp(word, "-gdwarf", 7) || !strncmp(word, "-gz", 3) ||
+		!strncmp(word, "-gsplit-dwarf", 13));
+}
+
+/* `command` without its debug information options: a probe module's DWARF is never read
+ * (stack traces come from kallsyms), and -g is a fifth of a module's compile time. */
+static char *without_debug_options(const char *command)
+{
+	struct strbuf out = { 0 };
+
+	sb_add(&out, "");
+	for (const char *p = command; *p;) {
+		size_t space = strspn(p, " "), len = strcspn(p + space, " ");
+
+		if (!is_debug_option(p + space, len))
+			sb_addf(&out, "%.*s", (int)(space + len), p);
+		p += space + len;
+	}
+	return sb_steal(&out);
+}
+
+/* A command of B's log with B's flags, directory and name made marks; a compile without
+ * its debug information options. */
+static char *command_to_step(const char *command, const struct learnt_build *b, int step)
 {
 	char *dir_mark = xasprintf("%s/", b->dir);
-	char *no_flags = replace_all(command, b->flags, "@FLAGS@");
+	char *plain = step == STEP_COMPILE || step == STEP_MOD_COMPILE ||
+		      step == STEP_COMMON_COMPILE ? without_debug_options(command) :
+						    xstrdup(command);
+	char *no_flags = replace_all(plain, b->flags, "@FLAGS@");
 	char *no_dir = replace_all(no_flags, dir_mark, "@DIR@/");
-	char *step = replace_all(no_dir, b->name, "@NAME@");
+	char *marked = replace_all(no_dir, b->name, "@NAME@");
 
 	free(dir_mark);
+	free(plain);
 	free(no_flags);
 	free(no_dir);
-	return step;
+	return marked;
 }
 
 /* The recipe's text from kbuild's V=1 log of B, or NULL. */
@@ -222,7 +252,7 @@ static char *recipe_from_log(const char *log_text, const struct learnt_build *b)
 		int step = step_of_line(start, b);
 
 		if (step >= 0 && !steps[step])
-			steps[step] = command_to_step(start, b);
+			steps[step] = command_to_step(start, b, step);
 		free(text);
 		line = *end ? end + 1 : end;
 	}
