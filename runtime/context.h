@@ -65,7 +65,8 @@ struct tap_context {
 	const char *error_location;	/* "operator '/' at FILE:LINE:COL" of that statement */
 	int actions_remaining;
 	int nesting;
-	int regparm;			/* regparm(n): 0x100 | n, else 0 (registers.stp) */
+	int regparm;			/* regparm(n): 0x100 | n, else 0 (registers.stp;
+					 * reset each hit where it is used) */
 	int function_next;		/* the function just run ended with `next` */
 	int conditions_changed;		/* a global a probe condition reads was written */
 	struct tap_print_buffer print;
@@ -130,7 +131,9 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	c->pp = pp;
 	c->regs = regs;
 	c->entry_data = NULL;	/* a return probe's handler sets it */
-	c->regparm = 0;
+#ifdef TAP_USES_REGPARM
+	c->regparm = 0;		/* regparm() holds for the rest of one hit */
+#endif
 	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
 #ifdef STP_TIMING
 	c->timing_start = get_cycles();

@@ -3,6 +3,7 @@
 #include "parse/ast.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -290,4 +291,15 @@ struct token_desc node_token(const struct node *n)
 	case N_PRINT: return (struct token_desc){ "identifier", n->text };
 	default: return (struct token_desc){ "operator", op_text(n->op) };
 	}
+}
+
+bool function_has_pragma(const struct function *f, const char *tag)
+{
+	size_t len = strlen(tag);
+	const char *pragmas = f->pragmas;
+
+	for (const char *s = pragmas; s && (s = strstr(s, tag)); s += len)
+		if ((s == pragmas || s[-1] == ' ') && (s[len] == ' ' || !s[len]))
+			return true;
+	return false;
 }

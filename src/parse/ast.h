@@ -285,6 +285,9 @@ struct node *node_number(int64_t value, const char *text, struct loc loc);
 struct node *node_string(const char *value, struct loc loc);
 struct node *node_binary(int op, struct node *lhs, struct node *rhs, struct loc loc);
 
+/* Whether the embedded-C function `f` has the tag `tag` (pure, pragma:regparm ...). */
+bool function_has_pragma(const struct function *f, const char *tag);
+
 /* Frees a node with everything below it; file_free() frees a list of files (not their
  * sources). */
 void node_free(struct node *node);

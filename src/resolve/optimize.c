@@ -200,16 +200,6 @@ static void count_uses(struct optimizer *o)
 
 /* ---- Side effects ---- */
 
-static bool has_pragma(const char *pragmas, const char *tag)
-{
-	size_t len = strlen(tag);
-
-	for (const char *s = pragmas; s && (s = strstr(s, tag)); s += len)
-		if ((s == pragmas || s[-1] == ' ') && (s[len] == ' ' || !s[len]))
-			return true;
-	return false;
-}
-
 static bool function_has_effects(struct optimizer *o, struct used_function *f);
 
 static bool is_local(const struct node *n)
@@ -273,7 +263,7 @@ static bool function_has_effects(struct optimizer *o, struct used_function *f)
 			f->purity = has_effects(o, f->function->body) ? PURITY_EFFECTS : PURITY_PURE;
 			o->in_function = saved;
 		} else {
-			f->purity = has_pragma(f->function->pragmas, "pure") ? PURITY_PURE :
+			f->purity = function_has_pragma(f->function, "pure") ? PURITY_PURE :
 									       PURITY_EFFECTS;
 		}
 	}

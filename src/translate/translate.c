@@ -853,6 +853,15 @@ static void write_user_symbols(struct module *m)
 	usyms_write(m->out, s->symbol_files, s->nsymbol_files);
 }
 
+/* Whether a function the program uses has the tag `tag`. */
+static bool uses_pragma(const struct module *m, const char *tag)
+{
+	for (const struct used_function *f = m->program->functions; f; f = f->next)
+		if (function_has_pragma(f->function, tag))
+			return true;
+	return false;
+}
+
 static void write_module(struct module *m)
 {
 	const char *script = m->session->script_file ? m->session->script_file : "<input>";
@@ -867,6 +876,9 @@ static void write_module(struct module *m)
 		default_maxnesting(m->program));
 	if (timing_build(m->session))
 		fprintf(m->out, "#define TAP_NUM_TIMING_POINTS %d\n", count_points(m->program));
+	/* regparm() (registers.stp) sets a context field that every hit must then reset. */
+	if (uses_pragma(m, "pragma:regparm"))
+		fputs("#define TAP_USES_REGPARM 1\n", m->out);
 	fputc('\n', m->out);
 	fputs("#include \"runtime.h\"\n\n", m->out);
 	write_scalars(m);
