@@ -376,12 +376,18 @@ static void save_recipe(const struct session *s, const char *text)
 	free(path);
 }
 
-/* Runs the recipe's steps for <tmpdir>/<name>.c in the tree's directory, as make would. */
+/*
+ * Runs the recipe's steps for <tmpdir>/<name>.c in the tree's directory, as make would,
+ * with what make gives them: modules.order names the module's object (6.12's kbuild,
+ * whose modpost reads the file itself) or its .ko (6.1's, whose modpost reads it through
+ * sed 's/ko$/o/'), and objtool reads the architecture from SRCARCH (6.12's).
+ */
 static bool follow_recipe(const struct session *s, const struct recipe *r, const char *name,
 			  const char *flags, const char *log)
 {
+	bool order_of_kos = strstr(r->steps[STEP_MODPOST], "s/ko$/o/") != NULL;
 	char *order = xasprintf("%s/modules.order", s->tmpdir);
-	char *order_text = xasprintf("%s/%s.ko\n", s->tmpdir, name);
+	char *order_text = xasprintf("%s/%s.%s\n", s->tmpdir, name, order_of_kos ? "ko" : "o");
 	char *mod = xasprintf("%s/%s.mod", s->tmpdir, name);
 	char *mod_text = xasprintf("%s/%s.o\n", s->tmpdir, name);
 	/* modpost reads the symbol versions of what the object exports from its .cmd file
@@ -391,6 +397,7 @@ static bool follow_recipe(const struct session *s, const struct recipe *r, const
 		  write_file(cmd, "");
 
 	unlink(log);
+	setenv("SRCARCH", "x86", 0);
 	for (int i = 0; ok && i < NSTEPS; i++) {
 		if (!strcmp(r->steps[i], NO_STEP))
 			continue;
