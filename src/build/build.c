@@ -471,6 +471,9 @@ char *build_module(const struct session *s, const char *name)
 	bool built = recipe_text && follow_recipe(s, &recipe, name, flags, log) &&
 		     access(ko, R_OK) == 0;
 
+	if (recipe_text && s->verbose >= 3)
+		fprintf(stderr, "Pass 4: %s kbuild's commands for %s\n",
+			built ? "built with" : "could not build with", s->kernel_build_dir);
 	if (flags && !built)
 		built = build_with_kbuild(s, name, flags, log, !recipe_text);
 	if (flags && built && s->verbose >= 3)
