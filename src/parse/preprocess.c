@@ -526,7 +526,7 @@ static bool is_recursive(const struct activation *act, const struct macro *m)
 }
 
 /* An argument of an invocation, after its `(` or `,`: the tokens up to the `,` or `)` that
- * ends it, outside parentheses. Returns that token, or NULL at the end. */
+ * ends it, outside parentheses and brackets. Returns that token, or NULL at the end. */
 static struct token *read_argument(struct lexer *lx, struct macro *arg)
 {
 	int depth = 0;
@@ -536,9 +536,10 @@ static struct token *read_argument(struct lexer *lx, struct macro *arg)
 
 		if (!tok || !tok->kind)
 			return NULL;
-		if (tok->kind == '(')
+		/* As stap: a comma inside ( ) or [ ] (not { }) is the argument's. */
+		if (tok->kind == '(' || tok->kind == '[')
 			depth++;
-		else if (tok->kind == ')' && depth)
+		else if ((tok->kind == ')' || tok->kind == ']') && depth)
 			depth--;
 		else if (!depth && (tok->kind == ')' || tok->kind == ','))
 			return tok;
