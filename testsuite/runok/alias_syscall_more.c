@@ -5,6 +5,8 @@
  * where a call would otherwise depend on the machine. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -17,6 +19,12 @@
 
 int main(void)
 {
+	/* The x86_64 layouts of the kernel's sigaction and stack_t, and a sigset_t. */
+	struct { unsigned long handler, flags, restorer, mask; } ign = { 1, 0, 0, 0 },
+		act = { 0x1000, 0x10000000 | 0x04000000, 0x2000, 1UL << (SIGINT - 1) };
+	struct { unsigned long sp; int flags; unsigned long size; } ss = { 0, 2, 0 };
+	unsigned long set = 1UL << (SIGUSR1 - 1) | 1UL << (SIGTERM - 1);
+	long rl[2] = { 0, 0 };
 	long fd;
 
 	syscall(SYS_chdir, "/tmp");
@@ -49,5 +57,11 @@ int main(void)
 	syscall(SYS_mknodat, AT_FDCWD, "/nonexistent/x", S_IFIFO | 0600, 0);
 	syscall(SYS_unshare, 0);
 	syscall(SYS_setns, 99, 0x40000000);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, NULL, 8);
+	syscall(SYS_rt_sigaction, SIGUSR2, &ign, NULL, 8);
+	syscall(SYS_rt_sigaction, SIGUSR2, &act, NULL, 8);
+	syscall(SYS_setrlimit, RLIMIT_CORE, rl);
+	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, BAD);
+	syscall(SYS_sigaltstack, &ss, NULL);
 	return 0;
 }
