@@ -63,5 +63,6 @@ int main(void)
 	syscall(SYS_setrlimit, RLIMIT_CORE, rl);
 	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, BAD);
 	syscall(SYS_sigaltstack, &ss, NULL);
+	syscall(SYS_faccessat2, AT_FDCWD, "/nonexistent", R_OK, 0x200);
 	return 0;
 }
