@@ -4,11 +4,12 @@
  * tapsets of the source tree and a fixed snapshot of a kernel's info, and translated to C
  * (written to /dev/null), as `tapster -p3` would do with no VM and no kernel build.
  *
- * The kernel's info is the bundled VM kit's snapshot of kernel 6.1.0-56-cloud-amd64 (its
- * kallsyms, BTF, module functions, .config and headers; scripts/tapster-vmkit makes it):
+ * The kernel's info is the bundled VM kit's snapshot of the default kernel (its kallsyms,
+ * BTF, module functions, .config and headers; scripts/tapster-vmkit makes it):
  * $TRANSLATE_FUZZ_KIT, else CACHE/vm/KVER with CACHE as tapster-vmkit has it ($TAPSTER_CACHE,
- * else $XDG_CACHE_HOME/tapster, else ~/.cache/tapster). It is read once, at the start. Without it, the target still runs, and
- * every kernel probe point fails in pass 2 for want of symbols.
+ * else $XDG_CACHE_HOME/tapster, else ~/.cache/tapster) and KVER the kernel CACHE/vm/resolved
+ * names (Debian moves it). It is read once, at the start. Without it, the target still
+ * runs, and every kernel probe point fails in pass 2 for want of symbols.
  *
  * An input is a script, optionally followed by a NUL byte and a tail (as parse_fuzz's):
  *
@@ -47,7 +48,6 @@
 #error "TAPSTER_SRCDIR: the source tree, for its tapsets and runtime"
 #endif
 
-#define KIT_RELEASE "6.1.0-56-cloud-amd64"
 #define MAX_ARGS 12
 
 enum {
@@ -57,6 +57,8 @@ enum {
 
 static struct session session;
 static FILE *devnull;
+/* The kit's kernel release: the last component of its directory. */
+static char *kit_release_name;
 static char *kernel_config;
 static const struct ksyms *symbols;
 static const struct ktypes *types;
@@ -71,7 +73,7 @@ static struct file *warm_up;
 static const char *kit_release(void *ctx)
 {
 	(void)ctx;
-	return KIT_RELEASE;
+	return kit_release_name;
 }
 
 /* CONFIG_NAME's value in the kit's .config, its quotes removed; "" when unset. */
@@ -101,19 +103,39 @@ static const struct tracepoints *snapshot_tracepoints(void *ctx)
 	return tracepoints;
 }
 
+/* CACHE/vm/KVER for the kernel CACHE/vm/resolved names ("STAMP KVER"), or NULL. */
+static char *resolved_kit(const char *cache)
+{
+	char *path = xasprintf("%s/vm/resolved", cache);
+	char *text = read_text_file(path, NULL);
+	char release[256];
+	char *kit = NULL;
+
+	if (text && sscanf(text, "%*s %255s", release) == 1)
+		kit = xasprintf("%s/vm/%s", cache, release);
+	free(text);
+	free(path);
+	return kit;
+}
+
 static char *kit_directory(void)
 {
 	const char *dir = getenv("TRANSLATE_FUZZ_KIT");
 	const char *home = getenv("HOME");
+	char *cache, *kit;
 
 	if (dir && *dir)
 		return xstrdup(dir);
 	/* Where scripts/tapster-vmkit keeps it. */
 	if ((dir = getenv("TAPSTER_CACHE")) && *dir)
-		return xasprintf("%s/vm/%s", dir, KIT_RELEASE);
-	if ((dir = getenv("XDG_CACHE_HOME")) && *dir)
-		return xasprintf("%s/tapster/vm/%s", dir, KIT_RELEASE);
-	return xasprintf("%s/.cache/tapster/vm/%s", home ? home : "", KIT_RELEASE);
+		cache = xstrdup(dir);
+	else if ((dir = getenv("XDG_CACHE_HOME")) && *dir)
+		cache = xasprintf("%s/tapster", dir);
+	else
+		cache = xasprintf("%s/.cache/tapster", home ? home : "");
+	kit = resolved_kit(cache);
+	free(cache);
+	return kit ? kit : xstrdup("/nonexistent");
 }
 
 /* The fuzz target boots no VM: ksyms asks for one only for a kit without its kallsyms. */
@@ -133,7 +155,8 @@ static void load_snapshot(void)
 	char *kallsyms = xasprintf("%s/kallsyms", kit);
 	char *config = xasprintf("%s/config", kit);
 
-	session.kernel_release = KIT_RELEASE;
+	kit_release_name = xstrdup(strrchr(kit, '/') ? strrchr(kit, '/') + 1 : kit);
+	session.kernel_release = kit_release_name;
 	session.kernel_build_dir = xasprintf("%s/build", kit);
 	session.vm_kit_dir = kit;
 	session.run_in_vm = true;
