@@ -29,6 +29,7 @@
 struct tap_probe_point {
 	const char *pp;		/* the probe point as a string, e.g. kernel.function("f").return */
 	const char *func;	/* the probed function's name, or "" */
+	const char *type;	/* probe_type(): "kprobe", "hrtimer", "begin_end"... */
 	int point;		/* its place among its probe's points, from 0 */
 #ifdef STP_TIMING
 	int index;		/* -t: its place in the probe hit report (timing.h) */

@@ -159,8 +159,15 @@ static void been_release(void *state)
 		free(s->tables[t].buf);
 }
 
+static const char *been_type_name(const struct derived_point *d)
+{
+	(void)d;
+	return "begin_end";
+}
+
 const struct point_emitter emitter_been = {
 	.kinds = 1u << PROVIDER_BEGIN | 1u << PROVIDER_END | 1u << PROVIDER_ERROR,
+	.type_name = been_type_name,
 	.state_size = sizeof(struct been_state),
 	.module_end = been_module_end,
 	.write_counts = been_write_counts,

@@ -54,6 +54,9 @@ struct point_emitter {
 	/* Its tables, after the handlers. */
 	void (*write_tables)(const void *state, FILE *out);
 	void (*release)(void *state);
+	/* probe_type() of a point of its kinds: stap's name of the low-level handler it runs
+	 * from ("kprobe", "hrtimer", ...). */
+	const char *(*type_name)(const struct derived_point *d);
 };
 
 #define EMITTER_OWNS(e, kind) (((e)->kinds >> (kind)) & 1u)

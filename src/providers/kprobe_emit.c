@@ -255,8 +255,14 @@ static void kprobes_release(void *state)
 	free(s->fprobes.buf);
 }
 
+static const char *kprobes_type_name(const struct derived_point *d)
+{
+	return d->kind == PROVIDER_KRETPROBE ? "kretprobe" : "kprobe";
+}
+
 const struct point_emitter emitter_kprobes = {
 	.kinds = 1u << PROVIDER_KPROBE | 1u << PROVIDER_KRETPROBE,
+	.type_name = kprobes_type_name,
 	.conditional = true,
 	.state_size = sizeof(struct kprobes_state),
 	.runtime_header = "kprobes.h",

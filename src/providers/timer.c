@@ -232,8 +232,15 @@ static void timers_release(void *state)
 	free(s->profile.buf);
 }
 
+/* Every interval runs from an hrtimer (runtime/timers.h), timer.profile's too. */
+static const char *timers_type_name(const struct derived_point *d)
+{
+	return d->kind == PROVIDER_PROFILE ? "profile_timer" : "hrtimer";
+}
+
 const struct point_emitter emitter_timers = {
 	.kinds = 1u << PROVIDER_TIMER | 1u << PROVIDER_PROFILE,
+	.type_name = timers_type_name,
 	.state_size = sizeof(struct timers_state),
 	.runtime_header = "timers.h",
 	.point = timers_point,

@@ -230,8 +230,15 @@ static void tracepoints_release(void *state)
 	free(((struct tracepoints_state *)state)->table.buf);
 }
 
+static const char *trace_type_name(const struct derived_point *d)
+{
+	(void)d;
+	return "tracepoint";
+}
+
 const struct point_emitter emitter_tracepoints = {
 	.kinds = 1u << PROVIDER_TRACEPOINT,
+	.type_name = trace_type_name,
 	.state_size = sizeof(struct tracepoints_state),
 	.runtime_header = "tracepoints.h",
 	.point = tracepoint_point,

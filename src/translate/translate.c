@@ -395,6 +395,14 @@ static int point_index(const struct program *program, const struct derived_point
 	return -1;
 }
 
+/* probe_type() of a point, as its emitter names it. */
+static const char *point_type_name(const struct derived_point *d)
+{
+	const struct point_emitter *e = point_emitter_of(d->kind);
+
+	return e && e->type_name ? e->type_name(d) : "";
+}
+
 /* A point's pp() is stap's: its text, then its probe's condition, if any. */
 static int add_point_descriptor(struct module *m, const struct derived_probe *p,
 				const struct derived_point *d)
@@ -408,7 +416,8 @@ static int add_point_descriptor(struct module *m, const struct derived_probe *p,
 	for (const struct derived_point *e = p->points; e && e != d; e = e->next)
 		point++;
 	sb_addf(&m->points, "static const struct tap_probe_point tap_pp_%d = {\n", id);
-	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n\t.point = %d,\n", pp, func, point);
+	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n\t.type = \"%s\",\n\t.point = %d,\n", pp,
+		func, point_type_name(d), point);
 	if (timing_build(m->session))
 		sb_addf(&m->points, "\t.index = %d,\n", point_index(m->program, d));
 	sb_add(&m->points, "};\n\n");
