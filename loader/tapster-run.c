@@ -276,6 +276,14 @@ static void add_timezone_params(struct options *opt)
 	}
 }
 
+/* stp_pid(): this process's pid (after -D made it a daemon), as stap's stapio's. */
+static void add_loader_pid_param(struct options *opt)
+{
+	size_t used = strlen(opt->params);
+
+	snprintf(opt->params + used, sizeof(opt->params) - used, " stp_pid=%d", (int)getpid());
+}
+
 /* Inserts the module of the file `fd`, which stays open: the caller closes it. */
 static void insert_module(const struct options *opt, const struct session *s, int fd)
 {
@@ -641,6 +649,7 @@ int main(int argc, char **argv)
 			 s.child ? (int)s.child : (int)opt.target_pid);
 	}
 	add_timezone_params(&opt);
+	add_loader_pid_param(&opt);
 	insert_module(&opt, &s, module_fd);
 	inserted = &s;
 	close(module_fd);

@@ -33,6 +33,11 @@ static int tap_target_pid;
 module_param_named(target, tap_target_pid, int, 0400);
 MODULE_PARM_DESC(target, "pid returned by target()");
 
+/* stp_pid(): the loader's pid (stap's stapio). */
+static int tap_loader_pid;
+module_param_named(stp_pid, tap_loader_pid, int, 0400);
+MODULE_PARM_DESC(stp_pid, "pid returned by stp_pid()");
+
 /* The local time zone where the loader runs, for tz_gmtoff(), tz_name() and tz_ctime(). */
 static long tap_tz_gmtoff;
 module_param_named(tz_gmtoff, tap_tz_gmtoff, long, 0400);
