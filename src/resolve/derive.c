@@ -37,6 +37,26 @@ static bool any_return_point(const struct derived_point *points)
 	return false;
 }
 
+/* Takes the return points out of *points (both keep their order); returns them. */
+static struct derived_point *split_returns(struct derived_point **points)
+{
+	struct derived_point *returns = NULL, **returns_tail = &returns, **tail = points;
+
+	while (*tail) {
+		struct derived_point *p = *tail;
+
+		if (p->kind == PROVIDER_KRETPROBE) {
+			*tail = p->next;
+			p->next = NULL;
+			*returns_tail = p;
+			returns_tail = &p->next;
+		} else {
+			tail = &p->next;
+		}
+	}
+	return returns;
+}
+
 /* The points of a probe as written, joined as stap shows an origin: "begin(-5),end". */
 /* A point as stap shows it in an alias chain: with its `if (cond)` as -p1 prints it. */
 static char *point_text_with_cond(const struct probe_point *point)
@@ -465,10 +485,14 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 
 	d->points = points;
 	if (any_return_point(points) && !all_return_points(points)) {
-		struct token_desc tok = { "keyword", "probe" };
+		/* A return probe's body runs at another time (@entry, $return): the return
+		 * points get a probe of their own, the others another, each with the body. */
+		bool returns_first = points->kind == PROVIDER_KRETPROBE;
+		struct derived_point *returns = split_returns(&points);
 
-		diag_error_at("semantic error", &tok, x->probe->loc,
-			      "tapster cannot share one probe body between return and other probe points yet");
+		free(d);
+		add_derived(x, returns_first ? returns : points, body, true);
+		add_derived(x, returns_first ? points : returns, body, true);
 		return;
 	}
 	if (points->next && node_any(body, varies_per_point, NULL)) {
