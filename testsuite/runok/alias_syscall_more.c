@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,10 @@ int main(void)
 	struct { unsigned long sp; int flags; unsigned long size; } ss = { 0, 2, 0 };
 	unsigned long set = 1UL << (SIGUSR1 - 1) | 1UL << (SIGTERM - 1);
 	long rl[2] = { 0, 0 };
+	int fds[2] = { -1, -1 };
+	long itv[4] = { 0, 0, 0, 0 }, tv[2] = { 1, 1000000 }, tz[1] = { 0 };
+	long tvs[4] = { 1, 2, 3, 4 }, ub[2] = { 0, 86400 };
+	struct { long long sec; long nsec; } ts[2] = { { 0, (1L << 30) - 2 }, { 5, 123 } };
 	long fd;
 
 	syscall(SYS_chdir, "/tmp");
@@ -64,5 +69,15 @@ int main(void)
 	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, BAD);
 	syscall(SYS_sigaltstack, &ss, NULL);
 	syscall(SYS_faccessat2, AT_FDCWD, "/nonexistent", R_OK, 0x200);
+	syscall(SYS_pipe, NULL);
+	syscall(SYS_pipe2, fds, O_CLOEXEC);
+	syscall(SYS_times, BAD);
+	syscall(SYS_sysinfo, BAD);
+	syscall(SYS_setitimer, ITIMER_PROF, itv, NULL);
+	syscall(SYS_settimeofday, tv, tz);
+	syscall(SYS_utimensat, AT_FDCWD, "/nonexistent", ts, 0);
+	syscall(SYS_utimes, "/nonexistent", tvs);
+	syscall(SYS_utime, "/nonexistent", ub);
+	syscall(SYS_futimesat, 99, "x", NULL);
 	return 0;
 }
