@@ -79,5 +79,6 @@ int main(void)
 	syscall(SYS_utimes, "/nonexistent", tvs);
 	syscall(SYS_utime, "/nonexistent", ub);
 	syscall(SYS_futimesat, 99, "x", NULL);
+	syscall(SYS_reboot, 0xfee1dead, 99, 0, NULL);
 	return 0;
 }
