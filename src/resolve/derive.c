@@ -105,26 +105,6 @@ static void set_origin(struct derived_point *points, const char *origin)
 /* How deep aliases may refer to aliases before stap's recursion error. */
 #define MAX_ALIAS_DEPTH 32
 
-/* Whether the first components of `point` name `alias` (wildcards in the point match). */
-static bool names_alias(const struct probe_point *point, const struct probe_point *alias,
-			const struct component **suffix)
-{
-	const struct component *p = point->components, *a = alias->components;
-
-	for (; a; a = a->next, p = p->next) {
-		if (!p || fnmatch(p->name, a->name, 0) != 0)
-			return false;
-		if (!p->arg != !a->arg)
-			return false;
-		if (p->arg && (p->arg->kind != a->arg->kind ||
-			       (p->arg->kind == N_NUMBER ? p->arg->num != a->arg->num :
-							   strcmp(p->arg->text, a->arg->text))))
-			return false;
-	}
-	*suffix = p;
-	return true;
-}
-
 /* Whether the point's component `c` matches the alias's `a` (a wildcard in `c` matches). */
 static bool component_matches(const struct component *c, const struct component *a)
 {
@@ -133,6 +113,19 @@ static bool component_matches(const struct component *c, const struct component 
 	return !c->arg || (c->arg->kind == a->arg->kind &&
 			   (c->arg->kind == N_NUMBER ? c->arg->num == a->arg->num :
 						       !strcmp(c->arg->text, a->arg->text)));
+}
+
+/* Whether the first components of `point` name `alias` (wildcards in the point match). */
+static bool names_alias(const struct probe_point *point, const struct probe_point *alias,
+			const struct component **suffix)
+{
+	const struct component *p = point->components, *a = alias->components;
+
+	for (; a; a = a->next, p = p->next)
+		if (!p || !component_matches(p, a))
+			return false;
+	*suffix = p;
+	return true;
 }
 
 /* The alias's component at `level` when the point's first `level` components match its
