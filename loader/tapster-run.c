@@ -2,8 +2,9 @@
 /*
  * tapster-run: runs a module built by tapster (staprun's job).
  *
- *   tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-A|-L] [-v]
+ *   tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-L] [-v]
  *               MODULE.ko [PARAM=VALUE ...]
+ *   tapster-run -A [-o FILE [-D]] [-v] NAME
  *
  * It inserts the module, starts the session through /proc/tapster_NAME/ctl, streams the
  * script's output from /proc/tapster_NAME/out (stdout records to stdout or FILE, stderr
@@ -82,8 +83,9 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-A|-L]"
-	      " [-v] MODULE.ko [PARAM=VALUE ...]\n", out);
+	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-L]"
+	      " [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	      "       tapster-run -A [-o FILE [-D]] [-v] NAME\n", out);
 }
 
 /* A wrong command line: stap's message on stderr, then the usage on stdout, as staprun. */
@@ -293,6 +295,11 @@ static void insert_module(const struct options *opt, const struct session *s, in
 		if (err == EEXIST)
 			fail("Couldn't insert module '%s': module '%s' is already loaded",
 			     opt->module_path, s->name);
+		if (err == ENOSYS)	/* a kernel built without module support */
+			fail("Couldn't insert module '%s': %s\nThis kernel cannot load modules:"
+			     " run the script with 'tapster --vm', which builds its module for the"
+			     " bundled VM's kernel and runs it there", opt->module_path,
+			     strerror(err));
 		fail("Couldn't insert module '%s': %s", opt->module_path, strerror(err));
 	}
 }

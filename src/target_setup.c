@@ -73,6 +73,10 @@ static bool choose_target(struct session *s)
 		fputs(VM_FLIGHT_RECORDER_ERROR, stderr);
 		return false;
 	}
+	if (s->target_pid && s->last_pass >= 5) {
+		fputs(VM_TARGET_PID_ERROR, stderr);
+		return false;
+	}
 	s->kernel_release = vm_kit_kernel_release(s->vm_kit_dir);
 	s->kernel_build_dir = xasprintf("%s/build", s->vm_kit_dir);
 	if (s->kernel && (!s->kernel_release || strcmp(s->kernel, s->kernel_release))) {
@@ -83,7 +87,9 @@ static bool choose_target(struct session *s)
 	}
 	if (s->vm == VM_AUTO && s->last_pass >= 5)
 		fprintf(stderr, "tapster: this host cannot load kernel modules; running in the"
-			" bundled VM (kernel %s)\n", s->kernel_release ? s->kernel_release : "?");
+			" bundled VM (kernel %s): the probes see its kernel and the processes"
+			" started in it (-c), not this host's\n",
+			s->kernel_release ? s->kernel_release : "?");
 	return true;
 }
 

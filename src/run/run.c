@@ -211,9 +211,10 @@ static int run_in_vm(const struct session *s, const char *ko)
 	int out_fd = STDOUT_FILENO;
 	int status = 1;
 
-	if (s->flight_recorder) {
-		/* The session would end with the VM, when tapster returns. */
-		fputs(VM_FLIGHT_RECORDER_ERROR, stderr);
+	if (s->flight_recorder || s->target_pid) {
+		/* The session would end with the VM, when tapster returns; a host pid is not
+		 * the guest's. */
+		fputs(s->flight_recorder ? VM_FLIGHT_RECORDER_ERROR : VM_TARGET_PID_ERROR, stderr);
 		free(guest_ko);
 		free(files);
 		return 1;

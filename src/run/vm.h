@@ -45,6 +45,10 @@ char *vm_kit_build_dir(const char *kit_dir);
 #define VM_FLIGHT_RECORDER_ERROR "ERROR: The flight recorder (-F) needs a machine that keeps" \
 	" running after tapster exits; the bundled VM does not.\n"
 
+/* -x PID: a process of the host, which the guest's kernel does not see. */
+#define VM_TARGET_PID_ERROR "ERROR: -x PID names a process of this host; the bundled VM's" \
+	" kernel sees only its own processes (start the program in it with -c CMD).\n"
+
 struct vm_job {
 	const char *kit_dir;
 	const char *const *files;	/* host paths copied into the guest's /job/ (basename
