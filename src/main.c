@@ -38,6 +38,7 @@
 #include "session.h"
 #include "target_setup.h"
 #include "translate/translate.h"
+#include "progress.h"
 #include "util.h"
 
 #ifndef PACKAGE_VERSION
@@ -618,7 +619,15 @@ static int run_passes(struct session *s)
 	}
 
 	start = stamp_now();
-	char *ko = cache.hit ? module_cache_take(s, &cache, name) : build_module(s, name);
+	char *ko;
+
+	if (cache.hit) {
+		ko = module_cache_take(s, &cache, name);
+	} else {
+		progress_begin("Pass 4: building the module");
+		ko = build_module(s, name);
+		progress_end();
+	}
 
 	if (!ko) {
 		pass_failed(4);

@@ -26,6 +26,7 @@
 
 #include "build/cache.h"
 #include "build/kfeatures.h"
+#include "progress.h"
 #include "util.h"
 
 /* The probe module's name and the marks its commands get in the recipe. */
@@ -115,6 +116,7 @@ static int run_logged(const char *dir, char *const argv[], const char *command,
 
 static void show_log(const char *log)
 {
+	progress_end();	/* the log's lines are not to follow the progress line */
 	FILE *f = fopen(log, "r");
 	char line[4096];
 
@@ -471,14 +473,17 @@ char *build_module(const struct session *s, const char *name)
 	bool built = recipe_text && follow_recipe(s, &recipe, name, flags, log) &&
 		     access(ko, R_OK) == 0;
 
-	if (recipe_text && s->verbose >= 3)
+	if (recipe_text && s->verbose >= 3) {
+		progress_end();
 		fprintf(stderr, "Pass 4: %s kbuild's commands for %s\n",
 			built ? "built with" : "could not build with", s->kernel_build_dir);
+	}
 	if (flags && !built)
 		built = build_with_kbuild(s, name, flags, log, !recipe_text);
 	if (flags && built && s->verbose >= 3)
 		show_log(log);
 	if (built && access(ko, R_OK) != 0) {
+		progress_end();
 		fprintf(stderr, "ERROR: kbuild made no %s\n", ko);
 		built = false;
 	}

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "target/btf_image.h"
+#include "progress.h"
 #include "util.h"
 #include "run/vm_outfiles.h"
 
@@ -906,6 +907,7 @@ static void control_input(struct control *c, const char *buf, size_t n)
 		if (!strcmp(c->line, "ready")) {
 			/* A signal handler in between sees guest_ready and sends itself. */
 			guest_ready = 1;
+			progress_end();
 			if (interrupt_pending) {
 				interrupt_pending = 0;
 				send_interrupt();
@@ -1079,6 +1081,7 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 		st.guest_fd[i] = sv[1];
 	}
 	build_qemu_argv(&argv, job, &st);
+	progress_begin("booting the VM");
 	if (start_qemu(&argv, &st) < 0)
 		goto out;
 	for (int i = 0; i < NR_PORTS; i++) {
@@ -1088,6 +1091,7 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 	interrupt_fd = st.host_fd[PORT_CTL];
 
 	timed_out = pump(job, &st, &ctl);
+	progress_end();
 	vm_outfile_close(&ctl.file);
 	wait_child(st.pid, &wstatus);
 	st.pid = 0;
@@ -1113,6 +1117,7 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 		ret = 0;
 	}
 out:
+	progress_end();
 	argv_free(&argv);
 	cleanup(&st, job);
 	return ret;

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A live line on stderr for a step that may take long (building the module, booting the
+ * VM): on a terminal only, from about two seconds into the step, rewritten each half
+ * second with the seconds spent, and erased when the step ends, so that nothing of it is
+ * left among the script's output. Nothing at all when stderr is not a terminal.
+ */
+#ifndef TAPSTER_PROGRESS_H
+#define TAPSTER_PROGRESS_H
+
+/* Starts the step `what` ("Pass 4: building the module"; a literal or a string that lives
+ * until progress_end()); ends the one before, if any. */
+void progress_begin(const char *what);
+
+/* Ends the step, erasing its line if it was shown. */
+void progress_end(void);
+
+#endif
