@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #include "../runtime/record.h"
 #include "loader.h"
@@ -220,6 +221,63 @@ static void module_name(const char *path, char *name, size_t size)
 			*p = '_';
 }
 
+/*
+ * In the bundled VM, tapster's run.sh gives the -c command the host's files as its root
+ * and the user's directory (TAPSTER_RUN_ROOT, TAPSTER_RUN_CWD; src/run/vm_share.h). Only
+ * for root: a setuid loader must not chroot on a user's word.
+ */
+static void enter_command_root(void)
+{
+	const char *root = getenv("TAPSTER_RUN_ROOT");
+	const char *dir = getenv("TAPSTER_RUN_CWD");
+
+	if (!root || !*root || getuid() != 0)
+		return;
+	if (chroot(root) != 0 || chdir("/") != 0) {
+		fprintf(stderr, "ERROR: cannot enter %s: %s\n", root, strerror(errno));
+		_exit(127);
+	}
+	if (dir && *dir && chdir(dir) != 0)
+		fprintf(stderr, "WARNING: cannot enter %s in the VM: %s\n", dir, strerror(errno));
+	unsetenv("TAPSTER_RUN_ROOT");
+	unsetenv("TAPSTER_RUN_CWD");
+}
+
+/*
+ * Runs the -c command as staprun does: a plain command (no shell syntax, no command
+ * substitution, no unset variable) is split as the shell would and exec'd itself, so that
+ * target() is its pid whatever the shell forks; anything else, or a program that cannot be
+ * exec'd (the shell then says why, in its words), goes to /bin/sh -c.
+ */
+static void exec_command(const char *command)
+{
+	wordexp_t words;
+
+	if (wordexp(command, &words, WRDE_NOCMD | WRDE_UNDEF) == 0) {
+		if (words.we_wordc > 0)
+			execvp(words.we_wordv[0], words.we_wordv);
+		wordfree(&words);
+	}
+	execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+	fprintf(stderr, "ERROR: cannot run /bin/sh: %s\n", strerror(errno));
+	_exit(127);
+}
+
+/* In the bundled VM: "started" on the control port once the probes are armed (tapster's
+ * progress line ends there; src/run/vm.h). */
+static void notify_started(void)
+{
+	const char *path = getenv("TAPSTER_RUN_NOTIFY");
+	int fd = path && *path ? open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) : -1;
+
+	if (fd >= 0) {
+		if (write(fd, "started\n", 8) != 8) {
+			/* Only the progress line misses it. */
+		}
+		close(fd);
+	}
+}
+
 /* The -c command: forked now, held until the probes are armed, then exec'd by the shell. */
 static void fork_command(struct session *s, const char *command)
 {
@@ -234,15 +292,15 @@ static void fork_command(struct session *s, const char *command)
 		close(s->go_pipe[1]);
 		if (read(s->go_pipe[0], &go, 1) != 1)
 			_exit(127);	/* the session never started */
+		enter_command_root();
+		unsetenv("TAPSTER_RUN_NOTIFY");
 		/* A setuid loader runs the command as the user who started it. */
 		if (setgid(getgid()) != 0 || setuid(getuid()) != 0)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-		fprintf(stderr, "ERROR: cannot run /bin/sh: %s\n", strerror(errno));
-		_exit(127);
+		exec_command(command);
 	}
 	close(s->go_pipe[0]);
 }
@@ -675,6 +733,7 @@ int main(int argc, char **argv)
 		end_command(&s);
 		return 1;
 	}
+	notify_started();
 	if (!interrupted)
 		release_command(&s);
 	if (opt.detach)

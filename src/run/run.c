@@ -16,6 +16,9 @@
 
 #include "util.h"
 #include "run/vm.h"
+#include "run/vm_share.h"
+
+extern char **environ;
 
 bool host_can_run_modules(void)
 {
@@ -143,7 +146,7 @@ static void add_files_back_script(struct strbuf *script, char **args)
 {
 	sb_add(script, "mkdir -p " GUEST_OUTPUT_DIR "\n"
 		       "trap 'kill -INT $pid 2>/dev/null' INT\n"
-		       "/job/tapster-run ");
+		       "\"$@\" /job/tapster-run ");
 	for (char **p = args; *p; p++)
 		add_quoted(script, *p);
 	sb_add(script, "&\npid=$!\n"
@@ -197,6 +200,63 @@ static char *output_file_name(const char *file)
 	return xstrdup(path);
 }
 
+/* Whether the -c command gets the host's files (vm_share.h): unless TAPSTER_VM_SHARE=0,
+ * when virtiofsd is there and the kit has its kernel's modules (fetched once). Asked once. */
+static bool want_share(const struct session *s)
+{
+	static int wanted = -1;
+	const char *env = getenv("TAPSTER_VM_SHARE");
+	char *release, *dep;
+
+	if (wanted >= 0)
+		return wanted;
+	wanted = 0;
+	if (env && !strcmp(env, "0"))
+		return wanted;
+	if (!vm_share_daemon()) {
+		fputs(VM_SHARE_NO_DAEMON, stderr);
+		return wanted;
+	}
+	release = vm_kit_kernel_release(s->vm_kit_dir);
+	dep = xasprintf("%s/root/lib/modules/%s/modules.dep", s->vm_kit_dir, release ? release : "");
+	if (release && access(dep, R_OK) != 0) {
+		char *cmd = xasprintf("'%s' --modules >/dev/null", s->vmkit_path);
+
+		fprintf(stderr, "tapster: fetching the modules of kernel %s (once)\n", release);
+		if (system(cmd) != 0)
+			fprintf(stderr, "WARNING: cannot fetch the modules of kernel %s; -c runs in the"
+				" VM's own small system\n", release);
+		free(cmd);
+	}
+	wanted = release && access(dep, R_OK) == 0;
+	free(release);
+	free(dep);
+	return wanted;
+}
+
+/* run.sh's lines that mount the host's files (when tapster could serve them) and, when they
+ * are mounted, set "$@" to the environment the loader and the -c command get: the user's,
+ * with the root and directory the loader gives the command. */
+static void add_share_script(struct strbuf *script)
+{
+	char cwd[PATH_MAX];
+	char *setup = vm_share_guest_setup(NULL);
+
+	sb_add(script, setup);
+	free(setup);
+	sb_add(script, "set --\nif [ -n \"$share_ok\" ]; then set -- env -i ");
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "TAPSTER_RUN_", 12))
+			add_quoted(script, *e);
+	add_quoted(script, "TAPSTER_RUN_ROOT=" VM_SHARE_GUEST_ROOT);
+	add_quoted(script, "TAPSTER_RUN_NOTIFY=/dev/ttyS3");
+	if (getcwd(cwd, sizeof(cwd))) {
+		sb_add(script, "TAPSTER_RUN_CWD=");
+		add_quoted(script, cwd);
+	}
+	sb_add(script, "; fi\n");
+}
+
 static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
@@ -231,10 +291,14 @@ static int run_in_vm(const struct session *s, const char *ko)
 		}
 	}
 	args = loader_args(s, guest_ko, guest_output);
+	/* The loader says "started" there once the probes are armed (the progress line). */
+	sb_add(&script, "export TAPSTER_RUN_NOTIFY=/dev/ttyS3\n");
+	if (s->command && want_share(s))
+		add_share_script(&script);
 	if (files_back) {
 		add_files_back_script(&script, args);
 	} else {
-		sb_add(&script, "exec /job/tapster-run ");
+		sb_add(&script, "exec \"$@\" /job/tapster-run ");
 		for (char **p = args; *p; p++)
 			add_quoted(&script, *p);
 		sb_addc(&script, '\n');
@@ -272,6 +336,8 @@ static int run_in_vm(const struct session *s, const char *ko)
 		.modules = s->probed_modules,
 		.outfiles_dir = host_dir,
 		.timeout_s = vm_timeout(s),
+		.share_root = s->command && want_share(s) ? "/" : NULL,
+		.after_boot = "Pass 5: starting the probes",
 	};
 
 	if (vm_run(&job, &status) != 0)

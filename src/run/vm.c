@@ -21,6 +21,7 @@
 
 #include "target/btf_image.h"
 #include "progress.h"
+#include "run/vm_share.h"
 #include "util.h"
 #include "run/vm_outfiles.h"
 
@@ -552,8 +553,9 @@ static int add_module(struct newc *nc, struct guest_modules *gm, const char *nam
 	return err;
 }
 
-static int write_guest_modules(struct newc *nc, const struct vm_job *job)
+static int write_guest_modules(struct newc *nc, const struct vm_job *job, bool share)
 {
+	static const char *const share_modules[] = { VM_SHARE_MODULES, NULL };
 	char *kver = vm_kit_kernel_release(job->kit_dir);
 	struct guest_modules gm = { 0 };
 	int err = kver ? 0 : -1;
@@ -570,7 +572,9 @@ static int write_guest_modules(struct newc *nc, const struct vm_job *job)
 		fprintf(stderr, "ERROR: the VM kit has no modules (%s/modules.dep)\n", gm.dir);
 		err = -1;
 	}
-	for (const char *const *m = job->modules; !err && *m; m++)
+	for (const char *const *m = job->modules; !err && m && *m; m++)
+		err = add_module(nc, &gm, *m);
+	for (const char *const *m = share_modules; !err && share && *m; m++)
 		err = add_module(nc, &gm, *m);
 	if (!err) {
 		char *path = xasprintf("%s/modules.dep", gm.guest_dir);
@@ -589,8 +593,9 @@ static int write_guest_modules(struct newc *nc, const struct vm_job *job)
 	return err;
 }
 
-/* Writes the kit's base initramfs followed by an archive with /job/ to PATH. */
-static int write_initrd(const char *path, const struct vm_job *job)
+/* Writes the kit's base initramfs followed by an archive with /job/ to PATH; with `share`
+ * (virtiofsd serves job->share_root), /job/host-share tells run.sh to mount it. */
+static int write_initrd(const char *path, const struct vm_job *job, bool share)
 {
 	char *base = xasprintf("%s/initramfs-base.cpio", job->kit_dir);
 	struct newc nc = { .ino = 900000 };
@@ -626,8 +631,10 @@ static int write_initrd(const char *path, const struct vm_job *job)
 			goto out;
 		}
 	}
-	if (job->modules && *job->modules && write_guest_modules(&nc, job) < 0)
+	if (((job->modules && *job->modules) || share) && write_guest_modules(&nc, job, share) < 0)
 		goto out;
+	if (share && newc_data(&nc, "job/host-share", 0644, "", 0) < 0)
+		goto write_error;
 	if (newc_data(&nc, "job/run.sh", 0755, script, strlen(script)) < 0 ||
 	    newc_header(&nc, "TRAILER!!!", 0, 1, 0) < 0)
 		goto write_error;
@@ -694,6 +701,7 @@ struct vm_run_state {
 	int guest_fd[NR_PORTS];	/* qemu's ends; -1 once handed over */
 	pid_t pid;		/* qemu, 0 when not running */
 	bool with_kvm;		/* qemu was asked for KVM first */
+	struct vm_share share;	/* virtiofsd, when job->share_root is served */
 	bool kvm_stalled;	/* ... and the guest was not up within KVM_BOOT_LIMIT_MS */
 };
 
@@ -788,6 +796,20 @@ static void build_qemu_argv(struct argv *a, const struct vm_job *job, struct vm_
 		argv_add(a, xasprintf("socket,id=port%d,fd=%d", i + 1, st->guest_fd[i]));
 		argv_add(a, xstrdup("-serial"));
 		argv_add(a, xasprintf("chardev:port%d", i + 1));
+	}
+	if (st->share.pid > 0) {
+		/* vhost-user needs the guest's memory shared with virtiofsd. */
+		char *socket = qemu_escape(st->share.socket);
+
+		argv_add(a, xstrdup("-object"));
+		argv_add(a, xasprintf("memory-backend-memfd,id=mem,size=%dM,share=on", mem));
+		argv_add(a, xstrdup("-numa"));
+		argv_add(a, xstrdup("node,memdev=mem"));
+		argv_add(a, xstrdup("-chardev"));
+		argv_add(a, xasprintf("socket,id=share,path=%s", socket));
+		free(socket);
+		argv_add(a, xstrdup("-device"));
+		argv_add(a, xstrdup("vhost-user-fs-pci,chardev=share,tag=" VM_SHARE_TAG));
 	}
 	free(console);
 }
@@ -885,6 +907,7 @@ struct control {
 	bool have_status;
 	int status;
 	struct vm_outfile file;
+	const char *after_boot;	/* job->after_boot */
 };
 
 static void control_input(struct control *c, const char *buf, size_t n)
@@ -908,12 +931,16 @@ static void control_input(struct control *c, const char *buf, size_t n)
 			/* A signal handler in between sees guest_ready and sends itself. */
 			guest_ready = 1;
 			progress_end();
+			if (c->after_boot)
+				progress_begin(c->after_boot);
 			if (interrupt_pending) {
 				interrupt_pending = 0;
 				send_interrupt();
 			}
 		} else if (vm_outfile_start(&c->file, c->line)) {
 			continue;
+		} else if (!strcmp(c->line, "started")) {
+			progress_end();
 		} else if (!strncmp(c->line, "status ", 7)) {
 			char *end;
 			long v = strtol(c->line + 7, &end, 10);
@@ -1022,6 +1049,7 @@ static void cleanup(struct vm_run_state *st, const struct vm_job *job)
 		kill(st->pid, SIGKILL);
 		wait_child(st->pid, NULL);
 	}
+	vm_share_stop(&st->share);
 	if (st->tmpdir) {
 		unlink(st->initrd);
 		unlink(st->qemu_log);
@@ -1045,7 +1073,8 @@ static void report_failure(struct vm_run_state *st)
 static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 {
 	struct vm_run_state st = { .host_fd = { -1, -1, -1 }, .guest_fd = { -1, -1, -1 } };
-	struct control ctl = { .file = { .dir = job->outfiles_dir, .fd = -1 } };
+	struct control ctl = { .file = { .dir = job->outfiles_dir, .fd = -1 },
+			       .after_boot = job->after_boot };
 	const char *tmp = getenv("TMPDIR");
 	struct argv argv = { 0 };
 	int wstatus = 0, ret = -1;
@@ -1068,7 +1097,9 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 	st.qemu_log = xasprintf("%s/qemu.log", st.tmpdir);
 	st.console = job->console_log ? xstrdup(job->console_log)
 				       : xasprintf("%s/console.log", st.tmpdir);
-	if (write_initrd(st.initrd, job) < 0)
+	if (job->share_root)
+		vm_share_start(&st.share, job->share_root, st.tmpdir);
+	if (write_initrd(st.initrd, job, st.share.pid > 0) < 0)
 		goto out;
 	for (int i = 0; i < NR_PORTS; i++) {
 		int sv[2];

@@ -71,6 +71,12 @@ struct vm_job {
 					 * a modules.dep of them (modprobe NAME works), so that
 					 * a script can probe them as they load; NULL-terminated,
 					 * may be NULL */
+	const char *after_boot;		/* the progress line (progress.h) from the guest's boot
+					 * until the job sends "started" on the control port
+					 * (the loader does, TAPSTER_RUN_NOTIFY); NULL: none */
+	const char *share_root;		/* a host directory served to the guest over virtio-fs
+					 * (vm_share.h), when virtiofsd starts; /job/host-share
+					 * then tells run.sh; NULL: none */
 };
 
 /*
