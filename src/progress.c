@@ -112,6 +112,28 @@ void progress_begin(const char *what)
 	set_timer(TICK_MS);
 }
 
+void progress_write(const char *text, size_t len)
+{
+	sigset_t alarm, saved;
+
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	sigprocmask(SIG_BLOCK, &alarm, &saved);
+	if (line_shown && write(STDERR_FILENO, "\r\033[K", 4) == 4)
+		line_shown = 0;
+	while (len > 0) {
+		ssize_t n = write(STDERR_FILENO, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		text += n;
+		len -= (size_t)n;
+	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+}
+
 void progress_end(void)
 {
 	if (!step_active)

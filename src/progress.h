@@ -8,11 +8,17 @@
 #ifndef TAPSTER_PROGRESS_H
 #define TAPSTER_PROGRESS_H
 
+#include <stddef.h>
+
 /* Starts the step `what` ("Pass 4: building the module"; a literal or a string that lives
  * until progress_end()); ends the one before, if any. */
 void progress_begin(const char *what);
 
 /* Ends the step, erasing its line if it was shown. */
 void progress_end(void);
+
+/* Writes `len` bytes of `text` (whole lines) to stderr above the line of the step going on,
+ * which comes back at the next tick; plainly when there is none. */
+void progress_write(const char *text, size_t len);
 
 #endif

@@ -230,16 +230,73 @@ char *vm_kit_dir(const char *vmkit_script)
 	return vm_kit_dir_made(vmkit_script);
 }
 
+/*
+ * Reads the script's stdout into `out` until it ends; on a terminal its stderr comes through
+ * `err_fd` too, line by line above the progress line of the kit's making (a download takes
+ * a while the first time). `err_fd` is -1 otherwise (the script writes to ours).
+ */
+static void read_vmkit_output(int out_fd, int err_fd, struct strbuf *out)
+{
+	struct strbuf line = { 0 };
+	char buf[4096];
+
+	if (err_fd >= 0)
+		progress_begin("making the VM kit");
+	while (out_fd >= 0 || err_fd >= 0) {
+		struct pollfd pfd[2] = { { .fd = out_fd, .events = POLLIN },
+					 { .fd = err_fd, .events = POLLIN } };
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(pfd[i].fd);
+				*(i ? &err_fd : &out_fd) = -1;
+				continue;
+			}
+			sb_addn(i ? &line : out, buf, (size_t)n);
+		}
+		/* The whole lines of stderr so far. */
+		char *nl = line.len ? memrchr(line.buf, '\n', line.len) : NULL;
+
+		if (nl) {
+			size_t whole = (size_t)(nl - line.buf) + 1;
+			char *rest = xstrndup(nl + 1, line.len - whole);
+
+			progress_write(line.buf, whole);
+			free(line.buf);
+			line = (struct strbuf){ 0 };
+			sb_add(&line, rest);
+			free(rest);
+		}
+	}
+	if (line.len)
+		progress_write(line.buf, line.len);
+	free(line.buf);
+	progress_end();
+}
+
 /* Runs tapster-vmkit, which makes the kit if need be, and returns the directory it prints. */
 char *vm_kit_dir_made(const char *vmkit_script)
 {
 	const char *script = vmkit_script ? vmkit_script : "tapster-vmkit";
 	struct strbuf out = { 0 };
-	int pipefd[2], wstatus = 0;
-	char buf[4096], *dir, *nl, *kver;
+	int pipefd[2], errfd[2] = { -1, -1 }, wstatus = 0;
+	char *dir, *nl, *kver;
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+	if (pipe2(pipefd, O_CLOEXEC) < 0 ||
+	    (isatty(STDERR_FILENO) && pipe2(errfd, O_CLOEXEC) < 0)) {
 		fprintf(stderr, "ERROR: pipe: %s\n", strerror(errno));
 		return NULL;
 	}
@@ -252,21 +309,16 @@ char *vm_kit_dir_made(const char *vmkit_script)
 	}
 	if (pid == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
+		if (errfd[1] >= 0)
+			dup2(errfd[1], STDERR_FILENO);
 		execlp(script, script, (char *)NULL);
 		fprintf(stderr, "ERROR: cannot run %s: %s\n", script, strerror(errno));
 		_exit(127);
 	}
 	close(pipefd[1]);
-	for (;;) {
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		sb_addn(&out, buf, (size_t)n);
-	}
-	close(pipefd[0]);
+	if (errfd[1] >= 0)
+		close(errfd[1]);
+	read_vmkit_output(pipefd[0], errfd[0], &out);
 	dir = sb_steal(&out);
 	if (wait_child(pid, &wstatus) < 0 || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
 		/* 127: the child said it could not run the script. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "target/debuginfo.h"
+#include "progress.h"
 #include "util.h"
 
 /*
@@ -600,9 +601,11 @@ static bool build_image(struct dwpoints *dp, const struct debuginfo *di, const c
 	size_t size = 0;
 	char *image;
 
+	progress_begin("indexing the kernel's DWARF (once)");
 	build(&b, di);
 	image = make_image(&b, key, &size);
 	free_builder(&b);
+	progress_end();
 	if (!image)
 		return false;
 	if (path)
