@@ -336,6 +336,17 @@ static void add_timezone_params(struct options *opt)
 	}
 }
 
+/* The root the -c command gets in the bundled VM (enter_command_root()), for the module's
+ * process("PATH") points. */
+static void add_user_root_param(struct options *opt)
+{
+	const char *root = getenv("TAPSTER_RUN_ROOT");
+	size_t used = strlen(opt->params);
+
+	if (root && *root && getuid() == 0 && !strchr(root, ' '))
+		snprintf(opt->params + used, sizeof(opt->params) - used, " user_root=%s", root);
+}
+
 /* stp_pid(): this process's pid (after -D made it a daemon), as stap's stapio's. */
 static void add_loader_pid_param(struct options *opt)
 {
@@ -715,6 +726,7 @@ int main(int argc, char **argv)
 	}
 	add_timezone_params(&opt);
 	add_loader_pid_param(&opt);
+	add_user_root_param(&opt);
 	insert_module(&opt, &s, module_fd);
 	inserted = &s;
 	close(module_fd);

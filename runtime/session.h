@@ -46,6 +46,12 @@ static char tap_tz_name[32];
 module_param_string(tz_name, tap_tz_name, sizeof(tap_tz_name), 0400);
 MODULE_PARM_DESC(tz_name, "local time zone's name");
 
+/* Where the -c command's files are, when not at "/" (the bundled VM's share of the host's
+ * files, src/run/vm_share.h): process("PATH") points are looked up under it. */
+static char tap_user_root[64] __maybe_unused;
+module_param_string(user_root, tap_user_root, sizeof(tap_user_root), 0400);
+MODULE_PARM_DESC(user_root, "directory the -c command runs in as its root");
+
 static const char *const tap_state_names[] = {
 	[TAP_STARTING] = "starting",
 	[TAP_RUNNING] = "running",
