@@ -432,6 +432,47 @@ static long read_counter(const struct session *s, const char *name, char *state,
 	return value;
 }
 
+/*
+ * system(CMD) of a probe: CMD runs in the background with /bin/sh -c, as the user who
+ * started the loader, its output going where the loader's goes; nobody waits for it
+ * (staprun's way). A middle child forks it and exits at once, so that it is never a zombie
+ * of ours and its end is not taken for the -c command's.
+ */
+static void run_system(const char *cmd, size_t len)
+{
+	char command[4096];
+	pid_t middle;
+
+	if (len >= sizeof(command))
+		len = sizeof(command) - 1;
+	memcpy(command, cmd, len);
+	command[len] = '\0';
+	middle = fork();
+	if (middle < 0) {
+		fprintf(stderr, "WARNING: system(): cannot fork: %s\n", strerror(errno));
+		return;
+	}
+	if (middle == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		if (setgid(getgid()) != 0 || setuid(getuid()) != 0)
+			_exit(127);
+		if (fork() == 0) {
+			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+			_exit(127);
+		}
+		_exit(0);
+	}
+	while (waitpid(middle, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 /* Demultiplexes the records read from out. */
 static void forward_records(const char *buf, size_t len)
 {
@@ -444,6 +485,9 @@ static void forward_records(const char *buf, size_t len)
 		if ((rec.channel & TAP_RECORD_CHANNEL_MASK) == TAP_CHANNEL_STDERR) {
 			output_flush();
 			write_all(STDERR_FILENO, buf + sizeof(rec), rec.len);
+		} else if ((rec.channel & TAP_RECORD_CHANNEL_MASK) == TAP_CHANNEL_SYSTEM) {
+			output_flush();
+			run_system(buf + sizeof(rec), rec.len);
 		} else
 			output_write(rec.channel >> TAP_RECORD_CPU_SHIFT, buf + sizeof(rec),
 				     rec.len);

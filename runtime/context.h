@@ -25,9 +25,10 @@
 #include "stat.h"
 #include "transport.h"
 
-/* What the script sees of the probe point that fired: pp() and ppfunc(). */
+/* What the script sees of the probe point that fired: pp(), pn() and ppfunc(). */
 struct tap_probe_point {
 	const char *pp;		/* the probe point as a string, e.g. kernel.function("f").return */
+	const char *pn;		/* pn(): the point as the script named it (an alias's name) */
 	const char *func;	/* the probed function's name, or "" */
 	const char *type;	/* probe_type(): "kprobe", "hrtimer", "begin_end"... */
 	int point;		/* its place among its probe's points, from 0 */

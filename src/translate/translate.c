@@ -411,17 +411,20 @@ static int add_point_descriptor(struct module *m, const struct derived_probe *p,
 	char *text = xasprintf("%s%s", d->pp, condition);
 	char *pp = c_string_literal(text);
 	char *func = c_string_literal(d->function);
+	/* pn(): through an alias, the alias's name as -l lists it; else the point itself */
+	char *pn = c_string_literal(p->listed_name ? p->listed_name : d->pp);
 	int id = m->npoints++, point = 0;
 
 	for (const struct derived_point *e = p->points; e && e != d; e = e->next)
 		point++;
 	sb_addf(&m->points, "static const struct tap_probe_point tap_pp_%d = {\n", id);
-	sb_addf(&m->points, "\t.pp = %s,\n\t.func = %s,\n\t.type = \"%s\",\n\t.point = %d,\n", pp,
-		func, point_type_name(d), point);
+	sb_addf(&m->points, "\t.pp = %s,\n\t.pn = %s,\n\t.func = %s,\n\t.type = \"%s\",\n"
+		"\t.point = %d,\n", pp, pn, func, point_type_name(d), point);
 	if (timing_build(m->session))
 		sb_addf(&m->points, "\t.index = %d,\n", point_index(m->program, d));
 	sb_add(&m->points, "};\n\n");
 	free(pp);
+	free(pn);
 	free(text);
 	free(condition);
 	free(func);
