@@ -65,6 +65,11 @@ static void add_uprobe_point(const struct probe_point *point, const char *path,
 
 	free(d->pp);
 	d->pp = process_point_text(point, path, f->name);
+	/* Placed at a link-time address, as stap places points from DWARF: its -p2 shows
+	 * the point placed as its origin, not the point written. */
+	d->pc = f->vaddr;
+	free(d->origin);
+	d->origin = xstrdup(d->pp);
 	free(d->function);
 	d->function = xstrdup(f->name);
 	d->symbol = xstrdup(path);
@@ -132,6 +137,11 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		provider_refuse(point, "no match");
 		return false;
 	}
+	/* Its symbol table serves where stap would have looked for DWARF, of which it
+	 * warns. */
+	if (!usyms_has_dwarf(path))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", path);
 	for (size_t i = 0; i < count; i++) {
 		if (fnmatch(pattern, funcs[i].name, 0))
 			continue;

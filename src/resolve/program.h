@@ -60,7 +60,8 @@ enum provider_kind {
 	PROVIDER_PROFILE,	/* timer.profile: every CPU, every tick */
 	PROVIDER_TRACEPOINT,	/* kernel.trace("name"): `function` is the tracepoint */
 	PROVIDER_UPROBE,	/* process("PATH").function("f"): `symbol` the file's absolute
-				 * path, `offset` f's place in it, `function` f */
+				 * path, `offset` f's place in it, `function` f, `pc` its
+				 * link-time address */
 	PROVIDER_URETPROBE,	/* process("PATH").function("f").return: the same */
 };
 

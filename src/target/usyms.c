@@ -315,6 +315,33 @@ void usyms_free_functions(struct ufunc *funcs, size_t count)
 	free(funcs);
 }
 
+bool usyms_has_dwarf(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	bool found = false;
+	size_t names;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &names) == 0) {
+		for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found; scn = elf_nextscn(elf, scn)) {
+			GElf_Shdr shdr;
+			const char *name;
+
+			found = gelf_getshdr(scn, &shdr) &&
+				(name = elf_strptr(elf, names, shdr.sh_name)) &&
+				!strcmp(name, ".debug_info");
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
 /* The path a line of ldd's output names: "name => /path (0x...)" or "/path (0x...)". */
 static char *ldd_line_path(const char *line)
 {

@@ -30,6 +30,9 @@ struct ufunc {
 struct ufunc *usyms_functions(const char *path, size_t *count);
 void usyms_free_functions(struct ufunc *funcs, size_t count);
 
+/* Whether the ELF file PATH has DWARF debuginfo (a .debug_info section). */
+bool usyms_has_dwarf(const char *path);
+
 /* The shared libraries `ldd PATH` lists (paths, malloc'd; *count of them). */
 char **usyms_ldd(const char *path, int *count);
 
