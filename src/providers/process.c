@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "target/usyms.h"
@@ -42,6 +43,25 @@ static void process_no_match(const struct probe_point *point, const char *patter
 	free(reason);
 	free(similar);
 	free(names);
+}
+
+/* The file a process("NAME") point names, as stap finds it: NAME without a slash in $PATH,
+ * else NAME, from the current directory; absolute, symbolic links resolved, into `path`. */
+static bool find_executable(const char *name, char path[PATH_MAX])
+{
+	const char *dirs = getenv("PATH");
+
+	while (!strchr(name, '/') && dirs && *dirs) {
+		size_t len = strcspn(dirs, ":");
+		char *candidate = xasprintf("%.*s/%s", (int)len, dirs, name);
+		bool found = len && access(candidate, X_OK) == 0 && realpath(candidate, path);
+
+		free(candidate);
+		if (found)
+			return true;
+		dirs += len + (dirs[len] == ':');
+	}
+	return realpath(name, path) != NULL;
 }
 
 /* process("PATH").function("f")'s text as pp() shows it, with PATH made absolute. */
@@ -132,7 +152,7 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	pattern = component_string(func);
 	/* stap takes the file by its absolute path, and says "no match" of one it cannot
 	 * read as an ELF file. */
-	funcs = realpath(written, path) ? usyms_functions(path, &count) : NULL;
+	funcs = find_executable(written, path) ? usyms_functions(path, &count) : NULL;
 	if (!funcs) {
 		provider_refuse(point, "no match");
 		return false;
