@@ -705,12 +705,23 @@ static bool on_uprobes(const struct derived_probe *p)
 	return true;
 }
 
+/* `n`, a $return whose type is not known, as the whole return register. */
+static bool resolve_return_register(struct node *n)
+{
+	struct target_access *a = xcalloc(1, sizeof(*a));
+
+	a->base = BASE_RETURN;
+	a->base_size = 8;
+	a->location = location_literal(n);
+	n->sym = a;
+	n->type = TYPE_LONG;
+	return true;
+}
+
 /* On process("PATH").function points, placed by the symbol table, only the return value
  * of .return is known: the whole return register. */
 static bool uprobe_resolve(const struct derived_probe *p, struct node *n, bool quiet)
 {
-	struct target_access *a;
-
 	if (strcmp(n->text, "$return") || n->comps || !p->is_return || n->address_of) {
 		char *owned;
 		struct token_desc tok = { "identifier", token_text(n, &owned) };
@@ -724,13 +735,7 @@ static bool uprobe_resolve(const struct derived_probe *p, struct node *n, bool q
 		free(owned);
 		return false;
 	}
-	a = xcalloc(1, sizeof(*a));
-	a->base = BASE_RETURN;
-	a->base_size = 8;
-	a->location = location_literal(n);
-	n->sym = a;
-	n->type = TYPE_LONG;
-	return true;
+	return resolve_return_register(n);
 }
 
 bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
@@ -745,15 +750,8 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return uprobe_resolve(p, n, quiet);
 	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p) &&
 	    !functions_typed(env, p) && !n->address_of) {
-		/* The module's types (or its function's) are not known: the whole return
-		 * register. */
-		first = xcalloc(1, sizeof(*first));
-		first->base = BASE_RETURN;
-		first->base_size = 8;
-		first->location = location_literal(n);
-		n->sym = first;
-		n->type = TYPE_LONG;
-		return true;
+		/* The module's types (or its function's) are not known. */
+		return resolve_return_register(n);
 	}
 	if (!on_functions(p) || !env || !env->types)
 		return unresolved(n, quiet);
