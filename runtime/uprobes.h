@@ -2,7 +2,8 @@
 /*
  * uprobes: process("PATH").function("f") and its .return, on the user-space function at
  * `offset` in the file PATH, in every process that runs it. The file's inode is looked up
- * when the session starts and held until it ends.
+ * when the session starts (under the -c command's root, if the loader gives one) and held
+ * until it ends.
  *
  * The generated module defines, for each point, a handler that enters the context and runs
  * the probe body, and the table tap_uprobes[TAP_NUM_UPROBES] that tap_uprobes_start()
@@ -20,6 +21,7 @@
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/slab.h>
 #include <linux/uprobes.h>
 
 #include "context.h"
@@ -46,14 +48,24 @@ static struct tap_uprobe tap_uprobes[TAP_NUM_UPROBES];	/* the generated module's
 static struct tap_uprobe *const tap_uprobes __maybe_unused;
 #endif
 
+/*
+ * The file's inode, as the processes that run it map it: under the root the -c command
+ * runs in (the loader's user_root, session.h: the host's files in the bundled VM), and
+ * through an overlay to the file it maps.
+ */
 static int tap_uprobe_register(struct tap_uprobe *u)
 {
+	char *name = kasprintf(GFP_KERNEL, "%s%s", tap_user_root, u->path);
 	struct path path;
-	int rc = kern_path(u->path, LOOKUP_FOLLOW, &path);
+	int rc;
 
+	if (!name)
+		return -ENOMEM;
+	rc = kern_path(name, LOOKUP_FOLLOW, &path);
+	kfree(name);
 	if (rc)
 		return rc;
-	u->inode = igrab(d_inode(path.dentry));
+	u->inode = igrab(d_real_inode(path.dentry));
 	path_put(&path);
 	if (!u->inode)
 		return -ENOENT;
