@@ -24,6 +24,10 @@
 #define tap_timer_container_of(var, timer, field) from_timer(var, timer, field)
 #endif
 
+/* uprobe_register() returns the struct uprobe and uprobe_unregister() became
+ * uprobe_unregister_nosync() + uprobe_unregister_sync() in 6.12: TAP_HAVE_UPROBE_UNREGISTER_NOSYNC,
+ * which runtime/uprobes.h follows. */
+
 /*
  * fprobe, with handlers that take the pt_regs (6.5 to 6.13), serves the kernel.function
  * probes of many functions (kprobes.h); not in a timing build (-t), which reports missed

@@ -13,6 +13,7 @@
 #include "kprobes.h"
 #include "timers.h"
 #include "tracepoints.h"
+#include "uprobes.h"
 
 struct tap_provider {
 	int (*start)(void);		/* registers its probes; may sleep */
@@ -30,6 +31,7 @@ static const struct tap_provider tap_providers[] = {
 	{ .start = tap_tracepoints_start, .stop = tap_tracepoints_stop },
 	{ .start = tap_timers_start, .stop = tap_timers_stop },
 	{ .start = tap_profile_start, .stop = tap_profile_stop },
+	{ .start = tap_uprobes_start, .stop = tap_uprobes_stop },
 };
 
 #define TAP_NUM_PROVIDERS ((int)ARRAY_SIZE(tap_providers))

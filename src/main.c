@@ -567,6 +567,7 @@ static int run_passes(struct session *s)
 		return 1;
 	}
 	s->probed_modules = probed_modules(&program);
+	s->probed_files = probed_files(&program);
 	if (s->verbose) {
 		fprintf(stderr, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s,"
 			" %d global%s ", program.nprobes, program.nprobes == 1 ? "" : "s",

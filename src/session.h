@@ -71,6 +71,9 @@ struct session {
 	/* Pass 2 says which kernel modules the script probes (NULL-terminated, or NULL), for
 	 * pass 5 to give them to the VM. */
 	const char **probed_modules;
+	/* And the files its process("PATH") points are on, for the VM to have them at the
+	 * same paths (NULL-terminated, or NULL). */
+	const char **probed_files;
 };
 
 #endif

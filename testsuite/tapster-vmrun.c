@@ -3,14 +3,15 @@
  * tapster-vmrun: runs a shell script in the VM tapster's pass 5 uses, with files of the
  * host in its /job/, for tests that want one VM boot to serve many modules.
  *
- *   tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] [-m MODULE]... -s SCRIPT -o STDOUT
- *                 -e STDERR FILE...
+ *   tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] [-m MODULE]... [-P PATH]... -s SCRIPT
+ *                 -o STDOUT -e STDERR FILE...
  *
  * -i runs the guest under qemu's `-icount shift=0` (TCG): its clock follows the instructions
  * it executes, one nanosecond each, so timings repeat exactly (`make bench`).
  * SCRIPT (a host file) becomes /job/run.sh; each FILE is copied into /job/ under its base
  * name. Each -m MODULE, a module of the kit's kernel, is in the guest's /lib/modules (with
- * those it needs: modprobe MODULE works). The guest's stdout and stderr go to the files
+ * those it needs: modprobe MODULE works). Each -P PATH, an absolute host path, is copied to
+ * the same path in the guest (a process("PATH") probe's file). The guest's stdout and stderr go to the files
  * STDOUT and STDERR. The exit status is
  * the script's, or 125 when the VM could not run it (a message on stderr).
  *
@@ -28,8 +29,8 @@
 
 static void usage(void)
 {
-	fputs("usage: tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] [-m MODULE]... -s SCRIPT"
-	      " -o STDOUT -e STDERR FILE...\n", stderr);
+	fputs("usage: tapster-vmrun [-k KIT] [-c CPUS] [-t SECONDS] [-i] [-m MODULE]... [-P PATH]..."
+	      " -s SCRIPT -o STDOUT -e STDERR FILE...\n", stderr);
 	exit(125);
 }
 
@@ -50,10 +51,11 @@ int main(int argc, char **argv)
 	struct vm_job job = { .cpus = 1, .mem_mb = 512 };
 	char *script, *kit = NULL;
 	const char **modules = xcalloc(1, sizeof(*modules));
-	size_t nmodules = 0;
+	const char **placed = xcalloc(1, sizeof(*placed));
+	size_t nmodules = 0, nplaced = 0;
 	int opt, status = 125;
 
-	while ((opt = getopt(argc, argv, "k:c:t:im:s:o:e:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:c:t:im:P:s:o:e:")) != -1) {
 		switch (opt) {
 		case 'k': kit = xstrdup(optarg); break;
 		case 'c': job.cpus = atoi(optarg); break;
@@ -66,6 +68,11 @@ int main(int argc, char **argv)
 			modules = xrealloc(modules, (nmodules + 2) * sizeof(*modules));
 			modules[nmodules++] = optarg;
 			modules[nmodules] = NULL;
+			break;
+		case 'P':
+			placed = xrealloc(placed, (nplaced + 2) * sizeof(*placed));
+			placed[nplaced++] = optarg;
+			placed[nplaced] = NULL;
 			break;
 		default: usage();
 		}
@@ -85,6 +92,7 @@ int main(int argc, char **argv)
 	job.files = (const char *const *)argv + optind;
 	job.run_script = script;
 	job.modules = modules;
+	job.placed = placed;
 	job.out_fd = create_output(out_path);
 	job.err_fd = create_output(err_path);
 	job.console_log = getenv("TAPSTER_VM_CONSOLE");
@@ -95,5 +103,6 @@ int main(int argc, char **argv)
 	free(script);
 	free(kit);
 	free(modules);
+	free(placed);
 	return status;
 }

@@ -31,6 +31,9 @@ static const struct feature features[] = {
 	/* fprobe's handlers with the return address and the pt_regs (6.5 to 6.13; 6.14's
 	 * take ftrace_regs). Whether the kernel has CONFIG_FPROBE is the module's to see. */
 	{ "FPROBE_PT_REGS", "linux/fprobe.h", "unsigned long ret_ip, struct pt_regs *regs" },
+	/* uprobe_register() gives the struct uprobe, which uprobe_unregister_nosync() and
+	 * uprobe_unregister_sync() take instead of uprobe_unregister() (6.12). */
+	{ "UPROBE_UNREGISTER_NOSYNC", "linux/uprobes.h", "uprobe_unregister_nosync" },
 };
 
 /* Debian splits a kernel's headers: the arch-specific tree's Makefile includes the common

@@ -4,6 +4,7 @@
 
 const struct point_emitter *const point_emitters[] = {
 	&emitter_kprobes,
+	&emitter_uprobes,
 	&emitter_tracepoints,
 	&emitter_timers,
 	&emitter_been,

@@ -65,6 +65,7 @@ extern const struct point_emitter emitter_kprobes;
 extern const struct point_emitter emitter_tracepoints;
 extern const struct point_emitter emitter_timers;
 extern const struct point_emitter emitter_been;
+extern const struct point_emitter emitter_uprobes;
 
 /* Every emitter, NULL-terminated, in the order their counts and tables are written. */
 extern const struct point_emitter *const point_emitters[];

@@ -18,6 +18,7 @@ static const struct provider *const providers[] = {
 	&provider_kprobe,
 	&provider_timer,
 	&provider_module,
+	&provider_process,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)

@@ -27,6 +27,7 @@ extern const struct provider provider_kernel;
 extern const struct provider provider_kprobe;
 extern const struct provider provider_timer;
 extern const struct provider provider_module;
+extern const struct provider provider_process;
 
 /* The families the kernel and kprobe providers pass their points on to, by the component
  * after the first: FUNC is function("f"), STMT statement(ADDR), MODULE module("m"). */

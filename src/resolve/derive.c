@@ -24,7 +24,7 @@
 static bool all_return_points(const struct derived_point *points)
 {
 	for (; points; points = points->next)
-		if (points->kind != PROVIDER_KRETPROBE)
+		if (points->kind != PROVIDER_KRETPROBE && points->kind != PROVIDER_URETPROBE)
 			return false;
 	return true;
 }

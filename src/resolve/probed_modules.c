@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The end of pass 2: the kernel modules that the program's probes are on, which pass 5
- * gives the VM.
+ * The end of pass 2: the kernel modules and the user-space files that the program's probes
+ * are on, which pass 5 gives the VM.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -10,23 +10,46 @@
 #include "resolve/program.h"
 #include "util.h"
 
-/* The modules the program's probe points are on, once each, for the VM to have them. */
-const char **probed_modules(const struct program *program)
+/* What `name_of` names of the program's probe points (NULL: nothing), once each. */
+static const char **probed_names(const struct program *program,
+				 const char *(*name_of)(const struct derived_point *d))
 {
 	const char **names = xcalloc(1, sizeof(*names));
 	size_t n = 0;
 
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		for (const struct derived_point *d = p->points; d; d = d->next) {
-			bool seen = !*d->module;
+			const char *name = name_of(d);
+			bool seen = !name;
 
 			for (size_t i = 0; i < n && !seen; i++)
-				seen = !strcmp(names[i], d->module);
+				seen = !strcmp(names[i], name);
 			if (seen)
 				continue;
 			names = xrealloc(names, (n + 2) * sizeof(*names));
-			names[n++] = d->module;
+			names[n++] = name;
 			names[n] = NULL;
 		}
 	return names;
+}
+
+static const char *point_module(const struct derived_point *d)
+{
+	return *d->module ? d->module : NULL;
+}
+
+static const char *point_file(const struct derived_point *d)
+{
+	return d->kind == PROVIDER_UPROBE || d->kind == PROVIDER_URETPROBE ? d->symbol : NULL;
+}
+
+/* The modules the program's probe points are on, once each, for the VM to have them. */
+const char **probed_modules(const struct program *program)
+{
+	return probed_names(program, point_module);
+}
+
+const char **probed_files(const struct program *program)
+{
+	return probed_names(program, point_file);
 }

@@ -9,4 +9,8 @@ struct program;
  * (allocated; the names are the points'): for the VM to have them. */
 const char **probed_modules(const struct program *program);
 
+/* The files its process("PATH") points are on (their absolute paths), once each, in the
+ * same way: for the VM to have them at those paths. */
+const char **probed_files(const struct program *program);
+
 #endif

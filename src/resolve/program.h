@@ -59,6 +59,10 @@ enum provider_kind {
 	PROVIDER_TIMER,		/* timer.ms(N) and the other intervals */
 	PROVIDER_PROFILE,	/* timer.profile: every CPU, every tick */
 	PROVIDER_TRACEPOINT,	/* kernel.trace("name"): `function` is the tracepoint */
+	PROVIDER_UPROBE,	/* process("PATH").function("f"): `symbol` the file's absolute
+				 * path, `offset` f's place in it, `function` f, `pc` its
+				 * link-time address */
+	PROVIDER_URETPROBE,	/* process("PATH").function("f").return: the same */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */

@@ -694,6 +694,50 @@ static void free_accesses(struct target_access **all, int n, int keep)
 	free(all);
 }
 
+/* Whether every point of the probe is a process("PATH").function point. */
+static bool on_uprobes(const struct derived_probe *p)
+{
+	if (!p || !p->points)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (d->kind != PROVIDER_UPROBE && d->kind != PROVIDER_URETPROBE)
+			return false;
+	return true;
+}
+
+/* `n`, a $return whose type is not known, as the whole return register. */
+static bool resolve_return_register(struct node *n)
+{
+	struct target_access *a = xcalloc(1, sizeof(*a));
+
+	a->base = BASE_RETURN;
+	a->base_size = 8;
+	a->location = location_literal(n);
+	n->sym = a;
+	n->type = TYPE_LONG;
+	return true;
+}
+
+/* On process("PATH").function points, placed by the symbol table, only the return value
+ * of .return is known: the whole return register. */
+static bool uprobe_resolve(const struct derived_probe *p, struct node *n, bool quiet)
+{
+	if (strcmp(n->text, "$return") || n->comps || !p->is_return || n->address_of) {
+		char *owned;
+		struct token_desc tok = { "identifier", token_text(n, &owned) };
+
+		if (!quiet) {
+			diag_error_at("semantic error", &tok, n->loc,
+				      "debuginfo scope not found for module '%s', cannot resolve"
+				      " context variable [man error::dwarf]", p->points->symbol);
+			report_untyped(&tok, n->loc);
+		}
+		free(owned);
+		return false;
+	}
+	return resolve_return_register(n);
+}
+
 bool target_resolve(const struct provider_env *env, struct derived_probe *p, struct node *n,
 		    bool quiet)
 {
@@ -702,17 +746,12 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 
 	if (on_tracepoints(p))
 		return trace_target_resolve(env, p, n, quiet);
+	if (on_uprobes(p))
+		return uprobe_resolve(p, n, quiet);
 	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p) &&
 	    !functions_typed(env, p) && !n->address_of) {
-		/* The module's types (or its function's) are not known: the whole return
-		 * register. */
-		first = xcalloc(1, sizeof(*first));
-		first->base = BASE_RETURN;
-		first->base_size = 8;
-		first->location = location_literal(n);
-		n->sym = first;
-		n->type = TYPE_LONG;
-		return true;
+		/* The module's types (or its function's) are not known. */
+		return resolve_return_register(n);
 	}
 	if (!on_functions(p) || !env || !env->types)
 		return unresolved(n, quiet);

@@ -327,6 +327,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 	struct vm_job job = {
 		.kit_dir = s->vm_kit_dir,
 		.files = files,
+		.placed = s->probed_files,
 		.run_script = script.buf,
 		.out_fd = out_fd,
 		.err_fd = STDERR_FILENO,

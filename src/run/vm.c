@@ -645,6 +645,31 @@ static int write_guest_modules(struct newc *nc, const struct vm_job *job, bool s
 	return err;
 }
 
+/* The files of job->placed, each at its own absolute path in the guest, with the
+ * directories above it. */
+static int write_placed_files(struct newc *nc, const struct vm_job *job)
+{
+	struct guest_modules made = { 0 };	/* only its directories */
+	int err = 0;
+
+	for (const char *const *f = job->placed; !err && f && *f; f++) {
+		const char *entry = *f;
+
+		while (*entry == '/')
+			entry++;
+		err = *entry ? newc_parents(nc, &made, entry) : -1;
+		if (!err)
+			err = newc_file(nc, entry, *f);
+		if (err < 0)
+			fprintf(stderr, "ERROR: cannot put %s into the VM: %s\n", *f,
+				strerror(errno));
+	}
+	for (size_t i = 0; i < made.ndirs; i++)
+		free(made.dirs[i]);
+	free(made.dirs);
+	return err;
+}
+
 /* Writes the kit's base initramfs followed by an archive with /job/ to PATH; with `share`
  * (virtiofsd serves job->share_root), /job/host-share tells run.sh to mount it. */
 static int write_initrd(const char *path, const struct vm_job *job, bool share)
@@ -687,6 +712,8 @@ static int write_initrd(const char *path, const struct vm_job *job, bool share)
 		goto out;
 	if (share && newc_data(&nc, "job/host-share", 0644, "", 0) < 0)
 		goto write_error;
+	if (write_placed_files(&nc, job) < 0)
+		goto out;
 	if (newc_data(&nc, "job/run.sh", 0755, script, strlen(script)) < 0 ||
 	    newc_header(&nc, "TRAILER!!!", 0, 1, 0) < 0)
 		goto write_error;

@@ -53,6 +53,9 @@ struct vm_job {
 	const char *kit_dir;
 	const char *const *files;	/* host paths copied into the guest's /job/ (basename
 					 * kept, mode kept), NULL-terminated; may be NULL */
+	const char *const *placed;	/* host paths (absolute) copied into the guest at the
+					 * same path, their directories made; NULL-terminated,
+					 * may be NULL */
 	const char *run_script;		/* the contents of /job/run.sh, run as `sh /job/run.sh`
 					 * in /job with stdin /dev/null; `exec` the loader so
 					 * that vm_interrupt() reaches it */

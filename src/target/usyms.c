@@ -234,6 +234,114 @@ bool usyms_check_file(const char *path)
 	return ok;
 }
 
+/* The file offset of the link-time address vaddr, through the loadable segments; false when
+ * no segment holds it in the file. */
+static bool file_offset_of(const struct usym_file *f, unsigned long long vaddr,
+			   unsigned long long *offset)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *seg = &f->loads[i];
+
+		if (vaddr >= seg->p_vaddr && vaddr - seg->p_vaddr < seg->p_filesz) {
+			*offset = vaddr - seg->p_vaddr + seg->p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A symbol's address and its place in the table. */
+struct usym_place {
+	unsigned long long addr;
+	size_t index;
+};
+
+static int compare_places(const void *a, const void *b)
+{
+	const struct usym_place *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int compare_ufuncs(const void *a, const void *b)
+{
+	const struct ufunc *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return (x->vaddr > y->vaddr) - (x->vaddr < y->vaddr);
+}
+
+struct ufunc *usyms_functions(const char *path, size_t *count)
+{
+	struct usym_file f;
+	struct usym_place *places;
+	struct ufunc *funcs;
+	size_t n = 0;
+
+	*count = 0;
+	if (!read_usym_file(path, &f)) {
+		free_usym_file(&f);
+		return NULL;
+	}
+	places = xcalloc(f.nsyms + 1, sizeof(*places));
+	for (size_t i = 0; i < f.nsyms; i++)
+		places[i] = (struct usym_place){ f.syms[i].addr, i };
+	qsort(places, f.nsyms, sizeof(*places), compare_places);
+	funcs = xcalloc(f.nsyms + 1, sizeof(*funcs));
+	for (size_t i = 0; i < f.nsyms; i++) {
+		const struct usym *sym = &f.syms[places[i].index];
+		unsigned long long offset;
+
+		if ((i && places[i - 1].addr == places[i].addr) ||
+		    !file_offset_of(&f, sym->addr, &offset))
+			continue;
+		funcs[n++] = (struct ufunc){ xstrdup(sym->name), sym->addr, offset };
+	}
+	free(places);
+	free_usym_file(&f);
+	qsort(funcs, n, sizeof(*funcs), compare_ufuncs);
+	*count = n;
+	return funcs;
+}
+
+void usyms_free_functions(struct ufunc *funcs, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(funcs[i].name);
+	free(funcs);
+}
+
+bool usyms_has_dwarf(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	bool found = false;
+	size_t names;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &names) == 0) {
+		for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found; scn = elf_nextscn(elf, scn)) {
+			GElf_Shdr shdr;
+			const char *name;
+
+			found = gelf_getshdr(scn, &shdr) &&
+				(name = elf_strptr(elf, names, shdr.sh_name)) &&
+				!strcmp(name, ".debug_info");
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
 /* The path a line of ldd's output names: "name => /path (0x...)" or "/path (0x...)". */
 static char *ldd_line_path(const char *line)
 {

@@ -4,6 +4,7 @@
 #define TAPSTER_USYMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Writes the C tables of runtime/usyms.h for the files (those that are no usable ELF file
@@ -12,6 +13,25 @@ void usyms_write(FILE *out, const char *const *paths, int npaths);
 
 /* Whether the file is an ELF file with loadable segments. */
 bool usyms_check_file(const char *path);
+
+/* A function of a user-space ELF file, as process("PATH").function("NAME") probes it. */
+struct ufunc {
+	char *name;
+	unsigned long long vaddr;	/* its link-time address */
+	unsigned long long offset;	/* where that address is in the file (uprobes') */
+};
+
+/*
+ * The function symbols of the ELF file PATH (.symtab, else .dynsym; STT_FUNC, defined),
+ * one per address (the first the table names there, as stap keeps it), sorted by name
+ * (strcmp) then address; *count of them, malloc'd (usyms_free_functions()). NULL when PATH
+ * cannot be read or is no ELF file with loadable segments.
+ */
+struct ufunc *usyms_functions(const char *path, size_t *count);
+void usyms_free_functions(struct ufunc *funcs, size_t count);
+
+/* Whether the ELF file PATH has DWARF debuginfo (a .debug_info section). */
+bool usyms_has_dwarf(const char *path);
 
 /* The shared libraries `ldd PATH` lists (paths, malloc'd; *count of them). */
 char **usyms_ldd(const char *path, int *count);

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * uprobes: process("PATH").function("f") and its .return, on the user-space function at
+ * `offset` in the file PATH, in every process that runs it. The file's inode is looked up
+ * when the session starts (under the -c command's root, if the loader gives one) and held
+ * until it ends.
+ *
+ * The generated module defines, for each point, a handler that enters the context and runs
+ * the probe body, and the table tap_uprobes[TAP_NUM_UPROBES] that tap_uprobes_start()
+ * registers. A handler runs in the probed task, preemptible (it may sleep): the context
+ * needs preemption off, which the handler takes around it.
+ *
+ * The API changed in 6.12 (runtime/compat.h's TAP_HAVE_UPROBE_UNREGISTER_NOSYNC):
+ * uprobe_register() takes a reference counter's offset and gives the struct uprobe, which
+ * uprobe_unregister_nosync() then takes, followed by one uprobe_unregister_sync() for all.
+ */
+#ifndef TAP_UPROBES_H
+#define TAP_UPROBES_H
+
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/slab.h>
+#include <linux/uprobes.h>
+
+#include "context.h"
+#include "kprobes.h"
+
+struct tap_uprobe {
+	struct uprobe_consumer uc;
+	const struct tap_probe_point *pp;
+	const char *path;	/* the file, absolute */
+	loff_t offset;		/* the function's place in it */
+	struct inode *inode;	/* held while registered */
+#ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
+	struct uprobe *uprobe;
+#endif
+};
+
+#ifndef TAP_NUM_UPROBES
+#define TAP_NUM_UPROBES 0
+#endif
+
+#if TAP_NUM_UPROBES > 0
+static struct tap_uprobe tap_uprobes[TAP_NUM_UPROBES];	/* the generated module's */
+#else
+static struct tap_uprobe *const tap_uprobes __maybe_unused;
+#endif
+
+/*
+ * The file's inode, as the processes that run it map it: under the root the -c command
+ * runs in (the loader's user_root, session.h: the host's files in the bundled VM), and
+ * through an overlay to the file it maps.
+ */
+static int tap_uprobe_register(struct tap_uprobe *u)
+{
+	char *name = kasprintf(GFP_KERNEL, "%s%s", tap_user_root, u->path);
+	struct path path;
+	int rc;
+
+	if (!name)
+		return -ENOMEM;
+	rc = kern_path(name, LOOKUP_FOLLOW, &path);
+	kfree(name);
+	if (rc)
+		return rc;
+	u->inode = igrab(d_real_inode(path.dentry));
+	path_put(&path);
+	if (!u->inode)
+		return -ENOENT;
+#ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
+	u->uprobe = uprobe_register(u->inode, u->offset, 0, &u->uc);
+	rc = IS_ERR(u->uprobe) ? PTR_ERR(u->uprobe) : 0;
+	if (rc)
+		u->uprobe = NULL;
+#else
+	rc = uprobe_register(u->inode, u->offset, &u->uc);
+#endif
+	if (rc) {
+		iput(u->inode);
+		u->inode = NULL;
+	}
+	return rc;
+}
+
+/* Unregisters every uprobe registered (all, or those a failed start got to). */
+static void tap_uprobes_stop(void)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < TAP_NUM_UPROBES; i++) {
+		struct tap_uprobe *u = &tap_uprobes[i];
+
+		if (!u->inode)
+			continue;
+#ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
+		uprobe_unregister_nosync(u->uprobe, &u->uc);
+		u->uprobe = NULL;
+#else
+		uprobe_unregister(u->inode, u->offset, &u->uc);
+#endif
+		any = true;
+	}
+#ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
+	if (any)
+		uprobe_unregister_sync();
+#endif
+	for (i = 0; i < TAP_NUM_UPROBES; i++) {
+		if (tap_uprobes[i].inode) {
+			iput(tap_uprobes[i].inode);
+			tap_uprobes[i].inode = NULL;
+		}
+	}
+	(void)any;
+}
+
+/* A file that is not there, or a uprobe the kernel refuses, is stap's registration error. */
+static int tap_uprobes_start(void)
+{
+	int i, rc;
+
+	for (i = 0; i < TAP_NUM_UPROBES; i++) {
+		rc = tap_uprobe_register(&tap_uprobes[i]);
+		if (rc) {
+			tap_report_registration_error(tap_uprobes[i].pp, rc);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+#endif

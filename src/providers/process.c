@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * process("PATH").function("f") [.call] and process("PATH").function("f").return: a uprobe
+ * or a uretprobe on the user-space function f of the ELF file PATH, in every process that
+ * runs it. f may be a wildcard; the functions are the file's symbol table's
+ * (target/usyms.h: no DWARF), each probed at its offset in the file, which the kernel's
+ * uprobes take with the file's inode (runtime/uprobes.h).
+ */
+#include "providers/emit.h"
+#include "providers/function_point.h"
+#include "providers/providers.h"
+
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "target/usyms.h"
+#include "util.h"
+
+/* The components stap names after process("PATH") when it knows none of them. */
+static const char *const process_names[] = { "begin", "end", "function", "insn", "library",
+					     "mark", "plt", "provider", "statement", "syscall",
+					     "thread", NULL };
+
+/* stap's "no match", with the nearest of the file's functions: "similar functions". */
+static void process_no_match(const struct probe_point *point, const char *pattern,
+			     const struct ufunc *funcs, size_t count)
+{
+	const char **names = xcalloc(count + 1, sizeof(*names));
+	char *similar, *reason;
+
+	for (size_t i = 0; i < count; i++)
+		names[i] = funcs[i].name;
+	similar = similar_names(pattern, names, count);
+	if (!strncmp(similar, " (similar: ", 11))
+		reason = xasprintf("no match (similar functions: %s", similar + 11);
+	else
+		reason = xasprintf("no match%s", similar);
+	provider_refuse(point, reason);
+	free(reason);
+	free(similar);
+	free(names);
+}
+
+/* The file a process("NAME") point names, as stap finds it: NAME without a slash in $PATH,
+ * else NAME, from the current directory; absolute, symbolic links resolved, into `path`. */
+static bool find_executable(const char *name, char path[PATH_MAX])
+{
+	const char *dirs = getenv("PATH");
+
+	while (!strchr(name, '/') && dirs && *dirs) {
+		size_t len = strcspn(dirs, ":");
+		char *candidate = xasprintf("%.*s/%s", (int)len, dirs, name);
+		bool found = len && access(candidate, X_OK) == 0 && realpath(candidate, path);
+
+		free(candidate);
+		if (found)
+			return true;
+		dirs += len + (dirs[len] == ':');
+	}
+	return realpath(name, path) != NULL;
+}
+
+/* process("PATH").function("f")'s text as pp() shows it, with PATH made absolute. */
+static char *process_point_text(const struct probe_point *point, const char *path,
+				const char *name)
+{
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "process(\"%s\").function(\"%s\")", path, name);
+	for (const struct component *c = point->components->next->next; c; c = c->next)
+		sb_addf(&sb, ".%s", c->name);
+	add_marks(&sb, point);
+	return sb_steal(&sb);
+}
+
+static void add_uprobe_point(const struct probe_point *point, const char *path,
+			     const struct ufunc *f, enum provider_kind kind,
+			     struct derived_point ***tail)
+{
+	struct derived_point *d = derived_point_new(kind, point);
+
+	free(d->pp);
+	d->pp = process_point_text(point, path, f->name);
+	/* Placed at a link-time address, as stap places points from DWARF: its -p2 shows
+	 * the point placed as its origin, not the point written. */
+	d->pc = f->vaddr;
+	free(d->origin);
+	d->origin = xstrdup(d->pp);
+	free(d->function);
+	d->function = xstrdup(f->name);
+	d->symbol = xstrdup(path);
+	d->offset = f->offset;
+	free(d->comment);
+	d->comment = xasprintf(" /* pc=.absolute+0x%llx */", f->offset);
+	add_derived_point(tail, d);
+}
+
+/* .call or .return after function("f"), or nothing; false after an error. */
+static bool read_suffix(const struct probe_point *point, const struct component *func,
+			enum provider_kind *kind)
+{
+	const struct component *comp = func->next;
+
+	*kind = PROVIDER_UPROBE;
+	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+		comp = comp->next;
+	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
+		*kind = PROVIDER_URETPROBE;
+		comp = comp->next;
+	}
+	if (comp) {
+		provider_invalid_suffix(point, comp);
+		return false;
+	}
+	return true;
+}
+
+static bool derive_process(const struct probe_point *point, const struct provider_env *env,
+			   struct derived_point ***tail)
+{
+	const struct component *first = point->components, *func = first->next;
+	const char *written = component_string(first), *pattern;
+	char path[PATH_MAX];
+	enum provider_kind kind;
+	struct ufunc *funcs;
+	size_t count, matched = 0;
+
+	(void)env;
+	if (first->arg && !written) {
+		provider_mismatch(point, first, NULL);
+		return false;
+	}
+	if (!written) {
+		provider_refuse(point, "unspecified process probe is invalid without a -c COMMAND"
+				" or -x PID [man stapprobes]");
+		return false;
+	}
+	if (!func) {
+		provider_truncated(point, first, "function(string)");
+		return false;
+	}
+	if (strcmp(func->name, "function") || !component_string(func)) {
+		provider_mismatch(point, func, process_names);
+		return false;
+	}
+	if (!read_suffix(point, func, &kind))
+		return false;
+	pattern = component_string(func);
+	/* stap takes the file by its absolute path, and says "no match" of one it cannot
+	 * read as an ELF file. */
+	funcs = find_executable(written, path) ? usyms_functions(path, &count) : NULL;
+	if (!funcs) {
+		provider_refuse(point, "no match");
+		return false;
+	}
+	/* Its symbol table serves where stap would have looked for DWARF, of which it
+	 * warns. */
+	if (!usyms_has_dwarf(path))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", path);
+	for (size_t i = 0; i < count; i++) {
+		if (fnmatch(pattern, funcs[i].name, 0))
+			continue;
+		add_uprobe_point(point, path, &funcs[i], kind, tail);
+		matched++;
+	}
+	if (!matched)
+		process_no_match(point, pattern, funcs, count);
+	usyms_free_functions(funcs, count);
+	return matched > 0;
+}
+
+const struct provider provider_process = { "process", derive_process };
+
+/* ---- Pass 3: a handler each, and the table tap_uprobes[] (runtime/uprobes.h) ---- */
+
+struct uprobes_state {
+	struct strbuf table;
+	int count;
+};
+
+static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
+			  const struct derived_point *d, int pp)
+{
+	struct uprobes_state *s = state;
+	bool ret = d->kind == PROVIDER_URETPROBE;
+	char *descriptor = xasprintf("&tap_pp_%d", pp);
+	char *path = ctx->c_string(d->symbol);
+
+	/* The context wants a CPU of its own: a uprobe's handler runs in the task,
+	 * preemptible. */
+	sb_addf(ctx->points, "static __always_inline void tap_uprobe_run_%d(struct pt_regs *regs)\n{\n",
+		pp);
+	emit_handler(ctx->points, p->index, &(struct handler_text){ descriptor, "", false, "", "",
+								    "}\n\n" });
+	if (ret)
+		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
+			" unsigned long func, struct pt_regs *regs)\n", pp);
+	else
+		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
+			" struct pt_regs *regs)\n", pp);
+	sb_addf(ctx->points, "{\n\tpreempt_disable();\n\ttap_uprobe_run_%d(regs);\n"
+		"\tpreempt_enable();\n\treturn 0;\n}\n\n", pp);
+	sb_addf(&s->table, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
+		" .offset = 0x%llx },\n", ret ? "ret_handler" : "handler", pp, pp, path,
+		(unsigned long long)d->offset);
+	s->count++;
+	free(descriptor);
+	free(path);
+}
+
+static void uprobes_write_counts(const void *state, FILE *out)
+{
+	const struct uprobes_state *s = state;
+
+	fprintf(out, "#define TAP_NUM_UPROBES %d\n", s->count);
+}
+
+static void uprobes_write_tables(const void *state, FILE *out)
+{
+	const struct uprobes_state *s = state;
+
+	emit_table(out, "static struct tap_uprobe tap_uprobes", s->count, &s->table);
+}
+
+static void uprobes_release(void *state)
+{
+	struct uprobes_state *s = state;
+
+	free(s->table.buf);
+}
+
+static const char *uprobes_type_name(const struct derived_point *d)
+{
+	return d->kind == PROVIDER_URETPROBE ? "uretprobe" : "uprobe";
+}
+
+const struct point_emitter emitter_uprobes = {
+	.kinds = 1u << PROVIDER_UPROBE | 1u << PROVIDER_URETPROBE,
+	.type_name = uprobes_type_name,
+	.state_size = sizeof(struct uprobes_state),
+	.runtime_header = "uprobes.h",
+	.point = uprobes_point,
+	.write_counts = uprobes_write_counts,
+	.write_tables = uprobes_write_tables,
+	.release = uprobes_release,
+};
