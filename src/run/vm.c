@@ -626,8 +626,14 @@ static int write_guest_modules(struct newc *nc, const struct vm_job *job, bool s
 	}
 	for (const char *const *m = job->modules; !err && m && *m; m++)
 		err = add_module(nc, &gm, *m);
-	for (const char *const *m = share_modules; !err && share && *m; m++)
-		err = add_module(nc, &gm, *m);
+	/* The share's modules are built in on some kernels (6.12: virtio_pci, virtiofs). */
+	for (const char *const *m = share_modules; !err && share && *m; m++) {
+		char *line = find_dep_line(gm.dep, *m);
+
+		if (line)
+			err = add_module(nc, &gm, *m);
+		free(line);
+	}
 	if (!err) {
 		char *path = xasprintf("%s/modules.dep", gm.guest_dir);
 

@@ -150,7 +150,7 @@ char *vm_share_guest_setup(char *script)
 		"kver=$(uname -r)\n"
 		"r=" VM_SHARE_GUEST_ROOT "\n"
 		"if [ ! -e /job/host-share ]; then :\n"
-		"elif { modprobe virtio_pci && modprobe virtiofs && modprobe overlay &&\n"
+		"elif { for m in virtio_pci virtiofs overlay; do modprobe $m; done\n"
 		"   mkdir -p /host /host-rw $r && mount -t virtiofs -o ro " VM_SHARE_TAG " /host &&\n"
 		"   mount -t tmpfs host-rw /host-rw && mkdir /host-rw/upper /host-rw/work &&\n"
 		"   mount -t overlay -o lowerdir=/host,upperdir=/host-rw/upper,workdir=/host-rw/work"
