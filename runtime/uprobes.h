@@ -84,10 +84,10 @@ static int tap_uprobe_register(struct tap_uprobe *u)
 	return rc;
 }
 
-/* Unregisters every uprobe registered (all, or those a failed start got to). */
+/* Unregisters every uprobe registered (all, or those a failed start got to); on 6.12 one
+ * uprobe_unregister_sync() waits for the handlers of them all. */
 static void tap_uprobes_stop(void)
 {
-	bool any = false;
 	int i;
 
 	for (i = 0; i < TAP_NUM_UPROBES; i++) {
@@ -101,10 +101,9 @@ static void tap_uprobes_stop(void)
 #else
 		uprobe_unregister(u->inode, u->offset, &u->uc);
 #endif
-		any = true;
 	}
 #ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
-	if (any)
+	if (TAP_NUM_UPROBES > 0)	/* every module has this provider */
 		uprobe_unregister_sync();
 #endif
 	for (i = 0; i < TAP_NUM_UPROBES; i++) {
@@ -113,7 +112,6 @@ static void tap_uprobes_stop(void)
 			tap_uprobes[i].inode = NULL;
 		}
 	}
-	(void)any;
 }
 
 /* A file that is not there, or a uprobe the kernel refuses, is stap's registration error. */

@@ -201,21 +201,18 @@ static char *output_file_name(const char *file)
 }
 
 /* Whether the -c command gets the host's files (vm_share.h): unless TAPSTER_VM_SHARE=0,
- * when virtiofsd is there and the kit has its kernel's modules (fetched once). Asked once. */
+ * when virtiofsd is there and the kit has its kernel's modules (fetched once). */
 static bool want_share(const struct session *s)
 {
-	static int wanted = -1;
 	const char *env = getenv("TAPSTER_VM_SHARE");
 	char *release, *dep;
+	bool wanted;
 
-	if (wanted >= 0)
-		return wanted;
-	wanted = 0;
-	if (env && !strcmp(env, "0"))
-		return wanted;
+	if (!s->command || (env && !strcmp(env, "0")))
+		return false;
 	if (!vm_share_daemon()) {
 		fputs(VM_SHARE_NO_DAEMON, stderr);
-		return wanted;
+		return false;
 	}
 	release = vm_kit_kernel_release(s->vm_kit_dir);
 	dep = xasprintf("%s/root/lib/modules/%s/modules.dep", s->vm_kit_dir, release ? release : "");
@@ -240,10 +237,7 @@ static bool want_share(const struct session *s)
 static void add_share_script(struct strbuf *script)
 {
 	char cwd[PATH_MAX];
-	char *setup = vm_share_guest_setup(NULL);
-
-	sb_add(script, setup);
-	free(setup);
+	vm_share_guest_setup(script);
 	sb_add(script, "set --\nif [ -n \"$share_ok\" ]; then set -- env -i ");
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "TAPSTER_RUN_", 12))
@@ -270,6 +264,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	int out_fd = STDOUT_FILENO;
 	int status = 1;
+	bool share;
 
 	if (s->flight_recorder || s->target_pid) {
 		/* The session would end with the VM, when tapster returns; a host pid is not
@@ -291,9 +286,10 @@ static int run_in_vm(const struct session *s, const char *ko)
 		}
 	}
 	args = loader_args(s, guest_ko, guest_output);
+	share = want_share(s);
 	/* The loader says "started" there once the probes are armed (the progress line). */
 	sb_add(&script, "export TAPSTER_RUN_NOTIFY=/dev/ttyS3\n");
-	if (s->command && want_share(s))
+	if (share)
 		add_share_script(&script);
 	if (files_back) {
 		add_files_back_script(&script, args);
@@ -337,7 +333,7 @@ static int run_in_vm(const struct session *s, const char *ko)
 		.modules = s->probed_modules,
 		.outfiles_dir = host_dir,
 		.timeout_s = vm_timeout(s),
-		.share_root = s->command && want_share(s) ? "/" : NULL,
+		.share_root = share ? "/" : NULL,
 		.after_boot = "Pass 5: starting the probes",
 	};
 

@@ -266,18 +266,15 @@ static void read_vmkit_output(int out_fd, int err_fd, struct strbuf *out)
 			}
 			sb_addn(i ? &line : out, buf, (size_t)n);
 		}
-		/* The whole lines of stderr so far. */
+		/* The whole lines of stderr so far; the rest waits for its newline. */
 		char *nl = line.len ? memrchr(line.buf, '\n', line.len) : NULL;
 
 		if (nl) {
 			size_t whole = (size_t)(nl - line.buf) + 1;
-			char *rest = xstrndup(nl + 1, line.len - whole);
 
 			progress_write(line.buf, whole);
-			free(line.buf);
-			line = (struct strbuf){ 0 };
-			sb_add(&line, rest);
-			free(rest);
+			line.len -= whole;
+			memmove(line.buf, nl + 1, line.len + 1);
 		}
 	}
 	if (line.len)

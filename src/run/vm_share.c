@@ -139,8 +139,9 @@ void vm_share_stop(struct vm_share *share)
 	share->log = NULL;
 }
 
-char *vm_share_guest_setup(char *script)
+void vm_share_guest_setup(struct strbuf *script)
 {
+	static const char *const modules[] = { VM_SHARE_MODULES };
 	/* The guest's /job (the loader, -d files) and its kernel's modules are put into the
 	 * host's tree (Debian's /lib is a relative link to usr/lib, which the guest resolves
 	 * inside it), and the module tools there are the guest's busybox, which reads the
@@ -150,7 +151,7 @@ char *vm_share_guest_setup(char *script)
 		"kver=$(uname -r)\n"
 		"r=" VM_SHARE_GUEST_ROOT "\n"
 		"if [ ! -e /job/host-share ]; then :\n"
-		"elif { for m in virtio_pci virtiofs overlay; do modprobe $m; done\n"
+		"elif { for m in $share_modules; do modprobe $m; done\n"
 		"   mkdir -p /host /host-rw $r && mount -t virtiofs -o ro " VM_SHARE_TAG " /host &&\n"
 		"   mount -t tmpfs host-rw /host-rw && mkdir /host-rw/upper /host-rw/work &&\n"
 		"   mount -t overlay -o lowerdir=/host,upperdir=/host-rw/upper,workdir=/host-rw/work"
@@ -172,9 +173,10 @@ char *vm_share_guest_setup(char *script)
 		"else echo 'WARNING: cannot mount the host'\"'\"'s files in the VM; -c runs in the"
 		" VM'\"'\"'s own small system' >&2\n"
 		"fi\n";
-	size_t old = script ? strlen(script) : 0;
 
-	script = xrealloc(script, old + sizeof(lines));
-	memcpy(script + old, lines, sizeof(lines));
-	return script;
+	sb_add(script, "share_modules='");
+	for (size_t i = 0; i < sizeof(modules) / sizeof(modules[0]); i++)
+		sb_addf(script, "%s%s", i ? " " : "", modules[i]);
+	sb_add(script, "'\n");
+	sb_add(script, lines);
 }

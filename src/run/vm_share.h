@@ -39,9 +39,11 @@ bool vm_share_start(struct vm_share *share, const char *root, const char *dir);
 /* Stops it and removes its files. */
 void vm_share_stop(struct vm_share *share);
 
-/* Appends to `script` (a malloc'd string, may be NULL; returned grown) the guest's lines that
- * mount the share at VM_SHARE_GUEST_ROOT with the guest's /proc, /sys, /dev, its /job and
- * its kernel's modules in it, and set `share_ok=1` when all went well. */
-char *vm_share_guest_setup(char *script);
+struct strbuf;
+
+/* Appends to `script` the guest's lines that mount the share at VM_SHARE_GUEST_ROOT with
+ * the guest's /proc, /sys, /dev, its /job and its kernel's modules in it, and set
+ * `share_ok=1` when all went well. */
+void vm_share_guest_setup(struct strbuf *script);
 
 #endif
