@@ -143,6 +143,29 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	return c;
 }
 
+/*
+ * In a module of two or more probe points (the translator's emit_irqs_off()), the handlers
+ * take the context with interrupts off and give it back before turning them on again: an
+ * interrupt on this CPU meanwhile (a timer, the network's softirq, a hit on a function
+ * called from either) waits the length of the hit, and its probe then finds the context
+ * free, where with interrupts on (kretprobe returns, kprobes on ftrace, tracepoints,
+ * uprobes: stap's INTERRUPTIBLE handlers) it would be skipped. Raw: no irq tracing (a
+ * tracepoint of its own) inside a probe handler. Interrupts off already (int3 kprobes,
+ * hrtimers) cost a pushf.
+ */
+static __always_inline struct tap_context *
+tap_context_enter_irqsave(const struct tap_probe_point *pp, struct pt_regs *regs, int state,
+			  unsigned long *flags)
+{
+	struct tap_context *c;
+
+	raw_local_irq_save(*flags);
+	c = tap_context_enter(pp, regs, state);
+	if (!c)
+		raw_local_irq_restore(*flags);
+	return c;
+}
+
 static noinline void tap_context_exit_slow(struct tap_context *c)
 {
 	if (c->print.len)
@@ -165,6 +188,13 @@ static __always_inline void tap_context_exit(struct tap_context *c)
 	if (unlikely((unsigned long)c->print.len | (unsigned long)c->last_error))
 		tap_context_exit_slow(c);
 	local_dec(&c->busy);
+}
+
+/* Ends a hit that tap_context_enter_irqsave() began. */
+static __always_inline void tap_context_exit_irqrestore(struct tap_context *c, unsigned long flags)
+{
+	tap_context_exit(c);
+	raw_local_irq_restore(flags);
 }
 
 /* For begin/end probes and the runtime's own messages, from process context. */

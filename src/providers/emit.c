@@ -19,22 +19,57 @@ const struct point_emitter *point_emitter_of(enum provider_kind kind)
 	return NULL;
 }
 
-void emit_run(struct strbuf *sb, int probe, bool entry, const char *before, const char *after)
+bool emit_irqs_off(const struct program *program)
 {
-	if (entry)
-		sb_addf(sb, "\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
-			"%s\tprobe_%d_entry(c);\n%s\ttap_context_exit(c);\n", before, probe, after);
-	else
-		sb_addf(sb, "\tif (c) {\n%s\t\tprobe_%d(c);\n%s\t\ttap_context_exit(c);\n\t}\n",
-			before, probe, after);
+	int points = 0;
+
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next)
+			if (d->kind != PROVIDER_BEGIN && d->kind != PROVIDER_END &&
+			    d->kind != PROVIDER_ERROR && d->kind != PROVIDER_NEVER)
+				points++;
+	return points > 1;
 }
 
-void emit_handler(struct strbuf *sb, int probe, const struct handler_text *h)
+void emit_enter(struct emit_ctx *ctx, const char *pp, const char *regs, bool preempt)
 {
-	sb_addf(sb, "\tstruct tap_context *c = tap_context_enter(%s, regs, TAP_RUNNING);\n%s\n",
-		h->pp, h->locals);
-	emit_run(sb, probe, h->entry, h->before, h->after);
-	sb_add(sb, h->end);
+	if (ctx->irqs_off)
+		sb_addf(ctx->points, "\tunsigned long flags;\n\tstruct tap_context *c =\n"
+			"\t\ttap_context_enter_irqsave(%s, %s, TAP_RUNNING, &flags);\n", pp, regs);
+	else if (preempt)
+		sb_addf(ctx->points, "\tstruct tap_context *c;\n\n\tpreempt_disable_notrace();\n"
+			"\tc = tap_context_enter(%s, %s, TAP_RUNNING);\n", pp, regs);
+	else
+		sb_addf(ctx->points, "\tstruct tap_context *c = tap_context_enter(%s, %s, TAP_RUNNING);\n",
+			pp, regs);
+}
+
+void emit_run(struct emit_ctx *ctx, int probe, bool entry, const char *before, const char *after)
+{
+	const char *exit = ctx->irqs_off ? "tap_context_exit_irqrestore(c, flags)" :
+					   "tap_context_exit(c)";
+
+	if (entry)
+		sb_addf(ctx->points, "\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
+			"%s\tprobe_%d_entry(c);\n%s\t%s;\n", before, probe, after, exit);
+	else
+		sb_addf(ctx->points, "\tif (c) {\n%s\t\tprobe_%d(c);\n%s\t\t%s;\n\t}\n",
+			before, probe, after, exit);
+}
+
+static void emit_leave(struct emit_ctx *ctx, bool preempt)
+{
+	if (preempt && !ctx->irqs_off)
+		sb_add(ctx->points, "\tpreempt_enable_notrace();\n");
+}
+
+void emit_handler(struct emit_ctx *ctx, int probe, const struct handler_text *h)
+{
+	emit_enter(ctx, h->pp, h->regs ? h->regs : "regs", h->preempt);
+	sb_addf(ctx->points, "%s\n", h->locals);
+	emit_run(ctx, probe, h->entry, h->before, h->after);
+	emit_leave(ctx, h->preempt);
+	sb_add(ctx->points, h->end);
 }
 
 void emit_table(FILE *out, const char *decl, int count, const struct strbuf *entries)

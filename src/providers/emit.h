@@ -28,6 +28,8 @@ struct emit_ctx {
 	int (*descriptor)(struct emit_ctx *ctx, const struct derived_probe *p,
 			  const struct derived_point *d);
 	char *(*c_string)(const char *s);	/* a C string literal of s */
+	/* The module's handlers take the context with interrupts off (emit_irqs_off()). */
+	bool irqs_off;
 	void *translate;	/* pass 3's own state, for the callbacks */
 };
 
@@ -76,22 +78,43 @@ const struct point_emitter *point_emitter_of(enum provider_kind kind);
 /* ---- The handler text the emitters share ---- */
 
 /*
+ * Whether the handlers of `program` take their CPU's context with interrupts off: when it
+ * has two or more points that run from the kernel's callbacks. The kernel calls some of
+ * those with interrupts on (kretprobe returns, kprobes on ftrace, tracepoints, uprobes), and
+ * a hit of another point in interrupt context (a timer, the network's softirq) that came
+ * meanwhile would find the context taken and be skipped. With interrupts off it waits the
+ * length of the hit instead. A program of one such point (the hot-path benches) pays
+ * nothing for it: its hits nest only when its function is called from interrupt context
+ * too, and such a hit is skipped as stap skips it.
+ */
+bool emit_irqs_off(const struct program *program);
+
+/*
+ * The context entered for `pp` (C text, with registers `regs`) as `c`: with interrupts
+ * off when ctx->irqs_off; else, with `preempt`, with preemption off (a handler the kernel
+ * may call preemptible) and on again after emit_run().
+ */
+void emit_enter(struct emit_ctx *ctx, const char *pp, const char *regs, bool preempt);
+
+/*
  * The probe body run in context c and the context left, `before` and `after` the call:
  * "if (c) { ... }"; with `entry`, the @entry part of return probe `probe`, which returns 1
- * without a context (no return probe for this call).
+ * without a context (no return probe for this call). After emit_enter().
  */
-void emit_run(struct strbuf *sb, int probe, bool entry, const char *before, const char *after);
+void emit_run(struct emit_ctx *ctx, int probe, bool entry, const char *before, const char *after);
 
-/* A handler's body after its "NAME(PARAMS)\n{\n": the context entered for `pp`, with the
- * handler's `regs`, then `locals` and a blank line, emit_run(), and `end`. */
+/* A handler's body after its "NAME(PARAMS)\n{\n": emit_enter() for `pp` with the handler's
+ * `regs`, then `locals` and a blank line, emit_run(), and `end`. */
 struct handler_text {
 	const char *pp;		/* its probe point, as C: "&tap_pp_3", "tap_fprobe_pp(fp, ip)" */
 	const char *locals;	/* "", "\tunsigned long at;\n" */
 	bool entry;
 	const char *before, *after;	/* as emit_run()'s */
 	const char *end;	/* "\treturn 0;\n}\n\n" */
+	bool preempt;		/* as emit_enter()'s */
+	const char *regs;	/* the registers' C name, NULL for "regs" */
 };
-void emit_handler(struct strbuf *sb, int probe, const struct handler_text *h);
+void emit_handler(struct emit_ctx *ctx, int probe, const struct handler_text *h);
 
 /* A table of `count` entries, "DECL[] = {\nENTRIES};\n\n", when there are any. */
 void emit_table(FILE *out, const char *decl, int count, const struct strbuf *entries);

@@ -88,8 +88,8 @@ static void kprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
 
 	sb_addf(ctx->points, "static int tap_kprobe_%d(struct kprobe *kp, struct pt_regs *regs)\n{\n",
 		pp);
-	emit_handler(ctx->points, p->index, &(struct handler_text){ descriptor, "", false, "", "",
-								    RETURN_0 });
+	emit_handler(ctx, p->index, &(struct handler_text){ descriptor, "", false, "", "",
+								    RETURN_0, false, NULL });
 	if (d->address)
 		sb_addf(&s->kprobes, "\t{ .kp = { .addr = (kprobe_opcode_t *)0x%llxULL,",
 			(unsigned long long)d->address);
@@ -118,14 +118,14 @@ static void kretprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
 	if (has_entry) {
 		sb_addf(ctx->points, "static int tap_kretprobe_entry_%d(struct kretprobe_instance *ri,"
 			" struct pt_regs *regs)\n{\n", pp);
-		emit_handler(ctx->points, p->index, &(struct handler_text){
-			descriptor, "", true, "\tc->entry_data = ri->data;\n", "", RETURN_0 });
+		emit_handler(ctx, p->index, &(struct handler_text){
+			descriptor, "", true, "\tc->entry_data = ri->data;\n", "", RETURN_0, false, NULL });
 	}
 	sb_addf(ctx->points, "static int tap_kretprobe_%d(struct kretprobe_instance *ri,"
 		" struct pt_regs *regs)\n{\n", pp);
-	emit_handler(ctx->points, p->index, &(struct handler_text){
+	emit_handler(ctx, p->index, &(struct handler_text){
 		descriptor, "", false, has_entry ? "\t\tc->entry_data = ri->data;\n" : "", "",
-		RETURN_0 });
+		RETURN_0, false, NULL });
 	sb_addf(&s->kretprobes, "\t{ .rp = { .kp.symbol_name = %s, .handler = tap_kretprobe_%d,",
 		symbol, pp);
 	if (has_entry)
@@ -162,9 +162,9 @@ static void fprobe_entries(struct emit_ctx *ctx, struct kprobes_state *s,
 	int id = s->nfprobes++;
 
 	sb_addf(ctx->points, "#ifdef TAP_USE_FPROBE\nstatic int tap_fprobe_%d" FPROBE_PARAMS, id);
-	emit_handler(ctx->points, p->index, &(struct handler_text){
+	emit_handler(ctx, p->index, &(struct handler_text){
 		FPROBE_PP, "", false, "\t\tunsigned long at = tap_fprobe_regs_enter(regs, ip);\n\n",
-		"\t\tinstruction_pointer_set(regs, at);\n", "\treturn 0;\n}\n#endif\n\n" });
+		"\t\tinstruction_pointer_set(regs, at);\n", "\treturn 0;\n}\n#endif\n\n", false, NULL });
 	sb_addf(&s->fprobes, "\t{ .fp = { .entry_handler = tap_fprobe_%d }, .ret = false,"
 		" .first = %d, .count = %d },\n", id, first, count);
 }
@@ -178,15 +178,15 @@ static void fprobe_returns(struct emit_ctx *ctx, struct kprobes_state *s,
 	sb_add(ctx->points, "#ifdef TAP_USE_FPROBE\n");
 	if (has_entry) {
 		sb_addf(ctx->points, "static int tap_fprobe_entry_%d" FPROBE_PARAMS, id);
-		emit_handler(ctx->points, p->index, &(struct handler_text){
+		emit_handler(ctx, p->index, &(struct handler_text){
 			FPROBE_PP, "\tunsigned long at;\n", true,
 			"\tat = tap_fprobe_regs_enter(regs, ip);\n\tc->entry_data = data;\n",
-			"\tinstruction_pointer_set(regs, at);\n", RETURN_0 });
+			"\tinstruction_pointer_set(regs, at);\n", RETURN_0, false, NULL });
 	}
 	sb_addf(ctx->points, "static void tap_fprobe_%d" FPROBE_PARAMS, id);
-	emit_handler(ctx->points, p->index, &(struct handler_text){
+	emit_handler(ctx, p->index, &(struct handler_text){
 		FPROBE_PP, "", false, has_entry ? "\t\tc->entry_data = data;\n" : "", "",
-		"}\n#endif\n\n" });
+		"}\n#endif\n\n", false, NULL });
 	sb_addf(&s->fprobes, "\t{ .fp = { .exit_handler = tap_fprobe_%d", id);
 	if (has_entry)
 		sb_addf(&s->fprobes, ", .entry_handler = tap_fprobe_entry_%d,"

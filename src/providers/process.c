@@ -191,20 +191,15 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	char *descriptor = xasprintf("&tap_pp_%d", pp);
 	char *path = ctx->c_string(d->symbol);
 
-	/* The context wants a CPU of its own: a uprobe's handler runs in the task,
-	 * preemptible. */
-	sb_addf(ctx->points, "static __always_inline void tap_uprobe_run_%d(struct pt_regs *regs)\n{\n",
-		pp);
-	emit_handler(ctx->points, p->index, &(struct handler_text){ descriptor, "", false, "", "",
-								    "}\n\n" });
+	/* The handler runs in the task, preemptible (emit_enter()). */
 	if (ret)
 		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
-			" unsigned long func, struct pt_regs *regs)\n", pp);
+			" unsigned long func, struct pt_regs *regs)\n{\n", pp);
 	else
 		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
-			" struct pt_regs *regs)\n", pp);
-	sb_addf(ctx->points, "{\n\tpreempt_disable();\n\ttap_uprobe_run_%d(regs);\n"
-		"\tpreempt_enable();\n\treturn 0;\n}\n\n", pp);
+			" struct pt_regs *regs)\n{\n", pp);
+	emit_handler(ctx, p->index, &(struct handler_text){ descriptor, "", false, "", "",
+							    "\treturn 0;\n}\n\n", true, NULL });
 	sb_addf(&s->table, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
 		" .offset = 0x%llx },\n", ret ? "ret_handler" : "handler", pp, pp, path,
 		(unsigned long long)d->offset);

@@ -191,6 +191,7 @@ static void tracepoint_point(struct emit_ctx *ctx, void *state, const struct der
 	struct tracepoints_state *s = state;
 	char *name = ctx->c_string(d->function);
 	char *module = emit_module(ctx, d);
+	char *descriptor = xasprintf("&tap_pp_%d", pp);
 	struct strbuf *out = ctx->points;
 
 	sb_addf(out, "static void tap_trace_%d(void *data", pp);
@@ -199,16 +200,16 @@ static void tracepoint_point(struct emit_ctx *ctx, void *state, const struct der
 	sb_addf(out, ")\n{\n\tu64 args[] = { 0");
 	for (int i = 0; i < d->nargs; i++)
 		sb_addf(out, ", a%d", i);
-	sb_addf(out, " };\n\tstruct tap_context *c;\n\n\tpreempt_disable_notrace();\n"
-		"\tc = tap_context_enter(&tap_pp_%d, NULL, TAP_RUNNING);\n", pp);
-	emit_run(out, p->index, false, "\t\tc->trace_args = args + 1;\n",
-		 "\t\tc->trace_args = NULL;\n");
-	sb_add(out, "\tpreempt_enable_notrace();\n}\n\n");
+	sb_add(out, " };\n");
+	emit_handler(ctx, p->index, &(struct handler_text){ descriptor, "", false,
+		"\t\tc->trace_args = args + 1;\n", "\t\tc->trace_args = NULL;\n", "}\n\n", true,
+		"NULL" });
 	sb_addf(&s->table, "\t{ .name = %s, .module = %s, .handler = (void *)tap_trace_%d,"
 		" .pp = &tap_pp_%d },\n", name, module, pp, pp);
 	s->count++;
 	free(name);
 	free(module);
+	free(descriptor);
 }
 
 static void tracepoints_write_counts(const void *state, FILE *out)
