@@ -104,6 +104,11 @@ static void tap_timing_record(struct tap_context *c);
  * catches it and it is not reported. */
 static const char tap_abort_request[] = "abort";
 
+/* The error_location of error() and assert(): the error is reported without a place ("ERROR:
+ * msg" alone), as stap's error() clears its statement's; a call site's location does not
+ * replace it. */
+static const char tap_error_unlocated[] = "";
+
 /*
  * Takes this CPU's context for a probe hit, if the session is in `state` and nobody holds it.
  * The caller runs with preemption disabled (kprobe handlers do; process-context callers use

@@ -93,7 +93,7 @@ static void tap_report_error(struct tap_context *c)
 {
 	if (c->last_error == tap_abort_request)
 		return;
-	if (c->error_location)
+	if (c->error_location && c->error_location != tap_error_unlocated)
 		tap_channel_stderr(c, "ERROR: %s near %s\n", c->last_error, c->error_location);
 	else
 		tap_channel_stderr(c, "ERROR: %s\n", c->last_error);

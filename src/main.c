@@ -642,8 +642,9 @@ static int run_passes(struct session *s)
 		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" ", name);
 		print_times(stderr, start);
 	}
-	if (s->last_pass == 4 && cache.enabled) {
-		/* As stap: the module stays in the cache, which is where it is. */
+	if (s->last_pass == 4 && cache.enabled && !s->module_name) {
+		/* As stap: the module stays in the cache, which is where it is; -m NAME's is
+		 * copied here as NAME.ko. */
 		puts(cache.ko_path);
 		return 0;
 	}

@@ -360,6 +360,8 @@ static bool module_key(const struct session *s, const char *c_path, char out[65]
 		key_add_string(&h, "define", s->defines[i].name);
 		key_add_string(&h, "value", s->defines[i].value ? s->defines[i].value : "(none)");
 	}
+	/* -m NAME: the name is in the .ko (built from NAME.c), not in the C text. */
+	key_add_string(&h, "module name", s->module_name ? s->module_name : "(hash)");
 	key_add_source(&h, c_path);
 	sha256_hex(&h, out);
 	memo_save(dir, memo_file);
@@ -382,16 +384,37 @@ static char *cache_dir(void)
 
 /* ---- Lookup and store ---- */
 
+static void cache_check_hit(const struct session *s, struct module_cache *cache)
+{
+	cache->hit = !s->poison_cache && access(cache->ko_path, R_OK) == 0 &&
+		     access(cache->c_path, R_OK) == 0;
+	if (cache->hit) {
+		/* Used now: the last to go when the cache is trimmed. */
+		utimes(cache->ko_path, NULL);
+		utimes(cache->c_path, NULL);
+	}
+}
+
 bool module_cache_open(const struct session *s, struct module_cache *cache, char **name,
 		       char **c_path)
 {
 	char key[65], *dir, *new_name, *new_c_path;
 
 	memset(cache, 0, sizeof(*cache));
-	if (s->disable_cache || s->module_name || s->last_pass < 4)
+	if (s->disable_cache || s->last_pass < 4)
 		return true;
 	if (!module_key(s, *c_path, key))
 		return false;
+	if (s->module_name) {
+		/* -m NAME keeps its name; the cache holds it as NAME_KEY, taken as NAME.ko. */
+		dir = cache_dir();
+		cache->enabled = true;
+		cache->c_path = xasprintf("%s/%.2s/%s_%.32s.c", dir, key, *name, key);
+		cache->ko_path = xasprintf("%s/%.2s/%s_%.32s.ko", dir, key, *name, key);
+		free(dir);
+		cache_check_hit(s, cache);
+		return true;
+	}
 	new_name = xasprintf("stap_%.32s", key);
 	new_c_path = xasprintf("%s/%s.c", s->tmpdir, new_name);
 	if (rename(*c_path, new_c_path) != 0) {
@@ -409,13 +432,7 @@ bool module_cache_open(const struct session *s, struct module_cache *cache, char
 	cache->c_path = xasprintf("%s/%.2s/%s.c", dir, key, new_name);
 	cache->ko_path = xasprintf("%s/%.2s/%s.ko", dir, key, new_name);
 	free(dir);
-	cache->hit = !s->poison_cache && access(cache->ko_path, R_OK) == 0 &&
-		     access(cache->c_path, R_OK) == 0;
-	if (cache->hit) {
-		/* Used now: the last to go when the cache is trimmed. */
-		utimes(cache->ko_path, NULL);
-		utimes(cache->c_path, NULL);
-	}
+	cache_check_hit(s, cache);
 	return true;
 }
 

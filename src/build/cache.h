@@ -26,8 +26,8 @@ struct module_cache {
 
 /*
  * After pass 3 wrote <tmpdir>/<*name>.c: with the cache enabled, renames the module (and
- * its C file, *c_path) to stap_HASH and looks it up (not with --poison-cache). False after
- * printing why it could not.
+ * its C file, *c_path) to stap_HASH and looks it up (not with --poison-cache); a name given
+ * with -m stays, its entry in the cache NAME_HASH. False after printing why it could not.
  */
 bool module_cache_open(const struct session *s, struct module_cache *cache, char **name,
 		       char **c_path);
