@@ -584,7 +584,7 @@ static bool derive_marked(struct expansion_state *x, const struct probe_point *p
 	return derived;
 }
 
-/* A probe condition names only declared globals and changes nothing. */
+/* A probe condition names only declared globals, calls no function and changes nothing. */
 struct condition_check {
 	struct elab *e;
 	bool ok;
@@ -599,6 +599,14 @@ static bool condition_node(const struct node *n, void *ctx)
 
 		diag_error_at("semantic error", &tok, n->loc,
 			      "probe condition must not reference undeclared global");
+		c->ok = false;
+		return true;
+	}
+	if (n->kind == N_CALL) {
+		struct token_desc tok = { "identifier", n->text };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "probe condition must not reference function");
 		c->ok = false;
 		return true;
 	}

@@ -266,11 +266,29 @@ static void check_regex(const struct node *pattern)
 	free(message);
 }
 
+/* A global declared with a size (`global a[N]`) or wrapping (`global a%`) used as a scalar:
+ * stap's error at the declaration, once, in place of any other about its arity. */
+static bool scalar_use_misuses_decl(struct var *v)
+{
+	struct token_desc tok = { "identifier", v->name };
+
+	if (!v->global->max_entries && !v->global->wrap)
+		return false;
+	if (v->decl_misused)
+		return true;
+	v->decl_misused = true;
+	diag_error_at("semantic error", &tok, v->global->loc, v->global->max_entries ?
+		      "inconsistent arity" : "wrapping not supported for scalars");
+	return true;
+}
+
 /* A global used with `nkeys` keys (0: as a scalar): the same number at every use. */
 static void note_arity(struct var *v, int nkeys, const struct node *use)
 {
 	struct token_desc tok = { "identifier", v->name };
 
+	if (!nkeys && scalar_use_misuses_decl(v))
+		return;
 	if (!v->arity_known) {
 		v->arity_known = true;
 		v->arity_loc = use->loc;

@@ -29,6 +29,8 @@ struct var {
 	int arity;		/* an array's number of keys; 0 for a scalar */
 	bool arity_known;	/* a global's: from its first use, at arity_loc */
 	struct loc arity_loc;
+	bool decl_misused;	/* a global declared an array or wrapping, used as a scalar:
+				 * said once */
 	enum type key_types[MAX_ARRAY_KEYS];
 	const struct node *key_first[MAX_ARRAY_KEYS];	/* where each was first inferred */
 	int nreads, nwrites;	/* the optimizer's count of the places that name it */
