@@ -146,8 +146,15 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	suggestion = similar_names_within(comp->name, similar, count, distance);
 	provider_resolving(point);
 	diag_continue();
-	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch%s", suggestion);
+	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch%s%s",
+		      strpbrk(comp->name, "*?[") ? ": didn't find any wildcard matches" : "",
+		      suggestion);
 	free(suggestion);
+}
+
+const char *providers_name(size_t i)
+{
+	return i < sizeof(providers) / sizeof(providers[0]) ? providers[i]->name : NULL;
 }
 
 bool providers_has(const char *name)

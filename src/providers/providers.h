@@ -41,6 +41,8 @@ bool derive_module_function(const struct probe_point *point, const struct compon
 			    const struct provider_env *env, struct derived_point ***tail);
 
 /* Derives `point` through the provider named by its first component. */
+/* The first component of the i-th provider, or NULL past the last. */
+const char *providers_name(size_t i);
 /* Whether a provider has the first component `name` (kernel, timer, ...). */
 bool providers_has(const char *name);
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,

@@ -547,6 +547,35 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 
 /* Derives one point: through the aliases it names, else through a provider. The points a
  * provider derives from it share one probe. */
+/*
+ * The points the providers derive from `point` (after its aliases: none named it). A first
+ * component with a wildcard names every provider it matches, as stap's (`time*.ms(10)` is
+ * timer.ms(10), `e*` end and error): the point is derived through each, quietly, those it
+ * does not fit skipped; when none derives, the pattern's own error.
+ */
+static bool derive_from_providers(const struct elab *e, const struct probe_point *point,
+				  struct derived_point ***tail)
+{
+	const char *pattern = point->components->name;
+	bool any = false;
+
+	if (strpbrk(pattern, "*?[") && !providers_has(pattern)) {
+		for (size_t i = 0; providers_name(i); i++) {
+			struct probe_point *named;
+
+			if (fnmatch(pattern, providers_name(i), 0) != 0)
+				continue;
+			named = with_suffix(point, NULL);
+			named->components->name = xstrdup(providers_name(i));
+			diag_quiet_begin();
+			any |= providers_derive(named, e->env, tail) & (diag_quiet_end() == 0);
+		}
+		if (any)
+			return true;
+	}
+	return !alias_mismatch(e, point) && providers_derive(point, e->env, tail);
+}
+
 static bool derive_point(struct expansion_state *x, const struct probe_point *point,
 			 const struct node *body, const char *origin)
 {
@@ -555,7 +584,7 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 
 	if (expand_aliases(x, point, body, origin, &ok))
 		return ok;
-	if (alias_mismatch(x->e, point) || !providers_derive(point, x->e->env, &points_tail))
+	if (!derive_from_providers(x->e, point, &points_tail))
 		return false;
 	if (origin)
 		set_origin(points, origin);
@@ -672,7 +701,7 @@ void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***t
 
 		x.point = point;
 		derived = expand_aliases(&x, point, probe->body, origin, &point_ok) ? point_ok :
-			  !alias_mismatch(e, point) && providers_derive(point, e->env, &direct_tail);
+			  derive_from_providers(e, point, &direct_tail);
 		if (optional)
 			derived &= diag_quiet_end() == 0;
 		else
