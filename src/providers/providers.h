@@ -73,6 +73,9 @@ void provider_truncated(const struct probe_point *point, const struct component 
 			const char *follow);
 /* "invalid suffix for probe" at `comp`, a component that may not follow the ones before. */
 void provider_invalid_suffix(const struct probe_point *point, const struct component *comp);
+/* `reason` at `comp`, after "while resolving probe point". */
+void provider_error_at(const struct probe_point *point, const struct component *comp,
+		       const char *reason);
 /* An unlocated reason after "while resolving probe point", e.g. "no match". */
 void provider_refuse(const struct probe_point *point, const char *reason);
 

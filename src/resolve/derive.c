@@ -394,6 +394,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			struct node *combined = alias_body(alias, body);
 
 			bool targets_ok = true, any = false, suffix_failed = false;
+			char *suffix_reason = NULL;
 
 			for (int t = 0; t < alias->points.len; t++) {
 				const struct probe_point *target = alias->points.items[t];
@@ -429,6 +430,10 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 							     combined, chain, &targets_ok);
 
 				if (suffix && diag_quiet_end() && !derived) {
+					const char *why = diag_quiet_reason();
+
+					free(suffix_reason);
+					suffix_reason = why ? xstrdup(why) : NULL;
 					if (fits_without_suffix(x, target))
 						suffix_failed = true;
 					else	/* its own error: again, aloud */
@@ -447,8 +452,10 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			}
 			if (!targets_ok) {
 				*ok = false;
+				/* stap says why the suffix failed, at the suffix. */
 				if (!any && suffix_failed)
-					provider_invalid_suffix(point, suffix);
+					provider_error_at(point, suffix, suffix_reason ? suffix_reason :
+							  "invalid suffix for probe");
 				else if (!any && !x->self_loop)
 					alias_no_match(point);
 			}
@@ -456,6 +463,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			free(here);
 			free(user);
 			free(chain);
+			free(suffix_reason);
 		}
 	}
 	return matched;
