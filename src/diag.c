@@ -231,8 +231,35 @@ static bool print_semantic(const char *fmt)
 	return first_of_format(fmt);
 }
 
-/* Errors while quiet: neither printed nor counted. */
+/* Errors while quiet: neither printed nor counted; the last one's message is kept. */
 static int quiet_depth, quiet_errors;
+static char *quiet_reason;
+
+/* While quiet: keeps the message of an error, without its end of line. */
+static void keep_quiet_reason(const char *fmt, va_list ap)
+{
+	struct strbuf sb = { 0 };
+	va_list copy;
+	char *text;
+	size_t len;
+
+	if (!quiet_depth)
+		return;
+	va_copy(copy, ap);
+	sb_vaddf(&sb, fmt, copy);
+	va_end(copy);
+	text = sb_steal(&sb);
+	len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	free(quiet_reason);
+	quiet_reason = text;
+}
+
+const char *diag_quiet_reason(void)
+{
+	return quiet_reason;
+}
 
 void diag_quiet_begin(void)
 {
@@ -302,6 +329,7 @@ static void semantic_error(const char *kind, const struct token_desc *tok, struc
 			   const struct token_desc *also_tok, const struct loc *also_loc,
 			   const char *fmt, va_list ap)
 {
+	keep_quiet_reason(fmt, ap);
 	if (!count_error() || !print_semantic(fmt)) {
 		diag_next_details(NULL);
 		return;
@@ -431,6 +459,9 @@ void diag_error(const char *kind, const char *fmt, ...)
 {
 	va_list ap;
 
+	va_start(ap, fmt);
+	keep_quiet_reason(fmt, ap);
+	va_end(ap);
 	if (!count_error() || !print_semantic(fmt))
 		return;
 	fprintf(diag_out, "%s: ", kind);

@@ -123,6 +123,9 @@ void diag_set_suppression(bool enabled);
  * were. They nest. */
 void diag_quiet_begin(void);
 int diag_quiet_end(void);
+/* The message of the last error while quiet ("invalid suffix for probe"), or NULL: what a
+ * failed alias suffix reports at the suffix, as stap does. */
+const char *diag_quiet_reason(void);
 /* Errors said aloud again for a while (a probe body resolved while its optional point is
  * derived quietly: its errors are the script's), then quiet as before. */
 struct diag_quiet_state {

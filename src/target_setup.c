@@ -276,6 +276,6 @@ struct provider_env target_for_providers(struct session *s)
 				      .module_types = target_module_types,
 				      .tracepoints = target_tracepoints,
 				      .module_tracepoints = target_module_tracepoints, .ctx = s,
-				      .guru = s->guru, .debuginfo = target_debuginfo,
+				      .guru = s->guru, .command = s->command, .debuginfo = target_debuginfo,
 				      .build_dir = s->kernel_build_dir };
 }

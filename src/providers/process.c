@@ -45,9 +45,7 @@ static void process_no_match(const struct probe_point *point, const char *patter
 	free(names);
 }
 
-/* The file a process("NAME") point names, as stap finds it: NAME without a slash in $PATH,
- * else NAME, from the current directory; absolute, symbolic links resolved, into `path`. */
-static bool find_executable(const char *name, char path[PATH_MAX])
+bool find_executable(const char *name, char *path)
 {
 	const char *dirs = getenv("PATH");
 

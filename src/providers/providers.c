@@ -19,6 +19,7 @@ static const struct provider *const providers[] = {
 	&provider_timer,
 	&provider_module,
 	&provider_process,
+	&provider_perf,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)
@@ -188,13 +189,19 @@ void provider_truncated(const struct probe_point *point, const struct component 
 		      follow);
 }
 
-void provider_invalid_suffix(const struct probe_point *point, const struct component *comp)
+void provider_error_at(const struct probe_point *point, const struct component *comp,
+		       const char *reason)
 {
 	struct token_desc tok = component_token(comp);
 
 	provider_resolving(point);
 	diag_continue();
-	diag_error_at("semantic error", &tok, comp->loc, "invalid suffix for probe");
+	diag_error_at("semantic error", &tok, comp->loc, "%s", reason);
+}
+
+void provider_invalid_suffix(const struct probe_point *point, const struct component *comp)
+{
+	provider_error_at(point, comp, "invalid suffix for probe");
 }
 
 void provider_refuse(const struct probe_point *point, const char *reason)

@@ -28,6 +28,12 @@ extern const struct provider provider_kprobe;
 extern const struct provider provider_timer;
 extern const struct provider provider_module;
 extern const struct provider provider_process;
+extern const struct provider provider_perf;
+
+/* The file a process("NAME") point names, as stap finds it: NAME without a slash in $PATH,
+ * else NAME, from the current directory; absolute, symbolic links resolved, into `path`
+ * (PATH_MAX bytes). */
+bool find_executable(const char *name, char *path);
 
 /* The families the kernel and kprobe providers pass their points on to, by the component
  * after the first: FUNC is function("f"), STMT statement(ADDR), MODULE module("m"). */
@@ -69,6 +75,9 @@ void provider_truncated(const struct probe_point *point, const struct component 
 			const char *follow);
 /* "invalid suffix for probe" at `comp`, a component that may not follow the ones before. */
 void provider_invalid_suffix(const struct probe_point *point, const struct component *comp);
+/* `reason` at `comp`, after "while resolving probe point". */
+void provider_error_at(const struct probe_point *point, const struct component *comp,
+		       const char *reason);
 /* An unlocated reason after "while resolving probe point", e.g. "no match". */
 void provider_refuse(const struct probe_point *point, const char *reason);
 

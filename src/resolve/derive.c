@@ -89,11 +89,12 @@ static char *points_text(const struct probe_point_list *points, const char *sepa
 	return sb_steal(&sb);
 }
 
-/* A point stap places from DWARF keeps its own text as its origin. */
+/* A point stap places from DWARF keeps its own text as its origin, and so does a perf
+ * point (its origin is the perf point written, even through aliases). */
 static void set_origin(struct derived_point *points, const char *origin)
 {
 	for (struct derived_point *p = points; p; p = p->next) {
-		if (p->pc)
+		if (p->pc || p->kind == PROVIDER_PERF)
 			continue;
 		free(p->origin);
 		p->origin = xstrdup(origin);
@@ -393,6 +394,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			struct node *combined = alias_body(alias, body);
 
 			bool targets_ok = true, any = false, suffix_failed = false;
+			char *suffix_reason = NULL;
 
 			for (int t = 0; t < alias->points.len; t++) {
 				const struct probe_point *target = alias->points.items[t];
@@ -428,6 +430,10 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 							     combined, chain, &targets_ok);
 
 				if (suffix && diag_quiet_end() && !derived) {
+					const char *why = diag_quiet_reason();
+
+					free(suffix_reason);
+					suffix_reason = why ? xstrdup(why) : NULL;
 					if (fits_without_suffix(x, target))
 						suffix_failed = true;
 					else	/* its own error: again, aloud */
@@ -446,8 +452,10 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			}
 			if (!targets_ok) {
 				*ok = false;
+				/* stap says why the suffix failed, at the suffix. */
 				if (!any && suffix_failed)
-					provider_invalid_suffix(point, suffix);
+					provider_error_at(point, suffix, suffix_reason ? suffix_reason :
+							  "invalid suffix for probe");
 				else if (!any && !x->self_loop)
 					alias_no_match(point);
 			}
@@ -455,6 +463,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			free(here);
 			free(user);
 			free(chain);
+			free(suffix_reason);
 		}
 	}
 	return matched;

@@ -24,6 +24,13 @@ static int compare_strings(const void *a, const void *b)
 }
 
 /* -L: a kernel or module function's point with its parameters (none for kprobe.*) (and $return) and their types. */
+/* A point as -l lists it: placed from DWARF, or a perf point, as written (stap lists
+ * perf.type(1).config(2) without its default period); else as pp() shows it. */
+static const char *listed_point(const struct derived_point *d)
+{
+	return d->pc || d->kind == PROVIDER_PERF ? d->origin : d->pp;
+}
+
 static char *point_with_vars(const struct provider_env *env, const struct derived_point *d)
 {
 	const struct ktypes *kt;
@@ -42,7 +49,7 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d);
 	/* A callee is listed as stap lists it: CALLER.callee("g@file:N"). */
-	text = xasprintf("%s%s", d->pc ? d->origin : d->pp, vars ? vars : "");
+	text = xasprintf("%s%s", listed_point(d), vars ? vars : "");
 	free(vars);
 	return text;
 }
@@ -59,7 +66,7 @@ static char *alias_with_vars(const struct provider_env *env, const struct derive
 	for (const struct var *v = p->scope.vars; v; v = v->next)
 		if (v->type == TYPE_LONG || v->type == TYPE_STRING)
 			sb_addf(&sb, " %s:%s", v->name, type_name(v->type));
-	sb_add(&sb, point + strlen(p->points->pp));
+	sb_add(&sb, point + strlen(listed_point(p->points)));
 	free(point);
 	return sb.buf;
 }
@@ -135,7 +142,7 @@ int list_probe_points(struct file *user, struct file *library,
 			continue;
 		}
 		for (struct derived_point *d = p->points; d; d = d->next) {
-			const char *point = d->pc ? d->origin : d->pp;
+			const char *point = listed_point(d);
 
 			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
 			entries = xrealloc(entries, (count + 1) * sizeof(*entries));

@@ -65,6 +65,7 @@ enum provider_kind {
 				 * path, `offset` f's place in it, `function` f, `pc` its
 				 * link-time address */
 	PROVIDER_URETPROBE,	/* process("PATH").function("f").return: the same */
+	PROVIDER_PERF,		/* perf.type(T).config(C): the perf_* fields */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
@@ -94,6 +95,10 @@ struct derived_point {
 	uint64_t scope_die;
 	uint64_t pc;
 	bool mid_function;
+	/* perf: the event, its sample period (0 with a counter), the .process file and the
+	 * .counter name (NULL for none). */
+	int64_t perf_type, perf_config, perf_sample;
+	char *perf_process, *perf_counter;
 	struct derived_point *next;
 };
 
@@ -174,6 +179,7 @@ struct provider_env {
 	 * when it has none yet. */
 	struct tracepoints *(*module_tracepoints)(void *ctx, bool fetch);
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
+	const char *command;	/* -c COMMAND, or NULL */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
 

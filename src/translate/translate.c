@@ -1004,13 +1004,28 @@ static bool jumps_in_loops(const struct node *n, bool in_loop)
 	}
 }
 
+/* perf .process and .counter points: derived (-p2, -l), not yet run. */
+static bool points_translatable(const struct derived_probe *p)
+{
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		if (d->kind != PROVIDER_PERF || (!d->perf_process && !d->perf_counter))
+			continue;
+		diag_error_at("semantic error", &(struct token_desc){ "keyword", NULL },
+			      p->probe->loc,
+			      "tapster does not translate perf .process or .counter points yet");
+		return false;
+	}
+	return true;
+}
+
 static bool program_translatable(const struct program *program)
 {
 	for (const struct used_function *f = program->functions; f; f = f->next)
 		if (!translatable(f->function->body) || !jumps_in_loops(f->function->body, false))
 			return false;
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
-		if (!translatable(p->body) || !jumps_in_loops(p->body, false))
+		if (!translatable(p->body) || !jumps_in_loops(p->body, false) ||
+		    !points_translatable(p))
 			return false;
 	return true;
 }

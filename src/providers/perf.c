@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * perf.type(T).config(C)[.sample(N)]: a perf event of type T and config C (the kernel's
+ * struct perf_event_attr), counted on every CPU, the probe run every N events (stap's
+ * default: 1000000). perf.type(T).config(C).process["PATH"] counts in the processes that
+ * run PATH (without one, the -c command), .counter("NAME") only counts, for @perf("NAME")
+ * (no probe body runs); -p2 shows their period as stap does, 0 for a counter. The tapset's
+ * perf.hw.*, perf.sw.* and perf.hw_cache.* (tapsets/perf.stp) name the usual events.
+ * runtime/perf.h runs the system-wide points; .process and .counter are derived (-p2, -l)
+ * but pass 3 does not translate them yet.
+ */
+#include "providers/providers.h"
+#include "providers/emit.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "util.h"
+
+#define PERF_DEFAULT_SAMPLE 1000000
+
+/* What perf.type(T).config(C) may be followed by. */
+struct perf_suffix {
+	int64_t sample;
+	char *process;	/* absolute, or as written when not found; NULL for none */
+	const char *counter;
+};
+
+static bool perf_error(const struct probe_point *point, const char *reason)
+{
+	provider_refuse(point, reason);
+	return false;
+}
+
+/* .sample(N): N > 0, else stap's error at the number. */
+static bool read_sample(const struct probe_point *point, const struct component *comp,
+			int64_t *sample)
+{
+	char *text;
+
+	if (!component_number(comp, sample))
+		return false;
+	if (*sample > 0)
+		return true;
+	text = xasprintf("%" PRId64, *sample < 0 ? -*sample : *sample);
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &(struct token_desc){ "number", text }, comp->arg->loc,
+		      "invalid perf sample period %" PRId64, *sample);
+	free(text);
+	return false;
+}
+
+/* .process("PATH") or .process (the -c command's program). */
+static bool read_process(const struct probe_point *point, const struct component *comp,
+			 const struct provider_env *env, char **process)
+{
+	const char *written = component_string(comp);
+	char path[PATH_MAX], *command = NULL;
+
+	if (!written) {
+		if (!env->command)
+			return perf_error(point, "unspecified process probe is invalid without a"
+					  " -c COMMAND [man stapprobes]");
+		command = xasprintf("%.*s", (int)strcspn(env->command, " \t"), env->command);
+		written = command;
+	}
+	*process = xstrdup(find_executable(written, path) ? path : written);
+	free(command);
+	return true;
+}
+
+static bool read_counter(const struct probe_point *point, const struct component *comp,
+			 const char **counter)
+{
+	*counter = component_string(comp);
+	if (!**counter)
+		return perf_error(point, "missing perf probe counter component name");
+	if (strpbrk(*counter, "*?["))
+		return perf_error(point, "wildcard not allowed with perf probe counter component");
+	return true;
+}
+
+static bool is_named(const struct component *comp, const char *name, bool string_arg)
+{
+	return comp && !strcmp(comp->name, name) &&
+	       (string_arg ? !comp->arg || comp->arg->kind == N_STRING : !comp->arg);
+}
+
+/* What follows config(C): .sample(N), or [.process[("PATH")]][.counter("NAME")]. */
+static bool read_suffix(const struct probe_point *point, const struct component *comp,
+			const struct provider_env *env, struct perf_suffix *s)
+{
+	s->sample = PERF_DEFAULT_SAMPLE;
+	if (comp && !strcmp(comp->name, "sample") && comp->arg && comp->arg->kind == N_NUMBER) {
+		if (!read_sample(point, comp, &s->sample))
+			return false;
+		comp = comp->next;
+	} else {
+		if (is_named(comp, "process", true)) {
+			if (!read_process(point, comp, env, &s->process))
+				return false;
+			comp = comp->next;
+		}
+		if (comp && !strcmp(comp->name, "counter") && component_string(comp)) {
+			if (!read_counter(point, comp, &s->counter))
+				return false;
+			s->sample = 0;
+			comp = comp->next;
+		}
+	}
+	if (comp) {
+		provider_invalid_suffix(point, comp);
+		return false;
+	}
+	return true;
+}
+
+/* perf.type(T).config(C).sample(N)[.process("PATH")][.counter("NAME")], and the marks. */
+static char *perf_point_text(const struct derived_point *d, const struct probe_point *point)
+{
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "perf.type(%" PRId64 ").config(%" PRId64 ").sample(%" PRId64 ")",
+		d->perf_type, d->perf_config, d->perf_sample);
+	if (d->perf_process)
+		sb_addf(&sb, ".process(\"%s\")", d->perf_process);
+	if (d->perf_counter)
+		sb_addf(&sb, ".counter(\"%s\")", d->perf_counter);
+	add_marks(&sb, point);
+	return sb_steal(&sb);
+}
+
+static bool derive_perf(const struct probe_point *point, const struct provider_env *env,
+			struct derived_point ***tail)
+{
+	static const char *const first_names[] = { "hw", "hw_cache", "sw", "type", NULL };
+	static const char *const config_names[] = { "config", NULL };
+	const struct component *type = point->components->next, *config;
+	struct perf_suffix s = { 0 };
+	struct derived_point *d;
+	int64_t type_n, config_n;
+
+	if (point->components->arg) {
+		provider_mismatch(point, point->components, NULL);
+		return false;
+	}
+	if (!type) {
+		provider_truncated(point, point->components, "hw hw_cache sw type(number)");
+		return false;
+	}
+	if (strcmp(type->name, "type") || !component_number(type, &type_n)) {
+		provider_mismatch(point, type, first_names);
+		return false;
+	}
+	config = type->next;
+	if (!config) {
+		provider_truncated(point, type, "config(number)");
+		return false;
+	}
+	if (strcmp(config->name, "config") || !component_number(config, &config_n)) {
+		provider_mismatch(point, config, config_names);
+		return false;
+	}
+	if (!read_suffix(point, config->next, env, &s)) {
+		free(s.process);
+		return false;
+	}
+	d = derived_point_new(PROVIDER_PERF, point);
+	d->perf_type = type_n;
+	d->perf_config = config_n;
+	d->perf_sample = s.sample;
+	d->perf_process = s.process;
+	d->perf_counter = s.counter ? xstrdup(s.counter) : NULL;
+	free(d->pp);
+	d->pp = perf_point_text(d, point);
+	add_derived_point(tail, d);
+	return true;
+}
+
+const struct provider provider_perf = { "perf", derive_perf };
+
+/* ---- Pass 3: runtime/perf.h's table ---- */
+
+struct perf_state {
+	struct strbuf table;
+	int count;
+};
+
+static void perf_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
+		       const struct derived_point *d, int pp)
+{
+	struct perf_state *s = state;
+
+	(void)ctx;
+	sb_addf(&s->table, "\t{ .type = (u32)%" PRId64 ", .config = (u64)%" PRId64 ", .sample = %"
+		PRId64 "ULL, .pp = &tap_pp_%d, .body = probe_%d },\n", d->perf_type,
+		d->perf_config, d->perf_sample, pp, p->index);
+	s->count++;
+}
+
+static void perf_write_counts(const void *state, FILE *out)
+{
+	const struct perf_state *s = state;
+
+	fprintf(out, "#define TAP_NUM_PERF %d\n", s->count);
+}
+
+static void perf_write_tables(const void *state, FILE *out)
+{
+	const struct perf_state *s = state;
+
+	emit_table(out, "static struct tap_perf tap_perfs", s->count, &s->table);
+}
+
+static void perf_release(void *state)
+{
+	struct perf_state *s = state;
+
+	free(s->table.buf);
+}
+
+static const char *perf_type_name(const struct derived_point *d)
+{
+	(void)d;
+	return "perf_event";
+}
+
+const struct point_emitter emitter_perf = {
+	.kinds = 1u << PROVIDER_PERF,
+	.type_name = perf_type_name,
+	.state_size = sizeof(struct perf_state),
+	.runtime_header = "perf.h",
+	.point = perf_point,
+	.write_counts = perf_write_counts,
+	.write_tables = perf_write_tables,
+	.release = perf_release,
+};
