@@ -11,6 +11,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "procfs.h"
 #include "timers.h"
 #include "tracepoints.h"
 #include "uprobes.h"
@@ -32,6 +33,7 @@ static const struct tap_provider tap_providers[] = {
 	{ .start = tap_timers_start, .stop = tap_timers_stop },
 	{ .start = tap_profile_start, .stop = tap_profile_stop },
 	{ .start = tap_uprobes_start, .stop = tap_uprobes_stop },
+	{ .start = tap_procfs_start, .stop = tap_procfs_stop },
 };
 
 #define TAP_NUM_PROVIDERS ((int)ARRAY_SIZE(tap_providers))

@@ -8,6 +8,7 @@ const struct point_emitter *const point_emitters[] = {
 	&emitter_tracepoints,
 	&emitter_timers,
 	&emitter_been,
+	&emitter_procfs,
 	NULL,
 };
 

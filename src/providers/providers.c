@@ -19,6 +19,7 @@ static const struct provider *const providers[] = {
 	&provider_timer,
 	&provider_module,
 	&provider_process,
+	&provider_procfs,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)
