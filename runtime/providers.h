@@ -12,6 +12,7 @@
 #include "context.h"
 #include "kprobes.h"
 #include "perf.h"
+#include "procfs.h"
 #include "timers.h"
 #include "tracepoints.h"
 #include "uprobes.h"
@@ -34,6 +35,7 @@ static const struct tap_provider tap_providers[] = {
 	{ .start = tap_profile_start, .stop = tap_profile_stop },
 	{ .start = tap_uprobes_start, .stop = tap_uprobes_stop },
 	{ .start = tap_perf_start, .stop = tap_perf_stop },
+	{ .start = tap_procfs_start, .stop = tap_procfs_stop },
 };
 
 #define TAP_NUM_PROVIDERS ((int)ARRAY_SIZE(tap_providers))

@@ -50,7 +50,8 @@ char *location_literal(const struct node *n)
 								 : NULL;
 	const char *what = n->kind == N_BINARY || n->kind == N_ASSIGN || n->kind == N_UNARY ||
 			   n->kind == N_PREINC ? op_text(n->op) :
-			   n->kind == N_BLOCK ? "{" : at_name ? at_name : n->text;
+			   n->kind == N_BLOCK ? "{" : at_name ? at_name :
+			   n->kind == N_CALL ? node_token(n).text : n->text;
 	const char *kind = node_token_kind(n);
 	/* stap names a keyword token by its kind alone: "near keyword at <input>:1:24". */
 	char *token = !strcmp(kind, "keyword") ? xstrdup(kind)

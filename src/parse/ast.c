@@ -285,8 +285,8 @@ struct token_desc node_token(const struct node *n)
 	switch (n->kind) {
 	case N_NUMBER: return (struct token_desc){ "number", n->text };
 	case N_STRING: return (struct token_desc){ "string", n->text };
+	case N_CALL: return (struct token_desc){ "identifier", n->raw ? n->raw : n->text };
 	case N_IDENT:
-	case N_CALL:
 	case N_TARGET:
 	case N_PRINT: return (struct token_desc){ "identifier", n->text };
 	default: return (struct token_desc){ "operator", op_text(n->op) };

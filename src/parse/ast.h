@@ -145,7 +145,8 @@ struct node {
 	int op;			/* enum op, or an operator character */
 	char *text;		/* per kind, see enum node_kind */
 	char *raw;		/* N_STRING: the value with its escapes as written ("\\x41"),
-				 * which is how -p1 prints it */
+				 * which is how -p1 prints it; N_CALL: the name its errors give,
+				 * when not `text` (procfs probes' $value, target_procfs.c) */
 	int64_t num;
 	struct node *lhs, *rhs;
 	struct node *cond, *then, *els;

@@ -9,6 +9,7 @@ const struct point_emitter *const point_emitters[] = {
 	&emitter_timers,
 	&emitter_been,
 	&emitter_perf,
+	&emitter_procfs,
 	NULL,
 };
 

@@ -20,6 +20,7 @@ static const struct provider *const providers[] = {
 	&provider_module,
 	&provider_process,
 	&provider_perf,
+	&provider_procfs,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)

@@ -34,6 +34,11 @@ extern const struct provider provider_perf;
  * else NAME, from the current directory; absolute, symbolic links resolved, into `path`
  * (PATH_MAX bytes). */
 bool find_executable(const char *name, char *path);
+extern const struct provider provider_procfs;
+
+/* After derivation: at most one read probe a procfs path, and no path both a file and
+ * another's directory; false after printing stap's error. */
+bool procfs_check_paths(const struct program *program);
 
 /* The families the kernel and kprobe providers pass their points on to, by the component
  * after the first: FUNC is function("f"), STMT statement(ADDR), MODULE module("m"). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "providers/providers.h"
 #include "resolve/autoprint.h"
 #include "diag.h"
 #include "resolve/elaborate.h"
@@ -550,6 +551,12 @@ static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 	bool as_entry = e->probe && e->probe->is_return && !e->in_entry && !quiet &&
 			strcmp(n->text, "$return") && strcmp(n->text, "$$return");
 
+	if (on_procfs(e->probe)) {
+		if (!procfs_value_read(e->probe, n, quiet))
+			return false;
+		resolve_node(e, n);
+		return true;
+	}
 	if (n->suffix && quiet)
 		return false;
 	if (as_entry && !quiet)
@@ -721,6 +728,11 @@ void resolve_node(struct elab *e, struct node *n)
 		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&
 		    n->lhs && (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST ||
 			       n->lhs->kind == N_ATVAR)) {
+			if (n->lhs->kind == N_TARGET && on_procfs(e->probe)) {
+				if (procfs_value_assign(e->probe, n))
+					resolve_node(e, n);
+				return;
+			}
 			refuse_target_write(e, n->lhs);
 			return;
 		}
@@ -911,6 +923,8 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	for (struct probe *p = user->probes; p; p = p->next)
 		if (p->kind == PROBE_PLAIN)
 			derive_probe(&e, p, &tail);
+	if (diag_error_count() == before)
+		procfs_check_paths(program);
 	for (struct embed *em = user->embeds; em; em = em->next)
 		program->nembeds++;
 	program->embeds = user->embeds;

@@ -66,6 +66,8 @@ enum provider_kind {
 				 * link-time address */
 	PROVIDER_URETPROBE,	/* process("PATH").function("f").return: the same */
 	PROVIDER_PERF,		/* perf.type(T).config(C): the perf_* fields */
+	PROVIDER_PROCFS_READ,	/* procfs("PATH").read: `symbol` is PATH */
+	PROVIDER_PROCFS_WRITE,	/* procfs("PATH").write: the same */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
@@ -83,6 +85,9 @@ struct derived_point {
 	int64_t interval_ns;	/* timer: the period */
 	int64_t randomize_ns;	/* timer: .randomize(M), added as -M..+M to each period */
 	int nargs;		/* kernel.trace: the tracepoint's number of arguments */
+	int64_t maxsize;	/* procfs .read.maxsize(N): N; 0 for the default */
+	int64_t umask;		/* procfs .umask(N): N, when has_umask */
+	bool has_umask;
 	/* Points placed from DWARF (dwpoints.h): the kprobe goes at `symbol` + `offset`
 	 * (symbol NULL: at `function`). A $var lookup there needs the DIE of the function or
 	 * inlined instance that holds the probe (`scope_die`, 0 without DWARF) and the pc

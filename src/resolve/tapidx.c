@@ -634,8 +634,12 @@ static bool select_for_text(struct selection *sel, const char *text)
 bool tapidx_select(const struct tapidx *idx, const char *text, const char *const *macro_texts,
 		   int nmacro_texts, bool *needed, int npaths)
 {
-	/* Named by the translator itself: $var$ prints through it. */
-	static const struct tok implicit = { "__tap_pretty_string", 19, TOK_WORD, false };
+	/* Named by the translator itself: $var$ prints through the first, procfs probes' $value
+	 * through the second's file (target_procfs.c). */
+	static const struct tok implicit[] = {
+		{ "__tap_pretty_string", 19, TOK_WORD, false },
+		{ "__procfs_value_get", 18, TOK_WORD, false },
+	};
 	struct selection sel = { idx, needed, xcalloc((size_t)npaths + 1, sizeof(int)), 0 };
 	bool sure = idx->clean && idx->nfiles == npaths;
 
@@ -644,8 +648,8 @@ bool tapidx_select(const struct tapidx *idx, const char *text, const char *const
 	for (int f = 0; sure && f < npaths; f++)
 		if (idx->files[f].flags & FILE_ALWAYS)
 			need_file(f, &sel);
-	if (sure)
-		each_definer(idx, &implicit, need_file, &sel);
+	for (size_t i = 0; sure && i < sizeof(implicit) / sizeof(implicit[0]); i++)
+		each_definer(idx, &implicit[i], need_file, &sel);
 	sure = sure && select_for_text(&sel, text);
 	for (int m = 0; sure && m < nmacro_texts; m++)
 		sure = select_for_text(&sel, macro_texts[m]);

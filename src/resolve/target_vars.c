@@ -59,9 +59,7 @@ static bool fail(struct walk *w, const char *fmt, ...)
 	return false;
 }
 
-/* What stap reports after a $target or @cast fails: the expression and the call holding it
- * have no type (the second is suppressed as similar). */
-static void report_untyped(const struct token_desc *tok, struct loc loc)
+void target_report_untyped(const struct token_desc *tok, struct loc loc)
 {
 	for (int i = 0; i < 2; i++)
 		diag_error_at("semantic error", tok, loc, "unresolved type ");
@@ -647,7 +645,7 @@ static const struct ktypes *point_types(const struct provider_env *env,
 		diag_error_at("semantic error", &tok, n->loc,
 			      "tapster has no type information for module '%s': %s", d->module,
 			      error);
-		report_untyped(&tok, n->loc);
+		target_report_untyped(&tok, n->loc);
 	}
 	free(owned);
 	return kt;
@@ -730,7 +728,7 @@ static bool uprobe_resolve(const struct derived_probe *p, struct node *n, bool q
 			diag_error_at("semantic error", &tok, n->loc,
 				      "debuginfo scope not found for module '%s', cannot resolve"
 				      " context variable [man error::dwarf]", p->points->symbol);
-			report_untyped(&tok, n->loc);
+			target_report_untyped(&tok, n->loc);
 		}
 		free(owned);
 		return false;
@@ -771,7 +769,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 			struct token_desc tok = { "identifier", n->text };
 
 			if (!quiet)
-				report_untyped(&tok, n->loc);
+				target_report_untyped(&tok, n->loc);
 			free_accesses(all, nall, -1);
 			return false;
 		}
@@ -882,7 +880,7 @@ static void cast_type_not_found(struct walk *w, struct node *n)
 		diag_error_at("semantic error", &w->tok, n->loc,
 			      "type definition '%s' not found in '%s'", n->text,
 			      n->module ? n->module : "");
-	report_untyped(&w->tok, n->loc);
+	target_report_untyped(&w->tok, n->loc);
 }
 
 bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p,
@@ -907,7 +905,7 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 	w.a = a;
 	if (!walk_comps(&w, n->comps)) {
 		if (!quiet)
-			report_untyped(&w.tok, n->loc);
+			target_report_untyped(&w.tok, n->loc);
 		free(a->steps);
 		free(a);
 		return false;
@@ -1094,7 +1092,7 @@ static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, st
 	    walk_comps(&w, n->comps))
 		type = w.type;
 	else
-		report_untyped(&w.tok, n->loc);
+		target_report_untyped(&w.tok, n->loc);
 	free(owned);
 	free(a->steps);
 	free(a);
@@ -1141,7 +1139,7 @@ static ktype_id cast_type(const struct provider_env *env, struct derived_probe *
 	else if (walk_comps(&w, n->comps))
 		type = w.type;
 	else
-		report_untyped(&w.tok, n->loc);
+		target_report_untyped(&w.tok, n->loc);
 	free(a->steps);
 	free(a);
 	return type;
@@ -1258,7 +1256,7 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 				  NULL, false };
 
 		dwarf_point_var(&w, p->points, "$return");
-		report_untyped(&w.tok, n->loc);
+		target_report_untyped(&w.tok, n->loc);
 		free(owned);
 		return false;
 	}
@@ -1279,7 +1277,7 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 				  NULL, false };
 
 		no_such_local(&w, proto, p->points, "$return");
-		report_untyped(&w.tok, n->loc);
+		target_report_untyped(&w.tok, n->loc);
 		free(owned);
 		return false;
 	}
@@ -1342,7 +1340,7 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 		else
 			fail(&w, "tapster cannot place kernel global '%s': it has no address", name);
 		if (!quiet)
-			report_untyped(&w.tok, n->loc);
+			target_report_untyped(&w.tok, n->loc);
 		free(name);
 		return false;
 	}
@@ -1356,7 +1354,7 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 	w.type = dwtypes_var_type(&var);
 	if (!walk_comps(&w, n->comps)) {
 		if (!quiet)
-			report_untyped(&w.tok, n->loc);
+			target_report_untyped(&w.tok, n->loc);
 		free(a->steps);
 		free(a->expr);
 		free(a);
@@ -1392,6 +1390,6 @@ bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *
 			      "tapster cannot read kernel global '%s': the kernel's BTF has no"
 			      " type for it", n->text);
 	}
-	report_untyped(&tok, n->loc);
+	target_report_untyped(&tok, n->loc);
 	return false;
 }

@@ -101,6 +101,17 @@ char *target_list_params(const struct ktypes *kt, const char *function, bool is_
  * and locals that have a location at its pc; NULL for other points. */
 char *target_list_point_vars(const struct ktypes *kt, const struct derived_point *d);
 
+/* What stap reports after a $target fails: the expression and the call holding it have no
+ * type (the second is suppressed as similar). */
+void target_report_untyped(const struct token_desc *tok, struct loc loc);
+
+/* In procfs probes (target_procfs.c): whether every point of `p` is a procfs point; $value
+ * read (`n`, an N_TARGET) and assigned (`n`, an N_ASSIGN or increment of one), each made a
+ * call of the library's __procfs_value_*; false after stap's error (none when `quiet`). */
+bool on_procfs(const struct derived_probe *p);
+bool procfs_value_read(struct derived_probe *p, struct node *n, bool quiet);
+bool procfs_value_assign(struct derived_probe *p, struct node *n);
+
 /* On tracepoints (target_trace.c): whether every point of `p` is a tracepoint; $name,
  * $$parms, $$name there. */
 bool on_tracepoints(const struct derived_probe *p);

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * $value in procfs probes (src/providers/procfs.c): in a read probe `$value = s` and
+ * `$value .= s` set and append to what the reader gets, in a write probe `$value` is what
+ * was written. Each becomes a call of the library's __procfs_value_set, _append or _get
+ * (tapsets/procfs.stp, runtime/procfs.h), which pass 2 then resolves as any call. The
+ * misuses get stap's errors.
+ */
+#include "resolve/target_vars.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "util.h"
+
+bool on_procfs(const struct derived_probe *p)
+{
+	if (!p || !p->points)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (d->kind != PROVIDER_PROCFS_READ && d->kind != PROVIDER_PROCFS_WRITE)
+			return false;
+	return true;
+}
+
+static bool has_point(const struct derived_probe *p, enum provider_kind kind)
+{
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (d->kind == kind)
+			return true;
+	return false;
+}
+
+/* An error at $value (followed by stap's untyped reports when `untyped`); false. `message`
+ * (a literal without '%') is the format: diag.c counts repeats of one format as similar
+ * errors, as stap does of one message; the 0 only keeps it from being the sole argument. */
+static bool refuse(struct node *n, bool quiet, bool untyped, const char *message)
+{
+	char *name = n->suffix && !n->comps ? xasprintf("%s%s", n->text, n->suffix)
+					    : xstrdup(n->text);
+	struct token_desc tok = { "identifier", name };
+
+	if (!quiet) {
+		diag_error_at("semantic error", &tok, n->loc, message, 0);
+		if (untyped)
+			target_report_untyped(&tok, n->loc);
+	}
+	free(name);
+	return false;
+}
+
+/* $value itself, without components, suffix or '&'; false after an error. */
+static bool plain_value(struct node *n, bool quiet)
+{
+	if (strcmp(n->text, "$value"))
+		return refuse(n, quiet, false,
+			      "invalid target symbol for procfs probe, $value expected");
+	if (n->comps) {
+		bool field = n->comps->kind == COMP_FIELD;
+		struct token_desc tok = { "operator", field ? "->" : "[" };
+
+		if (quiet)
+			return false;
+		if (field)
+			diag_error_at("semantic error", &tok, n->comps->loc,
+				      "procfs variable '$value' may not be used as a structure");
+		else
+			diag_error_at("semantic error", &tok, n->comps->loc,
+				      "procfs variable '$value' may not be used as array");
+		return false;
+	}
+	if (n->suffix)
+		return refuse(n, quiet, true,
+			      "procfs variable '$value' may not be pretty-printed");
+	if (n->address_of)
+		return refuse(n, quiet, true, "cannot take address of procfs variable");
+	return true;
+}
+
+/* `n` made a call of `function` with the argument `arg` (or none). */
+static void become_call(struct node *n, const char *function, struct node *arg)
+{
+	n->kind = N_CALL;
+	n->raw = xstrdup("$value");	/* what errors name, as stap's */
+	n->text = xstrdup(function);
+	n->comps = NULL;
+	n->lhs = n->rhs = NULL;
+	n->args = (struct node_list){ 0 };
+	if (arg)
+		node_list_push(&n->args, arg);
+}
+
+bool procfs_value_read(struct derived_probe *p, struct node *n, bool quiet)
+{
+	if (!plain_value(n, quiet))
+		return false;
+	if (has_point(p, PROVIDER_PROCFS_READ))
+		return refuse(n, quiet, true,
+			      "procfs $value variable cannot be read in a procfs read probe");
+	become_call(n, "__procfs_value_get", NULL);
+	return true;
+}
+
+bool procfs_value_assign(struct derived_probe *p, struct node *n)
+{
+	struct node *target = n->lhs;
+	bool append = n->kind == N_ASSIGN && n->op == OP_ASSIGN_BASE + '.';
+
+	if (!plain_value(target, false))
+		return false;
+	if (has_point(p, PROVIDER_PROCFS_WRITE))
+		return refuse(target, false, false,
+			      "procfs $value variable is read-only in a procfs write probe");
+	if (n->kind != N_ASSIGN || (n->op != '=' && !append))
+		return refuse(target, false, false,
+			      "Only the following assign operators are implemented on procfs read"
+			      " target variables: '=', '.='");
+	become_call(n, append ? "__procfs_value_append" : "__procfs_value_set", n->rhs);
+	n->loc = target->loc;
+	return true;
+}
