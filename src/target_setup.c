@@ -22,6 +22,46 @@
 #include "util.h"
 #include "run/vm.h"
 
+/* The release a build tree is for: its utsrelease.h says it (Debian's headers hold the
+ * upstream version in include/config/kernel.release), else kernel.release. */
+static char *build_tree_release(const char *tree)
+{
+	char *path = xasprintf("%s/include/generated/utsrelease.h", tree);
+	char *text = read_text_file(path, NULL), *release = NULL;
+	char *quote = text ? strstr(text, "UTS_RELEASE \"") : NULL;
+
+	free(path);
+	if (quote) {
+		quote += strlen("UTS_RELEASE \"");
+		release = xstrndup(quote, strcspn(quote, "\"\n"));
+	} else {
+		path = xasprintf("%s/include/config/kernel.release", tree);
+		release = read_text_file(path, NULL);
+		if (release)
+			release[strcspn(release, "\n")] = '\0';
+		free(path);
+	}
+	free(text);
+	return release;
+}
+
+/* -r KVER without /lib/modules/KVER/build: the headers of the bundled VM's kit for KVER, if
+ * one was made. */
+static void use_kit_build_tree(struct session *s)
+{
+	char *root = tapster_cache_root();
+	char *tree = xasprintf("%s/vm/%s/build", root, s->kernel_release);
+	struct stat st;
+
+	free(root);
+	if (stat(tree, &st) != 0) {
+		free(tree);
+		return;
+	}
+	free((char *)s->kernel_build_dir);
+	s->kernel_build_dir = tree;
+}
+
 /* The target is the host's kernel, or the one -r names, built against locally. */
 static bool choose_local_target(struct session *s)
 {
@@ -29,14 +69,8 @@ static bool choose_local_target(struct session *s)
 
 	s->run_in_vm = false;
 	if (s->kernel && s->kernel[0] == '/') {
-		char *path = xasprintf("%s/include/config/kernel.release", s->kernel);
-		char *release = read_text_file(path, NULL);
-
 		s->kernel_build_dir = s->kernel;
-		if (release)
-			release[strcspn(release, "\n")] = '\0';
-		s->kernel_release = release;
-		free(path);
+		s->kernel_release = build_tree_release(s->kernel);
 	} else {
 		struct utsname u;
 
@@ -45,6 +79,8 @@ static bool choose_local_target(struct session *s)
 		else
 			s->kernel_release = xstrdup(s->kernel ? s->kernel : "");
 		s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
+		if (s->kernel && stat(s->kernel_build_dir, &st) != 0)
+			use_kit_build_tree(s);
 	}
 	if (s->last_pass >= 4 && stat(s->kernel_build_dir, &st) != 0) {
 		fprintf(stderr, "ERROR: kernel build tree %s is missing\n", s->kernel_build_dir);

@@ -279,11 +279,18 @@ int make_dirs(const char *dir)
 
 char *tapster_dir(void)
 {
-	const char *dir = getenv("TAPSTER_DIR"), *cache = getenv("TAPSTER_CACHE");
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *dir = getenv("TAPSTER_DIR");
 
 	if (dir && *dir)
 		return xstrdup(dir);
+	return tapster_cache_root();
+}
+
+char *tapster_cache_root(void)
+{
+	const char *cache = getenv("TAPSTER_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
 	if (cache && *cache)
 		return xstrdup(cache);
 	if (xdg && *xdg)

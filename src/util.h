@@ -43,6 +43,9 @@ char *similar_names_within(const char *name, const char *const *names, size_t co
 /* tapster's directory of caches (malloc'd): $TAPSTER_DIR, else $TAPSTER_CACHE, else
  * ${XDG_CACHE_HOME:-~/.cache}/tapster. */
 char *tapster_dir(void);
+/* Where the VM kits are (their vm/ folder): $TAPSTER_CACHE, else $XDG_CACHE_HOME/tapster,
+ * else ~/.cache/tapster. */
+char *tapster_cache_root(void);
 
 /* mkdir -p DIR; 0, or -1 with errno. */
 int make_dirs(const char *dir);

@@ -170,18 +170,16 @@ static const char *env_or_dash(const char *name)
  * since (CACHE/vm/ready, see the script); NULL otherwise. Saves running the script. */
 static char *ready_kit(void)
 {
-	const char *cache = getenv("TAPSTER_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
 	const char *flavour = getenv("TAPSTER_VM_FLAVOUR");
 	/* One stamp per kernel flavour: "ready" for the default one, else "ready-FLAVOUR". */
 	char *name = flavour && *flavour && strcmp(flavour, "cloud-amd64") ?
 		     xasprintf("ready-%s", flavour) : xstrdup("ready");
-	char *path = cache && *cache ? xasprintf("%s/vm/%s", cache, name) :
-		     xdg && *xdg ? xasprintf("%s/tapster/vm/%s", xdg, name) :
-		     xasprintf("%s/.cache/tapster/vm/%s", getenv("HOME") ? getenv("HOME") : "",
-			       name);
+	char *root = tapster_cache_root();
+	char *path = xasprintf("%s/vm/%s", root, name);
 	char *text = read_text_file(path, NULL), *kit = NULL;
 	bool holds = text != NULL;
 
+	free(root);
 	free(path);
 	free(name);
 	for (char *line = text, *next; holds && line && *line; line = next) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "target/kmodules.h"
+#include "target/usyms.h"
 #include "util.h"
 
 /* What is read only when a probe point asks for it: the exports, the modules. */
@@ -371,28 +372,69 @@ static struct ksyms *load_host(void)
 	return ksyms_from(&names, &blacklist, &clones);
 }
 
-/* Another kernel: its System.map, in its build tree or in /boot. Debian ships a stub
- * System.map (one line pointing at the -dbg package), which holds no function. */
-static struct ksyms *load_system_map(const struct session *s)
+/* The text symbols of an ELF vmlinux's symbol table, as "ADDRESS T NAME" lines; NULL when
+ * PATH has none. */
+static char *vmlinux_symbol_text(const char *path)
 {
-	char *paths[2] = { xasprintf("%s/System.map", s->kernel_build_dir),
-			   xasprintf("/boot/System.map-%s", s->kernel_release ? s->kernel_release : "") };
+	size_t count = 0;
+	struct ufunc *funcs = usyms_functions(path, &count);
+	struct strbuf sb = { 0 };
+
+	if (!funcs)
+		return NULL;
+	for (size_t i = 0; i < count; i++)
+		sb_addf(&sb, "%llx T %s\n", funcs[i].vaddr, funcs[i].name);
+	usyms_free_functions(funcs, count);
+	return sb.buf;
+}
+
+/*
+ * Another kernel, for -r: its function symbols from, in order, the record a VM kit of that
+ * kernel made (with the kprobe blacklist), a System.map (its build tree's, /boot's, the one
+ * Debian's -dbg package puts in /usr/lib/debug/boot; Debian's own /boot one is a stub that
+ * points there and holds no function), or the symbol table of a vmlinux (the -dbg
+ * package's, the build tree's).
+ */
+static struct ksyms *load_other_kernel(const struct session *s)
+{
+	const char *release = s->kernel_release ? s->kernel_release : "";
+	char *root = tapster_cache_root();
+	char *maps[] = {
+		xasprintf("%s/vm/%s/kallsyms", root, release),
+		xasprintf("%s/System.map", s->kernel_build_dir),
+		xasprintf("/boot/System.map-%s", release),
+		xasprintf("/usr/lib/debug/boot/System.map-%s", release),
+	};
+	char *elves[] = {
+		xasprintf("/usr/lib/debug/boot/vmlinux-%s", release),
+		xasprintf("/usr/lib/debug/lib/modules/%s/vmlinux", release),
+		xasprintf("%s/vmlinux", s->kernel_build_dir),
+	};
+	const size_t nmaps = sizeof(maps) / sizeof(maps[0]);
+	const size_t nelves = sizeof(elves) / sizeof(elves[0]);
 	struct name_list names = { 0 }, blacklist = { 0 }, clones = { 0 };
 
-	for (int i = 0; i < 2 && !names.len; i++) {
-		char *text = read_text_file(paths[i], NULL);
+	for (size_t i = 0; i < nmaps + nelves && !names.len; i++) {
+		char *text = i < nmaps ? read_text_file(maps[i], NULL) :
+					 vmlinux_symbol_text(elves[i - nmaps]);
 
 		if (text)
 			read_symbol_table(text, &names, &blacklist, &clones);
 		free(text);
 	}
-	free(paths[0]);
-	free(paths[1]);
+	for (size_t i = 0; i < nmaps; i++)
+		free(maps[i]);
+	for (size_t i = 0; i < nelves; i++)
+		free(elves[i]);
+	free(root);
 	if (!names.len) {
-		fprintf(stderr, "ERROR: no function symbols for kernel %s: it has no System.map with"
-			" them\n", s->kernel_release ? s->kernel_release : s->kernel_build_dir);
+		fprintf(stderr, "ERROR: no function symbols for kernel %s: no System.map with them"
+			" and no vmlinux with a symbol table (on Debian: install"
+			" linux-image-%s-dbg)\n", *release ? release : s->kernel_build_dir,
+			*release ? release : "KVER");
 		free(names.items);
 		free(blacklist.items);
+		free(clones.items);
 		return NULL;
 	}
 	return ksyms_from(&names, &blacklist, &clones);
@@ -427,7 +469,7 @@ struct ksyms *ksyms_load(const struct session *s, ksyms_run_in_vm run_in_vm)
 	else if (target_is_host(s))
 		k = load_host();
 	else
-		k = load_system_map(s);
+		k = load_other_kernel(s);
 	if (k)
 		k->lazy = lazy_for(s);
 	return k;
