@@ -22,7 +22,7 @@
 #include "histogram.h"
 #include "values.h"
 
-#define TAP_MAX_KEYS 9
+#define TAP_MAX_KEYS 32
 
 static __always_inline void tap_stat_add(struct tap_stat *st, int64_t value)
 {

@@ -244,6 +244,9 @@ struct function {
 	struct function *next;
 };
 
+/* The most keys an array takes (runtime/maps.h's TAP_MAX_KEYS is the same). */
+#define MAX_ARRAY_KEYS 32
+
 struct global {
 	char *name;
 	struct node *init;	/* N_NUMBER or N_STRING initializer, or NULL */
@@ -256,7 +259,7 @@ struct global {
 
 	/* Pass 2 annotations. */
 	enum type type;
-	enum type key_types[9];
+	enum type key_types[MAX_ARRAY_KEYS];
 	int nkeys;
 	bool used;
 };

@@ -368,7 +368,15 @@ static void resolve_array_as(struct elab *e, struct node *array, int nkeys,
 		diag_error_at("semantic error", &tok, array->loc, undeclared, nkeys, array->text);
 		return;
 	}
-	if (!v->arity_known && nkeys > 0 && nkeys <= MAX_ARRAY_KEYS) {
+	if (nkeys > MAX_ARRAY_KEYS) {
+		struct token_desc tok = { "identifier", array->text };
+
+		diag_error_at("semantic error", &tok, array->loc,
+			      "too many keys (%d): tapster's arrays take at most %d", nkeys,
+			      MAX_ARRAY_KEYS);
+		return;
+	}
+	if (!v->arity_known && nkeys > 0) {
 		v->arity = nkeys;
 		v->global->is_array = true;
 	}

@@ -13,7 +13,6 @@
 /* A variable: a local or parameter of a probe body or function, or a global the program
  * uses (then `global` is its declaration). Identifiers in the tree point here (node->sym). */
 /* The most keys an array may have (stap's limit). */
-#define MAX_ARRAY_KEYS 9
 
 struct var {
 	char *name;

@@ -557,8 +557,24 @@ char *gen_hist_print(struct body *b, struct node *n)
 	return result ? result : xstrdup("0");
 }
 
+/* `i in @hist_log(s)`: whether i is one of the histogram's bucket numbers, those foreach
+ * visits (0 to its buckets - 1), as stap's. */
+static char *gen_in_hist(struct body *b, struct node *n)
+{
+	struct var *v = stat_var(n->lhs->lhs);
+	char *index = gen_expr(b, n->args.items[0]);
+	char *result = new_temp(b, TYPE_LONG);
+
+	emit(b, "%s = %s >= 0 && %s < tap_h_%s.buckets;", result, index, index, v->c_name);
+	free(index);
+	return result;
+}
+
 static char *gen_in(struct body *b, struct node *n)
 {
+	if (n->lhs->kind == N_HIST)
+		return gen_in_hist(b, n);
+
 	char **exprs = xcalloc((size_t)n->args.len + 1, sizeof(*exprs));
 	char *keys, *map = map_ref(n->lhs->sym), *result;
 
