@@ -78,6 +78,46 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 }
 
 static bool derive_procfs(const struct probe_point *point, const struct provider_env *env,
+			  struct derived_point ***tail);
+
+/* procfs(...).* (or .**), its last component `star`: the .read and the .write point, as
+ * stap lists them; each shows the point as written as its origin. */
+static bool derive_both(const struct probe_point *point, const struct component *star,
+			const struct provider_env *env, struct derived_point ***tail)
+{
+	static const char *const kinds[] = { "read", "write" };
+	char *origin = probe_point_text(point);
+	bool ok = true;
+
+	for (size_t k = 0; ok && k < 2; k++) {
+		struct probe_point copy = *point;
+		struct component **to = &copy.components;
+		struct derived_point **first = *tail;
+
+		for (const struct component *c = point->components; c; c = c->next) {
+			*to = xmalloc(sizeof(**to));
+			**to = *c;
+			if (c == star)
+				(*to)->name = (char *)kinds[k];
+			to = &(*to)->next;
+		}
+		ok = derive_procfs(&copy, env, tail);
+		if (ok && *first) {
+			free((*first)->origin);
+			(*first)->origin = xstrdup(origin);
+		}
+		while (copy.components) {
+			struct component *next = copy.components->next;
+
+			free(copy.components);
+			copy.components = next;
+		}
+	}
+	free(origin);
+	return ok;
+}
+
+static bool derive_procfs(const struct probe_point *point, const struct provider_env *env,
 			  struct derived_point ***tail)
 {
 	static const char *const all[] = { "read", "umask", "write", NULL };
@@ -107,6 +147,8 @@ static bool derive_procfs(const struct probe_point *point, const struct provider
 		}
 		c = c->next;
 	}
+	if ((is_plain(c, "*") || is_plain(c, "**")) && !c->next)
+		return derive_both(point, c, env, tail);
 	if (!is_plain(c, "read") && !is_plain(c, "write")) {
 		provider_mismatch(point, c, has_umask ? read_write : all);
 		return false;
