@@ -2,6 +2,8 @@
 /* The emitters (emit.h) and the handler text they share. */
 #include "providers/emit.h"
 
+#include <stdlib.h>
+
 const struct point_emitter *const point_emitters[] = {
 	&emitter_kprobes,
 	&emitter_uprobes,
@@ -72,6 +74,33 @@ void emit_handler(struct emit_ctx *ctx, int probe, const struct handler_text *h)
 	emit_run(ctx, probe, h->entry, h->before, h->after);
 	emit_leave(ctx, h->preempt);
 	sb_add(ctx->points, h->end);
+}
+
+void emit_write_counts(const struct point_emitter *e, const void *state, FILE *out)
+{
+	if (e->count_macro)
+		fprintf(out, "#define %s %d\n", e->count_macro,
+			((const struct emit_one_table *)state)->count);
+	else
+		e->write_counts(state, out);
+}
+
+void emit_write_tables(const struct point_emitter *e, const void *state, FILE *out)
+{
+	const struct emit_one_table *t = state;
+
+	if (e->count_macro)
+		emit_table(out, e->table_decl, t->count, &t->entries);
+	else
+		e->write_tables(state, out);
+}
+
+void emit_release_state(const struct point_emitter *e, void *state)
+{
+	if (e->count_macro)
+		free(((struct emit_one_table *)state)->entries.buf);
+	else
+		e->release(state);
 }
 
 void emit_table(FILE *out, const char *decl, int count, const struct strbuf *entries)

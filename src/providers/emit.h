@@ -56,12 +56,28 @@ struct point_emitter {
 	/* Its tables, after the handlers. */
 	void (*write_tables)(const void *state, FILE *out);
 	void (*release)(void *state);
+	/* Or, for an emitter of one table whose state is a struct emit_one_table: the macro
+	 * of its count ("TAP_NUM_PERF") and its table's declaration ("static struct tap_perf
+	 * tap_perfs"), the three hooks above NULL. */
+	const char *count_macro, *table_decl;
 	/* probe_type() of a point of its kinds: stap's name of the low-level handler it runs
 	 * from ("kprobe", "hrtimer", ...). */
 	const char *(*type_name)(const struct derived_point *d);
 };
 
 #define EMITTER_OWNS(e, kind) (((e)->kinds >> (kind)) & 1u)
+
+/* The state of an emitter of one table (count_macro, table_decl): its entries, each a line
+ * "\t{ ... },\n", and their number. */
+struct emit_one_table {
+	struct strbuf entries;
+	int count;
+};
+
+/* An emitter's counts, tables and release: its hooks', or those of its one table. */
+void emit_write_counts(const struct point_emitter *e, const void *state, FILE *out);
+void emit_write_tables(const struct point_emitter *e, const void *state, FILE *out);
+void emit_release_state(const struct point_emitter *e, void *state);
 
 extern const struct point_emitter emitter_kprobes;
 extern const struct point_emitter emitter_tracepoints;

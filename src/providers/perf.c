@@ -185,42 +185,16 @@ const struct provider provider_perf = { "perf", derive_perf };
 
 /* ---- Pass 3: runtime/perf.h's table ---- */
 
-struct perf_state {
-	struct strbuf table;
-	int count;
-};
-
 static void perf_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 		       const struct derived_point *d, int pp)
 {
-	struct perf_state *s = state;
+	struct emit_one_table *s = state;
 
 	(void)ctx;
-	sb_addf(&s->table, "\t{ .type = (u32)%" PRId64 ", .config = (u64)%" PRId64 ", .sample = %"
+	sb_addf(&s->entries, "\t{ .type = (u32)%" PRId64 ", .config = (u64)%" PRId64 ", .sample = %"
 		PRId64 "ULL, .pp = &tap_pp_%d, .body = probe_%d },\n", d->perf_type,
 		d->perf_config, d->perf_sample, pp, p->index);
 	s->count++;
-}
-
-static void perf_write_counts(const void *state, FILE *out)
-{
-	const struct perf_state *s = state;
-
-	fprintf(out, "#define TAP_NUM_PERF %d\n", s->count);
-}
-
-static void perf_write_tables(const void *state, FILE *out)
-{
-	const struct perf_state *s = state;
-
-	emit_table(out, "static struct tap_perf tap_perfs", s->count, &s->table);
-}
-
-static void perf_release(void *state)
-{
-	struct perf_state *s = state;
-
-	free(s->table.buf);
 }
 
 static const char *perf_type_name(const struct derived_point *d)
@@ -232,10 +206,9 @@ static const char *perf_type_name(const struct derived_point *d)
 const struct point_emitter emitter_perf = {
 	.kinds = 1u << PROVIDER_PERF,
 	.type_name = perf_type_name,
-	.state_size = sizeof(struct perf_state),
+	.state_size = sizeof(struct emit_one_table),
 	.runtime_header = "perf.h",
 	.point = perf_point,
-	.write_counts = perf_write_counts,
-	.write_tables = perf_write_tables,
-	.release = perf_release,
+	.count_macro = "TAP_NUM_PERF",
+	.table_decl = "static struct tap_perf tap_perfs",
 };

@@ -176,15 +176,10 @@ const struct provider provider_process = { "process", derive_process };
 
 /* ---- Pass 3: a handler each, and the table tap_uprobes[] (runtime/uprobes.h) ---- */
 
-struct uprobes_state {
-	struct strbuf table;
-	int count;
-};
-
 static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 			  const struct derived_point *d, int pp)
 {
-	struct uprobes_state *s = state;
+	struct emit_one_table *s = state;
 	bool ret = d->kind == PROVIDER_URETPROBE;
 	char *descriptor = xasprintf("&tap_pp_%d", pp);
 	char *path = ctx->c_string(d->symbol);
@@ -198,33 +193,12 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 			" struct pt_regs *regs)\n{\n", pp);
 	emit_handler(ctx, p->index, &(struct handler_text){ descriptor, "", false, "", "",
 							    "\treturn 0;\n}\n\n", true, NULL });
-	sb_addf(&s->table, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
+	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
 		" .offset = 0x%llx },\n", ret ? "ret_handler" : "handler", pp, pp, path,
 		(unsigned long long)d->offset);
 	s->count++;
 	free(descriptor);
 	free(path);
-}
-
-static void uprobes_write_counts(const void *state, FILE *out)
-{
-	const struct uprobes_state *s = state;
-
-	fprintf(out, "#define TAP_NUM_UPROBES %d\n", s->count);
-}
-
-static void uprobes_write_tables(const void *state, FILE *out)
-{
-	const struct uprobes_state *s = state;
-
-	emit_table(out, "static struct tap_uprobe tap_uprobes", s->count, &s->table);
-}
-
-static void uprobes_release(void *state)
-{
-	struct uprobes_state *s = state;
-
-	free(s->table.buf);
 }
 
 static const char *uprobes_type_name(const struct derived_point *d)
@@ -235,10 +209,9 @@ static const char *uprobes_type_name(const struct derived_point *d)
 const struct point_emitter emitter_uprobes = {
 	.kinds = 1u << PROVIDER_UPROBE | 1u << PROVIDER_URETPROBE,
 	.type_name = uprobes_type_name,
-	.state_size = sizeof(struct uprobes_state),
+	.state_size = sizeof(struct emit_one_table),
 	.runtime_header = "uprobes.h",
 	.point = uprobes_point,
-	.write_counts = uprobes_write_counts,
-	.write_tables = uprobes_write_tables,
-	.release = uprobes_release,
+	.count_macro = "TAP_NUM_UPROBES",
+	.table_decl = "static struct tap_uprobe tap_uprobes",
 };

@@ -175,11 +175,6 @@ bool derive_kernel_trace(const struct probe_point *point, const struct component
 
 /* ---- Pass 3: runtime/tracepoints.h's table ---- */
 
-struct tracepoints_state {
-	struct strbuf table;
-	int count;
-};
-
 /*
  * A handler of the tracepoint's prototype (its data pointer, then each argument in a 64-bit
  * register or stack slot, which holds any of them on x86_64) that keeps the arguments in
@@ -188,7 +183,7 @@ struct tracepoints_state {
 static void tracepoint_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 			     const struct derived_point *d, int pp)
 {
-	struct tracepoints_state *s = state;
+	struct emit_one_table *s = state;
 	char *name = ctx->c_string(d->function);
 	char *module = emit_module(ctx, d);
 	char *descriptor = xasprintf("&tap_pp_%d", pp);
@@ -204,31 +199,12 @@ static void tracepoint_point(struct emit_ctx *ctx, void *state, const struct der
 	emit_handler(ctx, p->index, &(struct handler_text){ descriptor, "", false,
 		"\t\tc->trace_args = args + 1;\n", "\t\tc->trace_args = NULL;\n", "}\n\n", true,
 		"NULL" });
-	sb_addf(&s->table, "\t{ .name = %s, .module = %s, .handler = (void *)tap_trace_%d,"
+	sb_addf(&s->entries, "\t{ .name = %s, .module = %s, .handler = (void *)tap_trace_%d,"
 		" .pp = &tap_pp_%d },\n", name, module, pp, pp);
 	s->count++;
 	free(name);
 	free(module);
 	free(descriptor);
-}
-
-static void tracepoints_write_counts(const void *state, FILE *out)
-{
-	const struct tracepoints_state *s = state;
-
-	fprintf(out, "#define TAP_NUM_TRACEPOINTS %d\n", s->count);
-}
-
-static void tracepoints_write_tables(const void *state, FILE *out)
-{
-	const struct tracepoints_state *s = state;
-
-	emit_table(out, "static struct tap_tracepoint tap_tracepoints", s->count, &s->table);
-}
-
-static void tracepoints_release(void *state)
-{
-	free(((struct tracepoints_state *)state)->table.buf);
 }
 
 static const char *trace_type_name(const struct derived_point *d)
@@ -240,10 +216,9 @@ static const char *trace_type_name(const struct derived_point *d)
 const struct point_emitter emitter_tracepoints = {
 	.kinds = 1u << PROVIDER_TRACEPOINT,
 	.type_name = trace_type_name,
-	.state_size = sizeof(struct tracepoints_state),
+	.state_size = sizeof(struct emit_one_table),
 	.runtime_header = "tracepoints.h",
 	.point = tracepoint_point,
-	.write_counts = tracepoints_write_counts,
-	.write_tables = tracepoints_write_tables,
-	.release = tracepoints_release,
+	.count_macro = "TAP_NUM_TRACEPOINTS",
+	.table_decl = "static struct tap_tracepoint tap_tracepoints",
 };
