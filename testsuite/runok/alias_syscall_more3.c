@@ -2,9 +2,10 @@
 /* The workload of alias_syscall_more3: prctl, adjtimex and clock_adjtime (struct timex),
  * rt_sigqueueinfo, rt_tgsigqueueinfo and rt_sigtimedwait (siginfo), seccomp, the System V
  * shared memory calls and semctl, set_thread_area, sysfs, timer_settime,
- * timerfd_settime and signalfd (both entry points), made directly (syscall(2)) with arguments whose argstr and result are
- * the same on every run and kernel: a bad id (99), pid (999999) or address (0x10) where a
- * call would otherwise depend on the machine. It runs in an IPC namespace of its own, so
+ * timerfd_settime, signalfd (both entry points) and keyctl, made directly (syscall(2))
+ * with arguments whose argstr and result are the same on every run and kernel: a bad id
+ * (99, or key 99999999), pid (999999) or address (0x10) where a call would otherwise
+ * depend on the machine. It runs in an IPC namespace of its own, so
  * that its shared memory segment's id is the first one. */
 #define _GNU_SOURCE
 #include <linux/prctl.h>
@@ -72,5 +73,8 @@ int main(void)
 	syscall(SYS_timerfd_settime, 99, 1, &its, NULL);
 	syscall(SYS_signalfd, 99, BAD, 8);
 	syscall(SYS_signalfd4, 99, BAD, 8, 04000 | 02000000);
+	syscall(SYS_keyctl, 11, 99999999, BAD, 16, 0);
+	syscall(SYS_keyctl, 5, 99999999, 0x3f010000, 0, 0);
+	syscall(SYS_keyctl, 99, 1, 2, 3, 4);
 	return 0;
 }
