@@ -2,11 +2,11 @@
 /* The workload of alias_syscall_more3: prctl, adjtimex and clock_adjtime (struct timex),
  * rt_sigqueueinfo, rt_tgsigqueueinfo and rt_sigtimedwait (siginfo), seccomp, the System V
  * shared memory calls and semctl, set_thread_area, sysfs, timer_settime,
- * timerfd_settime, signalfd (both entry points) and keyctl, made directly (syscall(2))
- * with arguments whose argstr and result are the same on every run and kernel: a bad id
- * (99, or key 99999999), pid (999999) or address (0x10) where a call would otherwise
- * depend on the machine. It runs in an IPC namespace of its own, so
- * that its shared memory segment's id is the first one. */
+ * timerfd_settime, signalfd (both entry points), keyctl and quotactl, made directly
+ * (syscall(2)) with arguments whose argstr and result are the same on every run and
+ * kernel: a bad id (99, or key 99999999), pid (999999) or address (0x10) where a call
+ * would otherwise depend on the machine. It runs in an IPC namespace of its own, so that
+ * its shared memory segment's id is the first one. */
 #define _GNU_SOURCE
 #include <linux/prctl.h>
 #include <linux/seccomp.h>
@@ -76,5 +76,7 @@ int main(void)
 	syscall(SYS_keyctl, 11, 99999999, BAD, 16, 0);
 	syscall(SYS_keyctl, 5, 99999999, 0x3f010000, 0, 0);
 	syscall(SYS_keyctl, 99, 1, 2, 3, 4);
+	syscall(SYS_quotactl, 0x7777 << 8, NULL, 0, NULL);
+	syscall(SYS_quotactl, 0x800007 << 8 | 1, NULL, 5, BAD);
 	return 0;
 }
