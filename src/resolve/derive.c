@@ -150,48 +150,115 @@ static bool name_listed(const char **names, size_t count, const char *name)
 	return false;
 }
 
+/* The names the aliases have at `level` after the point's first `level` components, in
+ * the aliases' order, NULL-terminated (NULL for none); *matched: whether the point's
+ * component there, `c`, is one of them. */
+static const char **alias_names_at(const struct elab *e, const struct probe_point *point,
+				   const struct component *c, int level, size_t *count,
+				   bool *matched)
+{
+	const char **names = NULL;
+
+	*count = 0;
+	*matched = false;
+	for (int a = 0; a < e->naliases; a++)
+		for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
+			const struct component *next =
+				alias_next(point, e->aliases[a]->aliases.items[i], level);
+
+			if (!next)
+				continue;
+			*matched |= c && component_matches(c, next);
+			if (!name_listed(names, *count, next->name)) {
+				names = xrealloc(names, sizeof(*names) * (*count + 2));
+				names[(*count)++] = next->name;
+				names[*count] = NULL;
+			}
+		}
+	return names;
+}
+
+/* A provider's point whose second component is also an alias's (timer.profile, and the
+ * alias timer.profile.freq): whether the provider takes those two components alone, so
+ * that what follows is its business. */
+static bool provider_takes_prefix(const struct elab *e, const struct probe_point *point)
+{
+	struct component second = *point->components->next;
+	struct component first = *point->components;
+	struct probe_point prefix = *point;
+	struct derived_point *points = NULL, **tail = &points;
+	bool takes;
+
+	second.next = NULL;
+	first.next = &second;
+	prefix.components = &first;
+	prefix.optional = prefix.sufficient = false;
+	diag_quiet_begin();
+	takes = providers_derive(&prefix, e->env, &tail);
+	takes &= diag_quiet_end() == 0;
+	return takes;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* stap's "probe point truncated" of a point that ends where aliases go on (scheduler,
+ * perf.hw), with their next names, sorted. */
+static void alias_truncated(const struct probe_point *point, const struct component *last,
+			    const char **names, size_t count)
+{
+	struct strbuf follow = { 0 };
+
+	qsort(names, count, sizeof(*names), compare_names);
+	for (size_t i = 0; i < count; i++)
+		sb_addf(&follow, "%s%s", i ? " " : "", names[i]);
+	provider_truncated(point, last, follow.buf);
+	free(follow.buf);
+}
+
 /*
  * A point that names no alias but starts as aliases do (socket.nosuch, no provider
  * "socket"): stap's mismatch at the first component no alias has there, with the names the
- * aliases have at that place as the similar ones. False when there is no such place (the
- * first component is no alias's, or every component matched some alias's).
+ * aliases have at that place as the similar ones; one that ends where aliases go on
+ * (scheduler) is truncated. False when there is no such place (the first component is no
+ * alias's, or every component matched some alias's and none goes on). With a provider of
+ * the first component (perf.sw.nosuch, perf.hw), only past a second component that the
+ * provider does not take alone.
  */
 static bool alias_mismatch(const struct elab *e, const struct probe_point *point)
 {
+	bool provider = providers_has(point->components->name);
+	const struct component *c = point->components, *last = NULL;
+	const char **names;
+	size_t count;
+	bool matched;
 	int level = 0;
 
-	if (providers_has(point->components->name))
-		return false;
-	for (const struct component *c = point->components; c; c = c->next, level++) {
-		const char **names = NULL;
-		size_t count = 0;
-		bool matched = false;
-
-		for (int a = 0; a < e->naliases; a++)
-			for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
-				const struct component *next =
-					alias_next(point, e->aliases[a]->aliases.items[i], level);
-
-				if (!next)
-					continue;
-				matched |= component_matches(c, next);
-				if (!name_listed(names, count, next->name)) {
-					names = xrealloc(names, sizeof(*names) * (count + 2));
-					names[count++] = next->name;
-				}
-			}
-		if (matched || !count || !level) {
+	for (; c; last = c, c = c->next, level++) {
+		names = alias_names_at(e, point, c, level, &count, &matched);
+		if (matched) {
 			free(names);
-			if (matched)
-				continue;
+			continue;
+		}
+		if (!count || !level || (provider && (level == 1 ||
+						      provider_takes_prefix(e, point)))) {
+			free(names);
 			return false;
 		}
-		names[count] = NULL;
 		provider_mismatch(point, c, names);
 		free(names);
 		return true;
 	}
-	return false;
+	names = alias_names_at(e, point, NULL, level, &count, &matched);
+	if (!count || (provider && (level == 1 || provider_takes_prefix(e, point)))) {
+		free(names);
+		return false;
+	}
+	alias_truncated(point, last, names, count);
+	free(names);
+	return true;
 }
 
 static bool same_component(const struct component *a, const struct component *b)
