@@ -644,7 +644,10 @@ static bool derive_from_providers(const struct elab *e, const struct probe_point
 			named = with_suffix(point, NULL);
 			named->components->name = xstrdup(providers_name(i));
 			diag_quiet_begin();
-			any |= providers_derive(named, e->env, tail) & (diag_quiet_end() == 0);
+			bool derived = providers_derive(named, e->env, tail);
+
+			if (diag_quiet_end() == 0 && derived)
+				any = true;
 		}
 		if (any)
 			return true;
