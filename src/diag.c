@@ -595,6 +595,8 @@ void diag_reset_all(void)
 	source_before_head = last_semantic_source = NULL;
 	continues = last_suppressed = false;
 	quiet_depth = quiet_errors = 0;
+	free(quiet_reason);
+	quiet_reason = NULL;
 	error_count = suppressed_count = 0;
 	diag_out = stderr;
 }
