@@ -65,10 +65,10 @@ static bool derive_never(const struct probe_point *point, const struct provider_
 	return derive_been(point, tail, PROVIDER_NEVER);
 }
 
-const struct provider provider_begin = { "begin", derive_begin };
-const struct provider provider_end = { "end", derive_end };
-const struct provider provider_error = { "error", derive_error };
-const struct provider provider_never = { "never", derive_never };
+const struct provider provider_begin = { .name = "begin", .derive = derive_begin };
+const struct provider provider_end = { .name = "end", .derive = derive_end };
+const struct provider provider_error = { .name = "error", .derive = derive_error };
+const struct provider provider_never = { .name = "never", .derive = derive_never };
 
 /* ---- Pass 3: the runtime's tables of probes run once (runtime/module.h) ---- */
 

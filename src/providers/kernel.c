@@ -79,5 +79,5 @@ static bool derive_kprobe(const struct probe_point *point, const struct provider
 
 /* kprobe.function("f") is kernel.function("f") without debuginfo: the same here, where
  * target variables are yet to come. */
-const struct provider provider_kernel = { "kernel", derive_kernel };
-const struct provider provider_kprobe = { "kprobe", derive_kprobe };
+const struct provider provider_kernel = { .name = "kernel", .derive = derive_kernel };
+const struct provider provider_kprobe = { .name = "kprobe", .derive = derive_kprobe };

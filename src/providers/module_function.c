@@ -158,4 +158,4 @@ static bool derive_module(const struct probe_point *point, const struct provider
 	return derive_module_function(point, module, env, tail);
 }
 
-const struct provider provider_module = { "module", derive_module };
+const struct provider provider_module = { .name = "module", .derive = derive_module };

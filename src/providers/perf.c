@@ -181,7 +181,7 @@ static bool derive_perf(const struct probe_point *point, const struct provider_e
 	return true;
 }
 
-const struct provider provider_perf = { "perf", derive_perf };
+const struct provider provider_perf = { .name = "perf", .derive = derive_perf };
 
 /* ---- Pass 3: runtime/perf.h's table ---- */
 

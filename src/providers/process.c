@@ -172,7 +172,7 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	return matched > 0;
 }
 
-const struct provider provider_process = { "process", derive_process };
+const struct provider provider_process = { .name = "process", .derive = derive_process };
 
 /* ---- Pass 3: a handler each, and the table tap_uprobes[] (runtime/uprobes.h) ---- */
 

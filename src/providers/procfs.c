@@ -169,8 +169,6 @@ static bool derive_procfs(const struct probe_point *point, const struct provider
 	return true;
 }
 
-const struct provider provider_procfs = { "procfs", derive_procfs };
-
 static bool is_procfs(const struct derived_point *d)
 {
 	return d->kind == PROVIDER_PROCFS_READ || d->kind == PROVIDER_PROCFS_WRITE;
@@ -184,7 +182,8 @@ static bool is_parent(const char *dir, const char *path)
 	return !strncmp(dir, path, n) && path[n] == '/';
 }
 
-bool procfs_check_paths(const struct program *program)
+/* At most one read probe a procfs path, and no path both a file and another's directory. */
+static bool procfs_check_paths(const struct program *program)
 {
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		for (const struct derived_point *d = p->points; d; d = d->next) {
@@ -379,4 +378,8 @@ const struct point_emitter emitter_procfs = {
 	.write_counts = procfs_write_counts,
 	.write_tables = procfs_write_tables,
 	.release = procfs_release,
+};
+
+const struct provider provider_procfs = {
+	.name = "procfs", .derive = derive_procfs, .check = procfs_check_paths,
 };

@@ -167,6 +167,16 @@ bool providers_has(const char *name)
 	return false;
 }
 
+bool providers_check(const struct program *program)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (providers[i]->check && !providers[i]->check(program))
+			ok = false;
+	return ok;
+}
+
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail)
 {

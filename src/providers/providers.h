@@ -17,6 +17,9 @@ struct provider {
 	/* Appends the derived points to *tail; returns false after printing an error. */
 	bool (*derive)(const struct probe_point *point, const struct provider_env *env,
 		       struct derived_point ***tail);
+	/* Optional: after the whole program is derived, the checks that need all of its
+	 * points at once (two procfs probes of one path); false after printing the error. */
+	bool (*check)(const struct program *program);
 };
 
 extern const struct provider provider_begin;
@@ -36,10 +39,6 @@ extern const struct provider provider_perf;
 bool find_executable(const char *name, char *path);
 extern const struct provider provider_procfs;
 
-/* After derivation: at most one read probe a procfs path, and no path both a file and
- * another's directory; false after printing stap's error. */
-bool procfs_check_paths(const struct program *program);
-
 /* The families the kernel and kprobe providers pass their points on to, by the component
  * after the first: FUNC is function("f"), STMT statement(ADDR), MODULE module("m"). */
 bool derive_kernel_function(const struct probe_point *point, const struct component *func,
@@ -51,13 +50,15 @@ bool derive_kernel_trace(const struct probe_point *point, const struct component
 bool derive_module_function(const struct probe_point *point, const struct component *module,
 			    const struct provider_env *env, struct derived_point ***tail);
 
-/* Derives `point` through the provider named by its first component. */
 /* The first component of the i-th provider, or NULL past the last. */
 const char *providers_name(size_t i);
 /* Whether a provider has the first component `name` (kernel, timer, ...). */
 bool providers_has(const char *name);
+/* Derives `point` through the provider named by its first component. */
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail);
+/* Every provider's check of the derived program; false when one printed an error. */
+bool providers_check(const struct program *program);
 
 /* The canonical text of a point: kernel.function("f").return, begin(10), nosuch?. */
 char *probe_point_text(const struct probe_point *point);

@@ -181,7 +181,7 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 	return true;
 }
 
-const struct provider provider_timer = { "timer", derive_timer };
+const struct provider provider_timer = { .name = "timer", .derive = derive_timer };
 
 /* ---- Pass 3: runtime/timers.h's tables ---- */
 

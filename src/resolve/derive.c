@@ -227,9 +227,15 @@ static void alias_truncated(const struct probe_point *point, const struct compon
  * the first component (perf.sw.nosuch, perf.hw), only past a second component that the
  * provider does not take alone.
  */
+/* Whether the mismatch at `level` is the provider's to report, not the aliases'. */
+static bool provider_owns(const struct elab *e, const struct probe_point *point, int level)
+{
+	return providers_has(point->components->name) &&
+	       (level == 1 || provider_takes_prefix(e, point));
+}
+
 static bool alias_mismatch(const struct elab *e, const struct probe_point *point)
 {
-	bool provider = providers_has(point->components->name);
 	const struct component *c = point->components, *last = NULL;
 	const char **names;
 	size_t count;
@@ -242,8 +248,7 @@ static bool alias_mismatch(const struct elab *e, const struct probe_point *point
 			free(names);
 			continue;
 		}
-		if (!count || !level || (provider && (level == 1 ||
-						      provider_takes_prefix(e, point)))) {
+		if (!count || !level || provider_owns(e, point, level)) {
 			free(names);
 			return false;
 		}
@@ -252,7 +257,7 @@ static bool alias_mismatch(const struct elab *e, const struct probe_point *point
 		return true;
 	}
 	names = alias_names_at(e, point, NULL, level, &count, &matched);
-	if (!count || (provider && (level == 1 || provider_takes_prefix(e, point)))) {
+	if (!count || provider_owns(e, point, level)) {
 		free(names);
 		return false;
 	}
@@ -399,6 +404,8 @@ static void alias_loop(const struct probe_point *point)
 	free(text);
 }
 
+/* Derives one point: through the aliases it names, else through a provider. The points a
+ * provider derives from it share one probe. */
 static bool derive_point(struct expansion_state *x, const struct probe_point *point,
 			 const struct node *body, const char *origin);
 static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
@@ -621,8 +628,6 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 	*x->tail = &d->next;
 }
 
-/* Derives one point: through the aliases it names, else through a provider. The points a
- * provider derives from it share one probe. */
 /*
  * The points the providers derive from `point` (after its aliases: none named it). A first
  * component with a wildcard names every provider it matches, as stap's (`time*.ms(10)` is
@@ -655,6 +660,8 @@ static bool derive_from_providers(const struct elab *e, const struct probe_point
 	return !alias_mismatch(e, point) && providers_derive(point, e->env, tail);
 }
 
+/* Derives one point: through the aliases it names, else through a provider. The points a
+ * provider derives from it share one probe. */
 static bool derive_point(struct expansion_state *x, const struct probe_point *point,
 			 const struct node *body, const char *origin)
 {

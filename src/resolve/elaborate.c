@@ -932,7 +932,7 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		if (p->kind == PROBE_PLAIN)
 			derive_probe(&e, p, &tail);
 	if (diag_error_count() == before)
-		procfs_check_paths(program);
+		providers_check(program);
 	for (struct embed *em = user->embeds; em; em = em->next)
 		program->nembeds++;
 	program->embeds = user->embeds;
