@@ -22,8 +22,9 @@ static void tap_run_been(const struct tap_been_probe *probes, int count, int sta
 			continue;
 		probes[i].body(c);
 		tap_context_exit_process(c);
-		/* As stap: past MAXERRORS no further probe of the kind runs. */
-		if (atomic_read(&tap_error_count) > MAXERRORS && probes != tap_error_probes)
+		/* As stap: past MAXERRORS no further probe of the kind runs (errors that
+		 * --suppress-handler-errors only counts excepted). */
+		if (tap_errors_over_limit() && probes != tap_error_probes)
 			break;
 	}
 }

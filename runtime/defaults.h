@@ -6,6 +6,19 @@
 #ifndef TAP_DEFAULTS_H
 #define TAP_DEFAULTS_H
 
+/*
+ * --suppress-time-limits (guru mode): no statement budget to speak of (2^31 statements a
+ * hit) and a hundred times the lock tries, as stap lifts MAXACTION and MAXTRYLOCK.
+ */
+#ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
+#undef MAXACTION
+#undef MAXACTION_INTERRUPTIBLE
+#undef MAXTRYLOCK
+#define MAXACTION INT_MAX
+#define MAXACTION_INTERRUPTIBLE INT_MAX
+#define MAXTRYLOCK 100000
+#endif
+
 #ifndef MAXSTRINGLEN
 #define MAXSTRINGLEN 512	/* bytes in a string value, the NUL included */
 #endif

@@ -88,11 +88,16 @@ static __printf(2, 3) void tap_channel_stderr(struct tap_context *c, const char 
 	va_end(ap);
 }
 
-/* A runtime error of a probe hit, in stap's words; MAXERRORS of them end the session. */
+/* A runtime error of a probe hit, in stap's words; MAXERRORS of them end the session.
+ * With --suppress-handler-errors, only counted: the closing warning gives the count. */
 static void tap_report_error(struct tap_context *c)
 {
 	if (c->last_error == tap_abort_request)
 		return;
+#ifdef STAP_SUPPRESS_HANDLER_ERRORS
+	atomic_inc(&tap_error_count);
+	return;
+#endif
 	if (c->error_location && c->error_location != tap_error_unlocated)
 		tap_channel_stderr(c, "ERROR: %s near %s\n", c->last_error, c->error_location);
 	else

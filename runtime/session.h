@@ -25,6 +25,17 @@ enum tap_state {
 
 static atomic_t tap_state = ATOMIC_INIT(TAP_STARTING);
 static atomic_t tap_error_count = ATOMIC_INIT(0);
+
+/* Past MAXERRORS errors (never with --suppress-handler-errors, which only counts them). */
+static inline bool tap_errors_over_limit(void)
+{
+#ifdef STAP_SUPPRESS_HANDLER_ERRORS
+	return false;
+#else
+	return atomic_read(&tap_error_count) > MAXERRORS;
+#endif
+}
+
 static atomic_t tap_skipped_count = ATOMIC_INIT(0);
 static atomic_t tap_skipped_reentrant = ATOMIC_INIT(0);
 
@@ -98,6 +109,11 @@ static atomic_t tap_skipped_too_many = ATOMIC_INIT(0);
 /* A probe hit skipped (its CPU's context busy, or a lock not had): counted. */
 static inline void tap_count_skipped(void)
 {
+#ifdef STAP_SUPPRESS_HANDLER_ERRORS
+	/* --suppress-handler-errors: no MAXSKIPPED either, as stap's. */
+	atomic_inc(&tap_skipped_count);
+	return;
+#endif
 	if (atomic_inc_return(&tap_skipped_count) > MAXSKIPPED &&
 	    !atomic_xchg(&tap_skipped_too_many, 1))
 		tap_request_stop();

@@ -472,10 +472,20 @@ void diag_error(const char *kind, const char *fmt, ...)
 }
 
 /* "WARNING: message" without its end of line; false when warnings are off (-w). */
+/* -W: each warning shown counts as an error too, so the pass it is in fails. */
+static bool warnings_are_errors;
+
+void diag_set_warnings_are_errors(bool enabled)
+{
+	warnings_are_errors = enabled;
+}
+
 static bool start_warning(const char *fmt, va_list ap)
 {
 	if (!warnings_enabled)
 		return false;
+	if (warnings_are_errors)
+		error_count++;
 	fputs("WARNING: ", diag_out);
 	vfprintf(diag_out, fmt, ap);
 	return true;
@@ -523,8 +533,11 @@ static char *new_warning(const char *fmt, va_list ap)
 	if (!warnings_enabled)
 		return NULL;
 	sb_vaddf(&message, fmt, ap);
-	if (first_warning(message.buf))
+	if (first_warning(message.buf)) {
+		if (warnings_are_errors)
+			error_count++;
 		return message.buf;
+	}
 	free(message.buf);
 	return NULL;
 }

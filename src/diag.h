@@ -155,6 +155,8 @@ void diag_reset_all(void);
 
 /* -w: warnings are not printed. */
 void diag_set_warnings(bool enabled);
+/* -W: every warning shown is counted as an error as well. */
+void diag_set_warnings_are_errors(bool enabled);
 /* -v's count: what passes report beyond the messages (stap's -vvv notes, for one). */
 void diag_set_verbosity(int level);
 int diag_verbosity(void);

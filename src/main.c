@@ -35,6 +35,7 @@
 #include "parse/parse.h"
 #include "resolve/program.h"
 #include "run/run.h"
+#include "options.h"
 #include "session.h"
 #include "target_setup.h"
 #include "translate/translate.h"
@@ -96,294 +97,6 @@ static void print_times(FILE *out, struct stamp start)
 		ms_between(start.real, end.real));
 }
 
-/* ---- Command line ---- */
-
-static void usage(FILE *out)
-{
-	fputs("Usage: tapster [options] FILE [ARGS]      Run script in file.\n"
-	      "   or: tapster [options] -e SCRIPT [ARGS] Run given script.\n"
-	      "\n"
-	      "Options:\n"
-	      "   -h --help      show this help\n"
-	      "   -V --version   show version\n"
-	      "   -v             add verbosity to all passes\n"
-	      "   -p NUM         stop after pass NUM 1-5\n"
-	      "                  (parse, elaborate, translate, compile, run)\n"
-	      "   -e SCRIPT      run given script\n"
-	      "   -l PROBE       list the probe points matching PROBE\n"
-	      "   -L PROBE       list them with their script-level variables\n"
-	      "   --dump-probe-aliases  list the probe aliases of the tapsets, then exit\n"
-	      "   --dump-functions      list the functions of the tapsets with their types,\n"
-	      "                  then exit\n"
-	      "   -g             guru mode\n"
-	      "   -u             unoptimized translation\n"
-	      "   -w             suppress warnings\n"
-	      "   -k             keep temporary directory\n"
-	      "   -m MODULE      set the name of the compiled module\n"
-	      "   -o FILE        send script output to FILE\n"
-	      "   -c CMD         start the probes, run CMD, and exit when it finishes\n"
-	      "   -x PID         sets target() to PID\n"
-	      "   -T TIMEOUT     exit the script after TIMEOUT seconds\n"
-	      "   -t             collect probe timing information\n"
-	      "   -s NUM         use NUM megabyte buffers for the output, per CPU\n"
-	      "   -S size[,N]    switch the -o file after size MB, keep at most N files\n"
-	      "   -b             bulk mode: one output file per CPU (with -o FILE: FILE_CPU)\n"
-	      "   -F             flight recorder: leave the probes running and detach (tapster-run\n"
-	      "                  -A NAME attaches later); with -o, the loader runs in background\n"
-	      "   -D NAME=VALUE  emit a macro definition into the generated C code\n"
-	      "   -I DIR         look in DIR for additional .stp script files\n"
-	      "   -d OBJECT      add symbol information for the user-space ELF file OBJECT\n"
-	      "   --ldd          add symbol information for the shared libraries that the -d\n"
-	      "                  files need, as ldd lists them\n"
-	      "   -r KVER|DIR    build for the kernel release KVER or the kernel build tree DIR\n"
-	      "   --vm           run pass 5 in the bundled VM\n"
-	      "   --no-vm        never run pass 5 in the bundled VM\n"
-	      "   --vm-cpus N    virtual CPUs of the bundled VM (default 2)\n"
-	      "   --disable-cache  neither read nor write the module cache\n"
-	      "   --poison-cache   rebuild modules in the cache, not reading them\n"
-	      "   --clean-cache    trim the cache to its limit, then exit\n",
-	      out);
-}
-
-static void try_help(void)
-{
-	fputs("Try '--help' for more information. [man tapster]\n", stderr);
-	exit(1);
-}
-
-static bool is_valid_module_name(const char *name)
-{
-	if (!*name || strlen(name) > 55)
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (p != name && *p >= '0' && *p <= '9')))
-			return false;
-	return true;
-}
-
-/* -d FILE: once each, in the order given. */
-static void add_symbol_file(struct session *s, const char *path)
-{
-	for (int i = 0; i < s->nsymbol_files; i++)
-		if (!strcmp(s->symbol_files[i], path))
-			return;
-	s->symbol_files = xrealloc(s->symbol_files,
-				   sizeof(char *) * (size_t)(s->nsymbol_files + 1));
-	s->symbol_files[s->nsymbol_files++] = path;
-}
-
-/* --ldd: the shared libraries of each -d file, after them. */
-static void add_ldd_files(struct session *s)
-{
-	int given = s->nsymbol_files;
-
-	for (int i = 0; i < given; i++) {
-		int count;
-		char **libs = usyms_ldd(s->symbol_files[i], &count);
-
-		for (int j = 0; j < count; j++)
-			add_symbol_file(s, libs[j]);
-		free(libs);
-	}
-}
-
-static void add_define(struct session *s, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-
-	s->defines = xrealloc(s->defines, sizeof(*s->defines) * (size_t)(s->ndefines + 1));
-	s->defines[s->ndefines].name = eq ? xstrndup(arg, (size_t)(eq - arg)) : xstrdup(arg);
-	s->defines[s->ndefines].value = eq ? xstrdup(eq + 1) : NULL;
-	s->ndefines++;
-}
-
-/* -T SECONDS: as stap, 1 to INT_MAX / 1000 seconds. */
-static void parse_timeout(struct session *s, const char *arg)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || value < 1 || value > INT_MAX / 1000) {
-		fputs("Invalid timeout interval.\n", stderr);
-		exit(1);
-	}
-	s->timeout_s = (int)value;
-}
-
-/* -S size[,N]: checked against the pattern stap checks it with; the loader reads it. */
-static void parse_size_limit(struct session *s, const char *arg)
-{
-	const char *p = arg;
-	bool ok = isdigit((unsigned char)*p);
-
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (ok && *p == ',') {
-		ok = isdigit((unsigned char)*++p);
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	if (!ok || *p) {
-		fprintf(stderr, "ERROR: Safety pattern mismatch for -S parameter ('%s' vs."
-			" '^[0-9]+(,[0-9]+)?$') rc=1\n", arg);
-		exit(1);
-	}
-	s->size_limit = arg;
-}
-
-enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS, OPT_DISABLE_CACHE, OPT_POISON_CACHE, OPT_CLEAN_CACHE,
-       OPT_LDD, OPT_DUMP_ALIASES, OPT_DUMP_FUNCTIONS };
-
-/* --dump-probe-aliases, --dump-functions: the library's listing in place of a script. */
-static int dump_mode;
-
-/* As stap's (GNU getopt): options may come after the script too, before and among its
- * arguments (`stap x.stp -c CMD`); `--` ends the options. */
-static void parse_command_line(struct session *s, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "vm", no_argument, NULL, OPT_VM },
-		{ "no-vm", no_argument, NULL, OPT_NO_VM },
-		{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
-		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
-		{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
-		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
-		{ "ldd", no_argument, NULL, OPT_LDD },
-		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
-		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "hVvp:e:gwukm:o:c:x:T:ts:S:bFD:I:d:r:l:L:", longopts, NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("tapster translator/driver (version %s, SystemTap 4.8 language)\n"
-			       "This is free software; see the source for copying conditions.\n",
-			       PACKAGE_VERSION);
-			exit(0);
-		case 'v': s->verbose++; break;
-		case 'p':
-			s->last_pass = (int)strtol(optarg, &end, 10);
-			if (*end || s->last_pass < 1 || s->last_pass > 5) {
-				fputs("Invalid pass number (should be 1-5).\n", stderr);
-				exit(1);
-			}
-			break;
-		case 'e': s->script_text = optarg; break;
-		case 'l':
-		case 'L':
-			/* As stap: the pattern becomes the script "probe PATTERN {}". */
-			s->list_pattern = optarg;
-			s->list_vars = c == 'L';
-			s->script_text = xasprintf("probe %s {}", optarg);
-			s->last_pass = 2;
-			break;
-		case 'g': s->guru = true; break;
-		case 'w': s->suppress_warnings = true; break;
-		case 'u': s->unoptimized = true; break;
-		case 'k': s->keep_tmpdir = true; break;
-		case 'm':
-			if (!is_valid_module_name(optarg)) {
-				fprintf(stderr, "ERROR: Invalid module name '%s': use letters, digits"
-					" and '_', at most 55 characters, not starting with a digit.\n",
-					optarg);
-				exit(1);
-			}
-			s->module_name = optarg;
-			break;
-		case 'o': s->output_file = optarg; break;
-		case 'c': s->command = optarg; break;
-		case 'x':
-			s->target_pid = (int)strtol(optarg, &end, 10);
-			if (*end || s->target_pid <= 0) {
-				fputs("Invalid target process ID number.\n", stderr);
-				exit(1);
-			}
-			break;
-		case 'T':
-			parse_timeout(s, optarg);
-			break;
-		case 't':
-			/* As stap: a timing build, which reports each point's hits at the end. */
-			add_define(s, "STP_TIMING");
-			break;
-		case 's':
-			s->buffer_mb = (int)strtol(optarg, &end, 10);
-			if (*end || s->buffer_mb < 1 || s->buffer_mb > 4095) {
-				fputs("Invalid buffer size (should be 1-4095).\n", stderr);
-				exit(1);
-			}
-			/* The module's default; the loader's -b overrides it. */
-			add_define(s, xasprintf("TAP_BUFFER_SIZE=%luU",
-						(unsigned long)s->buffer_mb << 20));
-			break;
-		case 'S':
-			parse_size_limit(s, optarg);
-			break;
-		case 'b':
-			s->bulk = true;
-			add_define(s, "TAP_BULK_MODE=1");
-			break;
-		case 'F':
-			s->flight_recorder = true;
-			break;
-		case 'D': add_define(s, optarg); break;
-		case 'I':
-			s->include_dirs = xrealloc(s->include_dirs,
-						   sizeof(char *) * (size_t)(s->ninclude_dirs + 1));
-			s->include_dirs[s->ninclude_dirs++] = optarg;
-			break;
-		case 'd': add_symbol_file(s, optarg); break;
-		case OPT_LDD: s->ldd = true; break;
-		case OPT_DUMP_ALIASES:
-		case OPT_DUMP_FUNCTIONS:
-			dump_mode = c;
-			s->script_text = "";
-			s->last_pass = 2;
-			break;
-		case 'r': s->kernel = optarg; break;
-		case OPT_VM: s->vm = VM_FORCE; break;
-		case OPT_NO_VM: s->vm = VM_NEVER; break;
-		case OPT_VM_CPUS:
-			s->vm_cpus = (int)strtol(optarg, &end, 10);
-			if (*end || s->vm_cpus < 1 || s->vm_cpus > 64) {
-				fputs("ERROR: --vm-cpus takes a number from 1 to 64.\n", stderr);
-				exit(1);
-			}
-			break;
-		case OPT_DISABLE_CACHE: s->disable_cache = true; break;
-		case OPT_POISON_CACHE: s->poison_cache = true; break;
-		case OPT_CLEAN_CACHE:
-			module_cache_clean_now();
-			exit(0);
-		default:
-			try_help();
-		}
-	}
-	if (!s->script_text) {
-		if (optind >= argc) {
-			fputs("A script must be specified.\n", stderr);
-			try_help();
-		}
-		s->script_file = argv[optind++];
-	}
-	s->argc = argc - optind;
-	s->argv = argv + optind;
-	if (s->ldd)
-		add_ldd_files(s);
-}
-
 /* ---- Where things are ---- */
 
 /* Run from the build tree (tests, make demo), the source tree's pieces are used. */
@@ -404,12 +117,12 @@ static void locate_pieces(struct session *s)
 	}
 	if (uninstalled) {
 		s->tapset_dir = TAPSTER_SRCDIR "/tapsets";
-		s->runtime_dir = TAPSTER_SRCDIR "/runtime";
+		s->runtime_dir = s->runtime_dir_given ? s->runtime_dir : TAPSTER_SRCDIR "/runtime";
 		s->loader_path = TAPSTER_BUILDDIR "/loader/tapster-run";
 		s->vmkit_path = TAPSTER_SRCDIR "/scripts/tapster-vmkit";
 	} else {
 		s->tapset_dir = TAPSTER_PKGDATADIR "/tapsets";
-		s->runtime_dir = TAPSTER_PKGDATADIR "/runtime";
+		s->runtime_dir = s->runtime_dir_given ? s->runtime_dir : TAPSTER_PKGDATADIR "/runtime";
 		s->loader_path = TAPSTER_PKGLIBEXECDIR "/tapster-run";
 		s->vmkit_path = TAPSTER_PKGLIBEXECDIR "/tapster-vmkit";
 	}
@@ -463,6 +176,64 @@ static struct source *read_user_script(const struct session *s)
 	return source_read(s->script_file, false);
 }
 
+/* -E SCRIPT...: each parsed as "<inputN>" (N from 1), kept for -p1, then its probes,
+ * functions, globals and embeds added to the main script's, after them. */
+static struct file *parse_extra_scripts(const struct session *s,
+					const struct parse_options *options)
+{
+	struct file *files = NULL, **tail = &files;
+
+	for (int i = 0; i < s->extra_scripts.count; i++) {
+		char *name = xasprintf("<input%d>", i + 1);
+		struct file *f = parse_source(source_from_text(name, s->extra_scripts.items[i]),
+					      options);
+
+		free(name);
+		if (f) {
+			*tail = f;
+			tail = &f->next;
+		}
+	}
+	return files;
+}
+
+#define APPEND_LIST(type, head, list)				\
+	do {							\
+		type **end_ = &(head);				\
+		while (*end_)					\
+			end_ = &(*end_)->next;			\
+		*end_ = (list);					\
+		(list) = NULL;					\
+	} while (0)
+
+static void merge_extra_scripts(struct file *user, struct file *extra)
+{
+	for (struct file *f = extra; f; f = f->next) {
+		APPEND_LIST(struct probe, user->probes, f->probes);
+		APPEND_LIST(struct function, user->functions, f->functions);
+		APPEND_LIST(struct global, user->globals, f->globals);
+		APPEND_LIST(struct embed, user->embeds, f->embeds);
+	}
+}
+
+/* The text the library's index reads for the words the script uses: the main script's
+ * and each -E script's. */
+static struct source *all_user_text(const struct session *s, struct source *src)
+{
+	struct strbuf sb = { 0 };
+
+	if (!src || !s->extra_scripts.count)
+		return src;
+	sb_add(&sb, src->text);
+	for (int i = 0; i < s->extra_scripts.count; i++) {
+		sb_addc(&sb, '\n');
+		sb_add(&sb, s->extra_scripts.items[i]);
+	}
+	src = source_from_text("<input>", sb.buf);
+	free(sb.buf);
+	return src;
+}
+
 static void report_parse_errors(void)
 {
 	int n = diag_error_count();
@@ -502,7 +273,7 @@ static int dump_library(struct session *s, const struct parse_target *target)
 		pass_failed(1);
 		return 1;
 	}
-	if (dump_mode == OPT_DUMP_ALIASES)
+	if (s->dump == DUMP_PROBE_ALIASES)
 		return dump_probe_aliases(library);
 	if (!ensure_target(s))
 		return 1;
@@ -511,28 +282,38 @@ static int dump_library(struct session *s, const struct parse_target *target)
 	return dump_functions(library, &env);
 }
 
+static const char *privilege_name(enum privilege level)
+{
+	return level == PRIVILEGE_STAPUSR ? "stapusr" :
+	       level == PRIVILEGE_STAPSYS ? "stapsys" : "stapdev";
+}
+
 static int run_passes(struct session *s)
 {
 	struct parse_target target = target_for_parse(s);
 	struct parse_options options = { .guru = s->guru, .guru_mode = s->guru, .argc = s->argc,
-					 .argv = s->argv, .target = &target, .arch = "x86_64" };
+					 .argv = s->argv, .target = &target, .arch = s->arch,
+					 .systemtap_version = s->compatible,
+					 .privilege = privilege_name(s->privilege) };
 	options.macro_sources = library_macro_sources(s, &target, &options.nmacro_sources);
 	struct stamp start = stamp_now();
 	struct source *src = read_user_script(s);
-	struct file *user = NULL, *library = NULL;
+	struct file *user = NULL, *library = NULL, *extra = NULL;
 	struct program program;
 	int nlibrary = 0;
 
-	if (dump_mode)
+	if (s->dump)
 		return dump_library(s, &target);
 	if (src)
 		user = parse_source(src, &options);
+	if (src && s->extra_scripts.count)
+		extra = parse_extra_scripts(s, &options);
 	/* -l/-L list every alias: the whole library; else what the script needs. */
 	/* -T's synthetic probe calls exit(), a word the script may not have: every file. */
 	if (user && (s->list_pattern || s->timeout_s))
 		library = library_read(s, &target, &nlibrary);
 	else if (user)
-		library = library_read_needed(s, &target, src, &nlibrary);
+		library = library_read_needed(s, &target, all_user_text(s, src), &nlibrary);
 	if (!user || diag_error_count()) {
 		/* stap counts no errors when the script was empty after preprocessing. */
 		if (src && !src->found_empty && diag_error_count())
@@ -540,7 +321,7 @@ static int run_passes(struct session *s)
 		pass_failed(1);
 		return 1;
 	}
-	if (s->verbose) {
+	if (s->pass_verbose[0]) {
 		fprintf(stderr, "Pass 1: parsed user script and %d library scripts ", nlibrary);
 		print_memory(stderr);
 		print_times(stderr, start);
@@ -548,8 +329,12 @@ static int run_passes(struct session *s)
 	if (s->last_pass == 1) {
 		puts("# parse tree dump");
 		print_file(stdout, user);
+		for (const struct file *f = extra; f; f = f->next)
+			print_file(stdout, f);
+		putchar('\n');
 		return 0;
 	}
+	merge_extra_scripts(user, extra);
 
 	if (s->timeout_s && !add_timeout_probe(s, user, &options)) {
 		pass_failed(1);
@@ -568,7 +353,7 @@ static int run_passes(struct session *s)
 	}
 	s->probed_modules = probed_modules(&program);
 	s->probed_files = probed_files(&program);
-	if (s->verbose) {
+	if (s->pass_verbose[1]) {
 		fprintf(stderr, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s,"
 			" %d global%s ", program.nprobes, program.nprobes == 1 ? "" : "s",
 			program.nfunctions, program.nfunctions == 1 ? "" : "s", program.nembeds,
@@ -578,7 +363,7 @@ static int run_passes(struct session *s)
 		print_times(stderr, start);
 	}
 	if (s->last_pass == 2) {
-		print_program(stdout, &program, s->verbose > 0);
+		print_program(stdout, &program, s->pass_verbose[1] > 0);
 		return 0;
 	}
 
@@ -600,9 +385,9 @@ static int run_passes(struct session *s)
 		pass_failed(3);
 		return 1;
 	}
-	if (s->verbose && cache.hit) {
+	if (s->pass_verbose[2] && cache.hit) {
 		fprintf(stderr, "Pass 3: using cached %s\n", cache.c_path);
-	} else if (s->verbose) {
+	} else if (s->pass_verbose[2]) {
 		fprintf(stderr, "Pass 3: translated to C into \"%s\" ", c_path);
 		print_memory(stderr);
 		print_times(stderr, start);
@@ -636,9 +421,9 @@ static int run_passes(struct session *s)
 	}
 	if (cache.enabled && !cache.hit && !module_cache_store(s, &cache, ko, c_path))
 		cache.enabled = false;
-	if (s->verbose && cache.hit) {
+	if (s->pass_verbose[3] && cache.hit) {
 		fprintf(stderr, "Pass 4: using cached %s\n", cache.ko_path);
-	} else if (s->verbose) {
+	} else if (s->pass_verbose[3]) {
 		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" ", name);
 		print_times(stderr, start);
 	}
@@ -661,7 +446,7 @@ static int run_passes(struct session *s)
 		return 0;
 	}
 
-	if (s->verbose)
+	if (s->pass_verbose[4])
 		fputs("Pass 5: starting run.\n", stderr);
 	start = stamp_now();
 	int status = run_module(s, ko);
@@ -672,7 +457,7 @@ static int run_passes(struct session *s)
 		pass_failed(5);
 		return 1;
 	}
-	if (s->verbose) {
+	if (s->pass_verbose[4]) {
 		fputs("Pass 5: run completed ", stderr);
 		print_times(stderr, start);
 	}
@@ -689,7 +474,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 
 static void remove_tmpdir(const struct session *s)
 {
-	if (!s->tmpdir)
+	if (!s->tmpdir || s->keep_tmpdir_quietly)
 		return;
 	if (s->keep_tmpdir) {
 		fprintf(stderr, "Keeping temporary directory \"%s\"\n", s->tmpdir);
@@ -700,27 +485,91 @@ static void remove_tmpdir(const struct session *s)
 		fprintf(stderr, "WARNING: could not remove %s\n", s->tmpdir);
 }
 
+/* The make-safe characters stap allows in a temporary directory's path. */
+#define TMPDIR_PATTERN "^[-/._0-9a-z]+$"
+
+static bool is_make_safe(const char *path)
+{
+	for (const char *p = path; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-/._", *p))
+			return false;
+	return *path != '\0';
+}
+
+/* The session's temporary directory: --tmpdir's (the user's, kept), else a new one in
+ * $TMPDIR or /tmp; false after stap's message. */
+static bool make_tmpdir(struct session *s)
+{
+	const char *base = getenv("TMPDIR");
+	struct stat st;
+
+	if (s->tmpdir_option) {
+		if (!is_make_safe(s->tmpdir_option)) {
+			fprintf(stderr, "ERROR: Safety pattern mismatch for --tmpdir ('%s' vs. '%s')"
+				" rc=1\n", s->tmpdir_option, TMPDIR_PATTERN);
+			return false;
+		}
+		int error = stat(s->tmpdir_option, &st) != 0 ? errno :
+			    !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+
+		if (error) {
+			fprintf(stderr, "cannot use temporary directory (\" %s \"): %s\n",
+				s->tmpdir_option, strerror(error));
+			return false;
+		}
+		s->tmpdir = xstrdup(s->tmpdir_option);
+		s->keep_tmpdir_quietly = true;
+		return true;
+	}
+	if (!base || !*base)
+		base = "/tmp";
+	if (!is_make_safe(base)) {
+		fprintf(stderr, "ERROR: Safety pattern mismatch for TMPDIR ('%s' vs. '%s') rc=1\n",
+			base, TMPDIR_PATTERN);
+		return false;
+	}
+	s->tmpdir = xasprintf("%s/tapsterXXXXXX", base);
+	if (!mkdtemp(s->tmpdir)) {
+		fprintf(stderr, "cannot create temporary directory (\" %s \"): %s\n", s->tmpdir,
+			strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* What the options ask of the pieces, checked once they are located. */
+static bool check_pieces(const struct session *s)
+{
+	char *header = xasprintf("%s/runtime.h", s->runtime_dir);
+	bool ok = access(header, R_OK) == 0;
+
+	if (!ok)
+		fprintf(stderr, "ERROR: no tapster runtime in %s (-R): %s is missing\n",
+			s->runtime_dir, header);
+	free(header);
+	if (ok && strcmp(s->arch, "x86_64")) {
+		fprintf(stderr, "ERROR: tapster translates for x86_64 only, not for %s (-a);"
+			" -p1 and -p2 check a script for %s\n", s->arch, s->arch);
+		ok = false;
+	}
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = { .last_pass = 5, .vm_cpus = 2 };
-	char tmpl[] = "/tmp/tapsterXXXXXX";
 	int status;
 
 	program_invocation_name = (char *)"tapster";
 	argv[0] = program_invocation_name;	/* getopt's messages say "tapster:" */
 	parse_command_line(&s, argc, argv);
 	diag_set_warnings(!s.suppress_warnings);
+	diag_set_warnings_are_errors(s.warnings_are_errors);
 	diag_set_suppression(s.verbose == 0);
 	diag_set_verbosity(s.verbose);
 	locate_pieces(&s);
-	if (s.last_pass >= 3) {
-		if (!mkdtemp(tmpl)) {
-			fprintf(stderr, "ERROR: cannot make a temporary directory: %s\n",
-				strerror(errno));
-			return 1;
-		}
-		s.tmpdir = tmpl;
-	}
+	if (s.last_pass >= 3 && !s.dump && (!check_pieces(&s) || !make_tmpdir(&s)))
+		return 1;
 	status = run_passes(&s);
 	diag_print_suppressed();
 	remove_tmpdir(&s);

@@ -16,9 +16,61 @@ struct define {
 	char *value;	/* NULL for -D NAME */
 };
 
+/* A list of strings from repeated options (-E, -B, -G, --modinfo, --sysenv). */
+struct string_list {
+	const char **items;
+	int count;
+};
+
+/* --privilege=LEVEL (stap's names): what the script may do. */
+enum privilege {
+	PRIVILEGE_STAPDEV,	/* everything (the default) */
+	PRIVILEGE_STAPSYS,	/* no embedded C, no guru mode */
+	PRIVILEGE_STAPUSR,	/* also only the probe points stap allows an unprivileged user */
+};
+
+/* --dump-*: a listing of the library or the providers in place of a script. */
+enum dump_kind {
+	DUMP_NONE,
+	DUMP_PROBE_ALIASES,
+	DUMP_FUNCTIONS,
+	DUMP_PROBE_TYPES,
+};
+
+/* --prologue-searching[=WHEN], -P. */
+enum prologue_searching {
+	PROLOGUE_AUTO,
+	PROLOGUE_NEVER,
+	PROLOGUE_ALWAYS,
+};
+
 struct session {
 	int last_pass;		/* -p N; 5 by default */
-	int verbose;		/* -v count */
+	int verbose;		/* -v count, or the highest --vp digit when more */
+	int pass_verbose[5];	/* each pass's verbosity: -v adds 1 to each, --vp N a digit */
+	bool warnings_are_errors;	/* -W */
+	struct string_list extra_scripts;	/* -E SCRIPT, each parsed as <inputN> */
+	const char *arch;	/* -a ARCH, normalized; "x86_64" by default */
+	struct string_list make_args;	/* -B NAME=VALUE, given to kbuild's make */
+	struct string_list global_values;	/* -G NAME=VALUE, set at load */
+	struct string_list modinfo;	/* --modinfo NAME=VALUE: MODULE_INFO lines */
+	const char *tmpdir_option;	/* --tmpdir=DIR: the temporary files go there, kept */
+	bool runtime_dir_given;	/* -R DIR */
+	bool skip_badvars;	/* --skip-badvars: an unresolvable $var reads 0 */
+	bool suppress_handler_errors;	/* --suppress-handler-errors */
+	bool suppress_time_limits;	/* --suppress-time-limits */
+	const char *compatible;	/* --compatible=VERSION, for %( systemtap_v %); NULL: 4.8 */
+	enum prologue_searching prologue;	/* -P, --prologue-searching */
+	enum privilege privilege;	/* --privilege, --unprivileged */
+	bool all_modules;	/* --all-modules */
+	bool tapset_coverage;	/* -q */
+	const char *sysroot;	/* --sysroot=DIR: user-space files and -r trees under it */
+	struct string_list sysenv;	/* --sysenv=VAR=VALUE (after --sysroot) */
+	int target_namespace_pid;	/* --target-namespace=PID; 0 when not given */
+	bool check_version;	/* --check-version */
+	bool example;		/* --example: the script names one of stap's examples */
+	int color;		/* --color[=WHEN]: 0 auto (a terminal), 1 always, -1 never */
+	enum dump_kind dump;	/* --dump-probe-types, --dump-probe-aliases, --dump-functions */
 	bool guru;		/* -g */
 	bool keep_tmpdir;	/* -k */
 	bool suppress_warnings;	/* -w */
@@ -67,6 +119,7 @@ struct session {
 	const char *vm_kit_dir;
 
 	char *tmpdir;		/* the session's temporary directory */
+	bool keep_tmpdir_quietly;	/* it is --tmpdir's: the user's to remove */
 
 	/* Pass 2 says which kernel modules the script probes (NULL-terminated, or NULL), for
 	 * pass 5 to give them to the VM. */

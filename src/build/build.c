@@ -132,12 +132,20 @@ static int run_kbuild(const struct session *s, const char *dir, bool verbose_mak
 		      const char *log)
 {
 	char *mdir = xasprintf("M=%s", dir);
-	char *argv[] = { (char *)"make", (char *)(verbose_make ? "V=1" : "-s"), (char *)"-C",
-			 (char *)s->kernel_build_dir, mdir, (char *)"modules", NULL };
+	const char *fixed[] = { "make", verbose_make ? "V=1" : "-s", "-C", s->kernel_build_dir,
+				mdir, "modules" };
+	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
+	char **argv = xcalloc(nfixed + (size_t)s->make_args.count + 1, sizeof(*argv));
 	int status;
 
+	for (size_t i = 0; i < nfixed; i++)
+		argv[i] = (char *)fixed[i];
+	/* -B NAME=VALUE: make's own arguments, after ours. */
+	for (int i = 0; i < s->make_args.count; i++)
+		argv[nfixed + (size_t)i] = (char *)s->make_args.items[i];
 	unlink(log);
 	status = run_logged(NULL, argv, NULL, log);
+	free(argv);
 	free(mdir);
 	return status;
 }
@@ -469,7 +477,8 @@ char *build_module(const struct session *s, const char *name)
 	char *log = xasprintf("%s/build.log", s->tmpdir);
 	char *ko = xasprintf("%s/%s.ko", s->tmpdir, name);
 	struct recipe recipe;
-	char *recipe_text = flags ? load_recipe(s, &recipe) : NULL;
+	/* -B's arguments are make's: the build runs make, not the commands learnt from it. */
+	char *recipe_text = flags && !s->make_args.count ? load_recipe(s, &recipe) : NULL;
 	bool built = recipe_text && follow_recipe(s, &recipe, name, flags, log) &&
 		     access(ko, R_OK) == 0;
 
@@ -479,7 +488,8 @@ char *build_module(const struct session *s, const char *name)
 			built ? "built with" : "could not build with", s->kernel_build_dir);
 	}
 	if (flags && !built)
-		built = build_with_kbuild(s, name, flags, log, !recipe_text);
+		built = build_with_kbuild(s, name, flags, log,
+					  !recipe_text && !s->make_args.count);
 	if (flags && built && s->verbose >= 3)
 		show_log(log);
 	if (built && access(ko, R_OK) != 0) {

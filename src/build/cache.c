@@ -360,6 +360,8 @@ static bool module_key(const struct session *s, const char *c_path, char out[65]
 		key_add_string(&h, "define", s->defines[i].name);
 		key_add_string(&h, "value", s->defines[i].value ? s->defines[i].value : "(none)");
 	}
+	for (int i = 0; i < s->make_args.count; i++)
+		key_add_string(&h, "make argument", s->make_args.items[i]);
 	/* -m NAME: the name is in the .ko (built from NAME.c), not in the C text. */
 	key_add_string(&h, "module name", s->module_name ? s->module_name : "(hash)");
 	key_add_source(&h, c_path);

@@ -26,7 +26,9 @@ struct parse_options {
 	int argc;		/* command-line script arguments, for $1/@1 and $#/@# */
 	char *const *argv;
 	const struct parse_target *target;	/* NULL: the host's kernel, no .config */
-	const char *arch;		/* "x86_64" */
+	const char *arch;		/* "x86_64" (-a) */
+	const char *systemtap_version;	/* %( systemtap_v %): "4.8", or --compatible's */
+	const char *privilege;		/* %( systemtap_privilege %): "stapdev" by default */
 	/* The library's macro files (*.stpm), whose @define macros every file parsed with these
 	 * options sees. They are read once, by the first parse that has them; a file with
 	 * errors is left out, and fails the parse of the user script. */

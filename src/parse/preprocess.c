@@ -905,7 +905,9 @@ static bool pp_version(struct lexer *lx, struct pp_comparison *c)
 
 	if (c->right->kind != STRING)
 		return pp_fail(c, c->right, "pp-version-string", "expected string literal");
-	version = xstrdup(!strcmp(name, "systemtap_v") ? SYSTEMTAP_VERSION : kernel_release(lx));
+	version = xstrdup(strcmp(name, "systemtap_v") ? kernel_release(lx) :
+			  lx->options->systemtap_version ? lx->options->systemtap_version :
+			  SYSTEMTAP_VERSION);
 	if (!strcmp(name, "kernel_v"))
 		version[strcspn(version, "-")] = '\0';
 	if (!is_comparison(c->op->kind)) {
@@ -931,7 +933,8 @@ static bool pp_string_fact(struct lexer *lx, struct pp_comparison *c)
 	bool wildcards = strcmp(name, "systemtap_privilege") != 0;
 	const char *value = !strcmp(name, "arch") ?
 			    (lx->options->arch ? lx->options->arch : "x86_64") :
-			    !strcmp(name, "runtime") ? "kernel" : "stapdev";
+			    !strcmp(name, "runtime") ? "kernel" :
+			    lx->options->privilege ? lx->options->privilege : "stapdev";
 	bool equal;
 
 	if (c->right->kind != STRING)

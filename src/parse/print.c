@@ -603,5 +603,4 @@ void print_file(FILE *out, const struct file *file)
 			print_probe(out, p);
 	for (const struct function *f = file->functions; f; f = f->next)
 		print_function(out, f);
-	fputc('\n', out);
 }

@@ -182,7 +182,8 @@ static struct file *parse_paths(const struct session *session, const struct pars
 				char **paths, int npaths, const bool *needed, int *count)
 {
 	struct parse_options options = { .guru = true, .guru_mode = session->guru,
-					 .target = target, .arch = "x86_64" };
+					 .target = target, .arch = session->arch,
+					 .systemtap_version = session->compatible };
 	struct file *files = NULL, **tail = &files;
 
 	/* The tapsets see the library's macros too. */

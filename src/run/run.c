@@ -38,7 +38,7 @@ bool host_can_run_modules(void)
  * none when NULL). */
 static char **loader_args(const struct session *s, const char *ko, const char *output)
 {
-	char **argv = xcalloc(16, sizeof(*argv));
+	char **argv = xcalloc(16 + (size_t)s->global_values.count, sizeof(*argv));
 	int n = 0;
 
 	if (s->command) {
@@ -61,6 +61,9 @@ static char **loader_args(const struct session *s, const char *ko, const char *o
 	if (s->flight_recorder)
 		argv[n++] = xstrdup(s->output_file ? "-D" : "-L");
 	argv[n++] = xstrdup(ko);
+	/* -G NAME=VALUE: module parameters, after the module, as staprun takes them. */
+	for (int i = 0; i < s->global_values.count; i++)
+		argv[n++] = xstrdup(s->global_values.items[i]);
 	return argv;
 }
 

@@ -688,6 +688,79 @@ static void write_scalars(struct module *m)
 		fputc('\n', m->out);
 }
 
+/* The module parameters the runtime has (runtime/session.h, transport.h): no -G global
+ * may take one's name. */
+static const char *const runtime_params[] = { "target", "stp_pid", "tz_gmtoff", "tz_name",
+					      "user_root", "bufsize", NULL };
+
+static const struct var *scalar_global(const struct program *program, const char *name,
+				       size_t len)
+{
+	for (const struct var *v = program->globals; v; v = v->next)
+		if (!v->arity && v->type != TYPE_STATS && strlen(v->name) == len &&
+		    !strncmp(v->name, name, len))
+			return v;
+	return NULL;
+}
+
+/*
+ * -G NAME=VALUE: the scalar global NAME is a module parameter, which the loader sets to
+ * VALUE (the value is not in the C, so a module serves every value). A NAME the script
+ * has no scalar global of is left to the loader, which the kernel ignores, as stap's.
+ */
+static void write_global_params(struct module *m)
+{
+	const struct string_list *values = &m->session->global_values;
+
+	for (int i = 0; i < values->count; i++) {
+		const char *item = values->items[i];
+		const struct var *v = scalar_global(m->program, item, strcspn(item, "="));
+
+		if (!v)
+			continue;
+		if (v->type == TYPE_STRING)
+			fprintf(m->out, "module_param_string(%s, tap_g_%s, MAXSTRINGLEN, 0);\n",
+				v->name, v->c_name);
+		else
+			fprintf(m->out, "module_param_cb(%s, &param_ops_long, &tap_g_%s, 0);\n",
+				v->name, v->c_name);
+	}
+}
+
+/* No -G global may have the name of a runtime parameter; false after saying so. */
+static bool global_params_ok(const struct session *session, const struct program *program)
+{
+	const struct string_list *values = &session->global_values;
+
+	for (int i = 0; i < values->count; i++) {
+		const char *item = values->items[i];
+		size_t len = strcspn(item, "=");
+
+		for (int k = 0; runtime_params[k] && scalar_global(program, item, len); k++)
+			if (strlen(runtime_params[k]) == len && !strncmp(runtime_params[k], item, len)) {
+				fprintf(stderr, "ERROR: -G %s: the runtime has a module parameter of"
+					" that name; rename the global\n", runtime_params[k]);
+				return false;
+			}
+	}
+	return true;
+}
+
+/* --modinfo NAME=VALUE: MODULE_INFO(NAME, "VALUE"). */
+static void write_modinfo(struct module *m)
+{
+	const struct string_list *modinfo = &m->session->modinfo;
+
+	for (int i = 0; i < modinfo->count; i++) {
+		const char *item = modinfo->items[i];
+		size_t len = strcspn(item, "=");
+		char *value = c_string_literal(item + len + 1);
+
+		fprintf(m->out, "MODULE_INFO(%.*s, %s);\n", (int)len, item, value);
+		free(value);
+	}
+}
+
 static void write_frames(struct module *m)
 {
 	for (struct unit *u = m->units; u; u = u->next)
@@ -894,6 +967,8 @@ static void write_module(struct module *m)
 	fputc('\n', m->out);
 	fputs("#include \"runtime.h\"\n\n", m->out);
 	write_scalars(m);
+	write_global_params(m);
+	write_modinfo(m);
 	write_frames(m);
 	regex_write_sizes(&m->regexes, m->out);
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
@@ -1034,7 +1109,7 @@ int translate(struct session *session, struct program *program, FILE *out)
 {
 	struct module m = { .session = session, .program = program, .out = out };
 
-	if (!program_translatable(program))
+	if (!program_translatable(program) || !global_params_ok(session, program))
 		return 1;
 	m.units_tail = &m.units;
 	emit_start(&m);
