@@ -44,6 +44,12 @@ static int tap_target_pid;
 module_param_named(target, tap_target_pid, int, 0400);
 MODULE_PARM_DESC(target, "pid returned by target()");
 
+/* --target-namespace=PID: the process whose namespaces the ns_* functions see (0: the
+ * loader's, the first ones). */
+static int tap_target_ns_pid;
+module_param_named(target_ns_pid, tap_target_ns_pid, int, 0400);
+MODULE_PARM_DESC(target_ns_pid, "pid whose namespaces the ns_* functions use");
+
 /* stp_pid(): the loader's pid (stap's stapio). */
 static int tap_loader_pid;
 module_param_named(stp_pid, tap_loader_pid, int, 0400);

@@ -63,6 +63,68 @@ int diag_verbosity(void)
 	return verbosity;
 }
 
+/* ---- Colors (--color): stap's parts and SGR codes, SYSTEMTAP_COLORS as stap reads it ---- */
+
+enum color_part { COLOR_ERROR, COLOR_WARNING, COLOR_SOURCE, COLOR_CARET, COLOR_TOKEN, NCOLORS };
+
+static const char *const color_names[NCOLORS] = { "error", "warning", "source", "caret",
+						  "token" };
+static char *colors[NCOLORS];	/* NULL: the part is not colored */
+
+/* "error=01;31:warning=00;33:...": each known part's code, digits and ';' only. */
+static void read_colors(const char *spec)
+{
+	char *copy = xstrdup(spec), *save = NULL;
+
+	for (char *item = strtok_r(copy, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
+		char *eq = strchr(item, '=');
+
+		if (!eq || !eq[1] || strspn(eq + 1, "0123456789;") != strlen(eq + 1))
+			continue;
+		*eq = '\0';
+		for (int i = 0; i < NCOLORS; i++)
+			if (!strcmp(item, color_names[i])) {
+				free(colors[i]);
+				colors[i] = xstrdup(eq + 1);
+			}
+	}
+	free(copy);
+}
+
+void diag_set_color(bool enabled)
+{
+	const char *spec = getenv("SYSTEMTAP_COLORS");
+
+	for (int i = 0; i < NCOLORS; i++) {
+		free(colors[i]);
+		colors[i] = NULL;
+	}
+	if (enabled)
+		read_colors(spec ? spec : "error=01;31:warning=00;33:source=00;34:caret=01:"
+				   "token=01");
+}
+
+static void color_begin(enum color_part part)
+{
+	if (colors[part])
+		fprintf(diag_out, "\033[%sm\033[K", colors[part]);
+}
+
+static void color_end(enum color_part part)
+{
+	if (colors[part])
+		fputs("\033[m\033[K", diag_out);
+}
+
+/* "semantic error: ", "WARNING: ": the kind in its color. */
+static void print_kind(const char *kind, enum color_part part)
+{
+	color_begin(part);
+	fprintf(diag_out, "%s:", kind);
+	color_end(part);
+	fputc(' ', diag_out);
+}
+
 /* The text of line `line` of `source`, without its newline. */
 static void source_line(const struct source *source, int line, const char **start, int *len)
 {
@@ -85,13 +147,20 @@ void diag_print_source(struct loc loc, const char *label)
 	if (!loc.source || !loc.source->text)
 		return;
 	source_line(loc.source, loc.line, &text, &len);
-	fprintf(diag_out, "%s: %.*s\n", label, len, text);
+	fprintf(diag_out, "%s: ", label);
+	color_begin(COLOR_SOURCE);
+	fprintf(diag_out, "%.*s", len, text);
+	color_end(COLOR_SOURCE);
+	fputc('\n', diag_out);
 	/* The caret sits under column `col`; tabs in the line keep their width. */
 	int indent = (int)strlen(label) + 2;
 	fprintf(diag_out, "%*s", indent, "");
 	for (int i = 0; i < loc.col - 1 && i < len; i++)
 		fputc(text[i] == '\t' ? '\t' : ' ', diag_out);
-	fputs("^\n", diag_out);
+	color_begin(COLOR_CARET);
+	fputc('^', diag_out);
+	color_end(COLOR_CARET);
+	fputc('\n', diag_out);
 }
 
 static void print_token(const struct token_desc *tok);
@@ -158,10 +227,15 @@ static void print_token(const struct token_desc *tok)
 {
 	if (!tok)
 		return;
-	if (tok->text)
-		fprintf(diag_out, "%s '%s'", tok->what, tok->text);
-	else
+	if (tok->text) {
+		fprintf(diag_out, "%s '", tok->what);
+		color_begin(COLOR_TOKEN);
+		fputs(tok->text, diag_out);
+		color_end(COLOR_TOKEN);
+		fputc('\'', diag_out);
+	} else {
 		fputs(tok->what, diag_out);
+	}
 }
 
 /*
@@ -310,7 +384,7 @@ void diag_next_details(const char *lines)
 static void print_semantic_message(const char *kind, const struct token_desc *tok,
 				   struct loc loc, const char *fmt, va_list ap)
 {
-	fprintf(diag_out, "%s: ", kind);
+	print_kind(kind, COLOR_ERROR);
 	vfprintf(diag_out, fmt, ap);
 	if (tok) {
 		fputs(": ", diag_out);
@@ -414,7 +488,8 @@ static void parse_error(const char *site, const char *label, const struct token_
 		free(message.buf);
 		return;
 	}
-	fprintf(diag_out, "parse error: %s\n", message.buf);
+	print_kind("parse error", COLOR_ERROR);
+	fprintf(diag_out, "%s\n", message.buf);
 	free(message.buf);
 	if (tok) {
 		fprintf(diag_out, "%12s ", label);
@@ -464,7 +539,7 @@ void diag_error(const char *kind, const char *fmt, ...)
 	va_end(ap);
 	if (!count_error() || !print_semantic(fmt))
 		return;
-	fprintf(diag_out, "%s: ", kind);
+	print_kind(kind, COLOR_ERROR);
 	va_start(ap, fmt);
 	vfprintf(diag_out, fmt, ap);
 	va_end(ap);
@@ -486,7 +561,7 @@ static bool start_warning(const char *fmt, va_list ap)
 		return false;
 	if (warnings_are_errors)
 		error_count++;
-	fputs("WARNING: ", diag_out);
+	print_kind("WARNING", COLOR_WARNING);
 	vfprintf(diag_out, fmt, ap);
 	return true;
 }
@@ -552,7 +627,8 @@ void diag_warning_at(const struct token_desc *tok, struct loc loc, const char *f
 	va_end(ap);
 	if (!message)
 		return;
-	fprintf(diag_out, "WARNING: %s: ", message);
+	print_kind("WARNING", COLOR_WARNING);
+	fprintf(diag_out, "%s: ", message);
 	free(message);
 	print_token(tok);
 	print_semantic_loc(loc);
@@ -578,8 +654,10 @@ void diag_warning_once(const char *fmt, ...)
 	va_start(ap, fmt);
 	message = new_warning(fmt, ap);
 	va_end(ap);
-	if (message)
-		fprintf(diag_out, "WARNING: %s\n", message);
+	if (message) {
+		print_kind("WARNING", COLOR_WARNING);
+		fprintf(diag_out, "%s\n", message);
+	}
 	free(message);
 }
 

@@ -155,6 +155,8 @@ void diag_reset_all(void);
 
 /* -w: warnings are not printed. */
 void diag_set_warnings(bool enabled);
+/* --color: the kinds, source lines, carets and tokens in stap's colors (SYSTEMTAP_COLORS). */
+void diag_set_color(bool enabled);
 /* -W: every warning shown is counted as an error as well. */
 void diag_set_warnings_are_errors(bool enabled);
 /* -v's count: what passes report beyond the messages (stap's -vvv notes, for one). */

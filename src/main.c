@@ -33,6 +33,7 @@
 #include "resolve/listing.h"
 #include "resolve/probed_modules.h"
 #include "parse/parse.h"
+#include "providers/providers.h"
 #include "resolve/program.h"
 #include "run/run.h"
 #include "options.h"
@@ -282,6 +283,37 @@ static int dump_library(struct session *s, const struct parse_target *target)
 	return dump_functions(library, &env);
 }
 
+/*
+ * -q: the library's pieces this script compiled, added to $TAPSTER_DIR/coverage (stap keeps
+ * its tapset coverage in a database there): a line each, "function<TAB>NAME<TAB>FILE:LINE"
+ * or "alias<TAB>NAME".
+ */
+static void record_tapset_coverage(const struct program *program)
+{
+	char *dir = tapster_dir();
+	char *path = xasprintf("%s/coverage", dir);
+	FILE *f = fopen(path, "a");
+
+	if (!f) {
+		fprintf(stderr, "WARNING: cannot record tapset coverage in %s: %s\n", path,
+			strerror(errno));
+	}
+	for (const struct used_function *u = program->functions; f && u; u = u->next) {
+		const struct loc *loc = &u->function->loc;
+
+		if (loc->source && loc->source->is_tapset)
+			fprintf(f, "function\t%s\t%s:%d\n", u->function->name, loc->source->name,
+				loc->line);
+	}
+	for (const struct derived_probe *p = program->probes; f && p; p = p->next)
+		if (p->via_alias && p->listed_name)
+			fprintf(f, "alias\t%s\n", p->listed_name);
+	if (f)
+		fclose(f);
+	free(path);
+	free(dir);
+}
+
 static const char *privilege_name(enum privilege level)
 {
 	return level == PRIVILEGE_STAPUSR ? "stapusr" :
@@ -302,6 +334,10 @@ static int run_passes(struct session *s)
 	struct program program;
 	int nlibrary = 0;
 
+	if (s->dump == DUMP_PROBE_TYPES) {
+		providers_dump_types(stdout, s->privilege == PRIVILEGE_STAPUSR);
+		return 0;
+	}
 	if (s->dump)
 		return dump_library(s, &target);
 	if (src)
@@ -351,6 +387,8 @@ static int run_passes(struct session *s)
 		pass_failed(2);
 		return 1;
 	}
+	if (s->tapset_coverage)
+		record_tapset_coverage(&program);
 	s->probed_modules = probed_modules(&program);
 	s->probed_files = probed_files(&program);
 	if (s->pass_verbose[1]) {
@@ -565,6 +603,9 @@ int main(int argc, char **argv)
 	parse_command_line(&s, argc, argv);
 	diag_set_warnings(!s.suppress_warnings);
 	diag_set_warnings_are_errors(s.warnings_are_errors);
+	/* As stap's, --color=auto by default: on a terminal that is not "dumb". */
+	diag_set_color(s.color > 0 || (s.color == 0 && isatty(STDERR_FILENO) && getenv("TERM") &&
+				       strcmp(getenv("TERM"), "dumb")));
 	diag_set_suppression(s.verbose == 0);
 	diag_set_verbosity(s.verbose);
 	locate_pieces(&s);

@@ -62,6 +62,17 @@ static void use_kit_build_tree(struct session *s)
 	s->kernel_build_dir = tree;
 }
 
+/* --sysenv=VAR=VALUE's value of VAR, or NULL. */
+static const char *sysenv_value(const struct session *s, const char *var)
+{
+	size_t len = strlen(var);
+
+	for (int i = s->sysenv.count - 1; i >= 0; i--)
+		if (!strncmp(s->sysenv.items[i], var, len) && s->sysenv.items[i][len] == '=')
+			return s->sysenv.items[i] + len + 1;
+	return NULL;
+}
+
 /* The target is the host's kernel, or the one -r names, built against locally. */
 static bool choose_local_target(struct session *s)
 {
@@ -78,7 +89,10 @@ static bool choose_local_target(struct session *s)
 			s->kernel_release = xstrdup(u.release);
 		else
 			s->kernel_release = xstrdup(s->kernel ? s->kernel : "");
-		s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
+		/* --sysroot with -r KVER: the target's tree is under the sysroot. */
+		s->kernel_build_dir = xasprintf("%s/lib/modules/%s/build",
+						s->kernel && s->sysroot ? s->sysroot : "",
+						s->kernel_release);
 		if (s->kernel && stat(s->kernel_build_dir, &st) != 0)
 			use_kit_build_tree(s);
 	}
@@ -111,6 +125,10 @@ static bool choose_target(struct session *s)
 	}
 	if (s->target_pid && s->last_pass >= 5) {
 		fputs(VM_TARGET_PID_ERROR, stderr);
+		return false;
+	}
+	if (s->target_namespace_pid && s->last_pass >= 5) {
+		fputs(VM_TARGET_NAMESPACE_ERROR, stderr);
 		return false;
 	}
 	s->kernel_release = vm_kit_kernel_release(s->vm_kit_dir);
@@ -312,6 +330,11 @@ struct provider_env target_for_providers(struct session *s)
 				      .module_types = target_module_types,
 				      .tracepoints = target_tracepoints,
 				      .module_tracepoints = target_module_tracepoints, .ctx = s,
-				      .guru = s->guru, .command = s->command, .debuginfo = target_debuginfo,
+				      .guru = s->guru,
+				      .unprivileged = s->privilege == PRIVILEGE_STAPUSR,
+				      .skip_badvars = s->skip_badvars,
+				      .sysroot = s->sysroot,
+				      .target_path = sysenv_value(s, "PATH"),
+				      .command = s->command, .debuginfo = target_debuginfo,
 				      .build_dir = s->kernel_build_dir };
 }

@@ -65,10 +65,44 @@ static bool derive_never(const struct probe_point *point, const struct provider_
 	return derive_been(point, tail, PROVIDER_NEVER);
 }
 
-const struct provider provider_begin = { .name = "begin", .derive = derive_begin };
-const struct provider provider_end = { .name = "end", .derive = derive_end };
-const struct provider provider_error = { .name = "error", .derive = derive_error };
-const struct provider provider_never = { .name = "never", .derive = derive_never };
+static const struct probe_type begin_types[] = {
+	{ "begin", true },
+	{ "begin(number)", true },
+	{ NULL, false },
+};
+
+const struct provider provider_begin = {
+	.name = "begin", .derive = derive_begin, .types = begin_types,
+};
+
+static const struct probe_type end_types[] = {
+	{ "end", true },
+	{ "end(number)", true },
+	{ NULL, false },
+};
+
+const struct provider provider_end = {
+	.name = "end", .derive = derive_end, .types = end_types,
+};
+
+static const struct probe_type error_types[] = {
+	{ "error", true },
+	{ "error(number)", true },
+	{ NULL, false },
+};
+
+const struct provider provider_error = {
+	.name = "error", .derive = derive_error, .types = error_types,
+};
+
+static const struct probe_type never_types[] = {
+	{ "never", true },
+	{ NULL, false },
+};
+
+const struct provider provider_never = {
+	.name = "never", .derive = derive_never, .types = never_types,
+};
 
 /* ---- Pass 3: the runtime's tables of probes run once (runtime/module.h) ---- */
 

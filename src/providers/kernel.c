@@ -79,5 +79,40 @@ static bool derive_kprobe(const struct probe_point *point, const struct provider
 
 /* kprobe.function("f") is kernel.function("f") without debuginfo: the same here, where
  * target variables are yet to come. */
-const struct provider provider_kernel = { .name = "kernel", .derive = derive_kernel };
-const struct provider provider_kprobe = { .name = "kprobe", .derive = derive_kprobe };
+static const struct probe_type kernel_types[] = {
+	{ "kernel.function(string)", false },
+	{ "kernel.function(string).call", false },
+	{ "kernel.function(string).callee(string)", false },
+	{ "kernel.function(string).callees", false },
+	{ "kernel.function(string).callees(number)", false },
+	{ "kernel.function(string).exported", false },
+	{ "kernel.function(string).inline", false },
+	{ "kernel.function(string).return", false },
+	{ "kernel.function(string).return.maxactive(number)", false },
+	{ "kernel.statement(number).absolute", false },
+	{ "kernel.statement(string)", false },
+	{ "kernel.trace(string)", false },
+	{ NULL, false },
+};
+
+const struct provider provider_kernel = {
+	.name = "kernel", .derive = derive_kernel, .types = kernel_types,
+};
+
+static const struct probe_type kprobe_types[] = {
+	{ "kprobe.function(string)", false },
+	{ "kprobe.function(string).call", false },
+	{ "kprobe.function(string).return", false },
+	{ "kprobe.function(string).return.maxactive(number)", false },
+	{ "kprobe.module(string).function(string)", false },
+	{ "kprobe.module(string).function(string).call", false },
+	{ "kprobe.module(string).function(string).return", false },
+	{ "kprobe.module(string).function(string).return.maxactive(number)", false },
+	{ "kprobe.statement(number).absolute", false },
+	{ NULL, false },
+};
+
+const struct provider provider_kprobe = {
+	.name = "kprobe", .derive = derive_kprobe, .types = kprobe_types,
+};
+

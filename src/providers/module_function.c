@@ -158,4 +158,15 @@ static bool derive_module(const struct probe_point *point, const struct provider
 	return derive_module_function(point, module, env, tail);
 }
 
-const struct provider provider_module = { .name = "module", .derive = derive_module };
+static const struct probe_type module_types[] = {
+	{ "module(string).function(string)", false },
+	{ "module(string).function(string).call", false },
+	{ "module(string).function(string).return", false },
+	{ "module(string).function(string).return.maxactive(number)", false },
+	{ NULL, false },
+};
+
+const struct provider provider_module = {
+	.name = "module", .derive = derive_module, .types = module_types,
+};
+

@@ -181,7 +181,15 @@ static bool derive_perf(const struct probe_point *point, const struct provider_e
 	return true;
 }
 
-const struct provider provider_perf = { .name = "perf", .derive = derive_perf };
+static const struct probe_type perf_types[] = {
+	{ "perf.type(number).config(number)", false },
+	{ "perf.type(number).config(number).sample(number)", false },
+	{ NULL, false },
+};
+
+const struct provider provider_perf = {
+	.name = "perf", .derive = derive_perf, .types = perf_types,
+};
 
 /* ---- Pass 3: runtime/perf.h's table ---- */
 

@@ -45,21 +45,44 @@ static void process_no_match(const struct probe_point *point, const char *patter
 	free(names);
 }
 
-bool find_executable(const char *name, char *path)
+bool find_executable_in(const char *sysroot, const char *search_path, const char *name,
+			char *path)
 {
-	const char *dirs = getenv("PATH");
+	const char *dirs = search_path ? search_path : getenv("PATH");
+	const char *root = sysroot ? sysroot : "";
+	char *rooted;
+	bool found;
 
 	while (!strchr(name, '/') && dirs && *dirs) {
 		size_t len = strcspn(dirs, ":");
-		char *candidate = xasprintf("%.*s/%s", (int)len, dirs, name);
-		bool found = len && access(candidate, X_OK) == 0 && realpath(candidate, path);
+		char *candidate = xasprintf("%s%.*s/%s", root, (int)len, dirs, name);
 
+		found = len && access(candidate, X_OK) == 0 && realpath(candidate, path);
 		free(candidate);
 		if (found)
 			return true;
 		dirs += len + (dirs[len] == ':');
 	}
-	return realpath(name, path) != NULL;
+	/* Under a sysroot, a relative NAME is the target's, from its root. */
+	rooted = sysroot ? xasprintf("%s/%s", sysroot, name) : xstrdup(name);
+	found = realpath(rooted, path) != NULL;
+	free(rooted);
+	return found;
+}
+
+bool find_executable(const char *name, char *path)
+{
+	return find_executable_in(NULL, NULL, name, path);
+}
+
+/* A file's path on the target: under --sysroot, without it. */
+static const char *target_file_path(const struct provider_env *env, const char *host_path)
+{
+	size_t len = env->sysroot ? strlen(env->sysroot) : 0;
+
+	if (len && !strncmp(host_path, env->sysroot, len) && host_path[len] == '/')
+		return host_path + len;
+	return host_path;
 }
 
 /* process("PATH").function("f")'s text as pp() shows it, with PATH made absolute. */
@@ -127,7 +150,6 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	struct ufunc *funcs;
 	size_t count, matched = 0;
 
-	(void)env;
 	if (first->arg && !written) {
 		provider_mismatch(point, first, NULL);
 		return false;
@@ -150,7 +172,8 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	pattern = component_string(func);
 	/* stap takes the file by its absolute path, and says "no match" of one it cannot
 	 * read as an ELF file. */
-	funcs = find_executable(written, path) ? usyms_functions(path, &count) : NULL;
+	funcs = find_executable_in(env->sysroot, env->target_path, written, path) ?
+		usyms_functions(path, &count) : NULL;
 	if (!funcs) {
 		provider_refuse(point, "no match");
 		return false;
@@ -163,7 +186,7 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	for (size_t i = 0; i < count; i++) {
 		if (fnmatch(pattern, funcs[i].name, 0))
 			continue;
-		add_uprobe_point(point, path, &funcs[i], kind, tail);
+		add_uprobe_point(point, target_file_path(env, path), &funcs[i], kind, tail);
 		matched++;
 	}
 	if (!matched)
@@ -172,7 +195,16 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	return matched > 0;
 }
 
-const struct provider provider_process = { .name = "process", .derive = derive_process };
+static const struct probe_type process_types[] = {
+	{ "process(string).function(string)", true },
+	{ "process(string).function(string).call", true },
+	{ "process(string).function(string).return", true },
+	{ NULL, false },
+};
+
+const struct provider provider_process = {
+	.name = "process", .derive = derive_process, .types = process_types,
+};
 
 /* ---- Pass 3: a handler each, and the table tap_uprobes[] (runtime/uprobes.h) ---- */
 

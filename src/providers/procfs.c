@@ -380,6 +380,23 @@ const struct point_emitter emitter_procfs = {
 	.release = procfs_release,
 };
 
+static const struct probe_type procfs_types[] = {
+	{ "procfs.read", false },
+	{ "procfs.read.maxsize(number)", false },
+	{ "procfs.umask(number).read", false },
+	{ "procfs.umask(number).read.maxsize(number)", false },
+	{ "procfs.umask(number).write", false },
+	{ "procfs.write", false },
+	{ "procfs(string).read", false },
+	{ "procfs(string).read.maxsize(number)", false },
+	{ "procfs(string).umask(number).read", false },
+	{ "procfs(string).umask(number).read.maxsize(number)", false },
+	{ "procfs(string).umask(number).write", false },
+	{ "procfs(string).write", false },
+	{ NULL, false },
+};
+
 const struct provider provider_procfs = {
-	.name = "procfs", .derive = derive_procfs, .check = procfs_check_paths,
+	.name = "procfs", .derive = derive_procfs, .types = procfs_types,
+	.check = procfs_check_paths,
 };

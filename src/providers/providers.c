@@ -177,14 +177,112 @@ bool providers_check(const struct program *program)
 	return ok;
 }
 
+/* A pattern's next component: its name (start and length) and its argument's kind ('n'
+ * number, 's' string, 0 none); *p moves past it and its dot. */
+struct type_component {
+	const char *name;
+	size_t len;
+	char arg;
+};
+
+static struct type_component next_type_component(const char **p)
+{
+	struct type_component tc = { *p, strcspn(*p, ".("), 0 };
+
+	*p += tc.len;
+	if (**p == '(') {
+		tc.arg = (*p)[1];
+		*p = strchr(*p, ')') + 1;
+	}
+	if (**p == '.')
+		(*p)++;
+	return tc;
+}
+
+/* Whether `point` is of the form `pattern`: the same names, with arguments at the same
+ * places and of the same kinds. */
+static bool point_has_type(const struct probe_point *point, const char *pattern)
+{
+	const char *p = pattern;
+
+	for (const struct component *c = point->components; c; c = c->next) {
+		struct type_component tc;
+		char arg = !c->arg ? 0 : c->arg->kind == N_STRING ? 's' : 'n';
+
+		if (!*p)
+			return false;
+		tc = next_type_component(&p);
+		if (strlen(c->name) != tc.len || strncmp(c->name, tc.name, tc.len) || arg != tc.arg)
+			return false;
+	}
+	return !*p;
+}
+
+/* stap's order of forms: component by component, by name, then no argument before a
+ * number before a string; a form before its extensions. */
+static int compare_types(const void *a, const void *b)
+{
+	const char *p = *(const char *const *)a, *q = *(const char *const *)b;
+
+	while (*p && *q) {
+		struct type_component x = next_type_component(&p);
+		struct type_component y = next_type_component(&q);
+		size_t n = x.len < y.len ? x.len : y.len;
+		int cmp = strncmp(x.name, y.name, n);
+
+		if (cmp)
+			return cmp;
+		if (x.len != y.len)
+			return x.len < y.len ? -1 : 1;
+		if (x.arg != y.arg)
+			return !x.arg ? -1 : !y.arg ? 1 : x.arg == 'n' ? -1 : 1;
+	}
+	return *p ? 1 : *q ? -1 : 0;
+}
+
+void providers_dump_types(FILE *out, bool unprivileged)
+{
+	const char **patterns = NULL;
+	size_t count = 0;
+
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		for (const struct probe_type *t = providers[i]->types; t && t->pattern; t++) {
+			if (unprivileged && !t->unprivileged)
+				continue;
+			patterns = xrealloc(patterns, sizeof(*patterns) * (count + 1));
+			patterns[count++] = t->pattern;
+		}
+	qsort(patterns, count, sizeof(*patterns), compare_types);
+	for (size_t i = 0; i < count; i++)
+		if (!i || strcmp(patterns[i], patterns[i - 1]))
+			fprintf(out, "%s\n", patterns[i]);
+	free(patterns);
+}
+
+/* --privilege=stapusr: stap's error for a point it does not allow there. */
+static bool unprivileged_allows(const struct provider *provider,
+				const struct probe_point *point)
+{
+	for (const struct probe_type *t = provider->types; t && t->pattern; t++)
+		if (t->unprivileged && point_has_type(point, t->pattern))
+			return true;
+	provider_error_at(point, point->components->next ? point->components->next :
+			  point->components, "probe point is not allowed for --privilege=stapusr");
+	return false;
+}
+
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail)
 {
 	const char *name = point->components->name;
 
-	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
-		if (!strcmp(providers[i]->name, name))
-			return providers[i]->derive(point, env, tail);
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
+		if (strcmp(providers[i]->name, name))
+			continue;
+		if (env->unprivileged && !unprivileged_allows(providers[i], point))
+			return false;
+		return providers[i]->derive(point, env, tail);
+	}
 	provider_mismatch(point, point->components, NULL);
 	return false;
 }

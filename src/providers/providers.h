@@ -8,12 +8,21 @@
 #define TAPSTER_PROVIDERS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "parse/ast.h"
 #include "resolve/program.h"
 
+/* A form of point a provider takes, as stap's --dump-probe-types writes it
+ * ("timer.ms(number).randomize(number)"), and whether --privilege=stapusr allows it. */
+struct probe_type {
+	const char *pattern;
+	bool unprivileged;
+};
+
 struct provider {
 	const char *name;	/* the first component it answers to */
+	const struct probe_type *types;	/* its forms, ended by { NULL } */
 	/* Appends the derived points to *tail; returns false after printing an error. */
 	bool (*derive)(const struct probe_point *point, const struct provider_env *env,
 		       struct derived_point ***tail);
@@ -37,6 +46,10 @@ extern const struct provider provider_perf;
  * else NAME, from the current directory; absolute, symbolic links resolved, into `path`
  * (PATH_MAX bytes). */
 bool find_executable(const char *name, char *path);
+/* The same for a target under `sysroot` (--sysroot; NULL: "/") whose $PATH is
+ * `search_path` (NULL: ours); `path` is the host's path of the file, under the sysroot. */
+bool find_executable_in(const char *sysroot, const char *search_path, const char *name,
+			char *path);
 extern const struct provider provider_procfs;
 
 /* The families the kernel and kprobe providers pass their points on to, by the component
@@ -57,6 +70,9 @@ bool providers_has(const char *name);
 /* Derives `point` through the provider named by its first component. */
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail);
+/* --dump-probe-types: every provider's forms, in stap's order; with `unprivileged`, those
+ * --privilege=stapusr allows. */
+void providers_dump_types(FILE *out, bool unprivileged);
 /* Every provider's check of the derived program; false when one printed an error. */
 bool providers_check(const struct program *program);
 

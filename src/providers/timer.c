@@ -181,7 +181,34 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 	return true;
 }
 
-const struct provider provider_timer = { .name = "timer", .derive = derive_timer };
+static const struct probe_type timer_types[] = {
+	{ "timer.hz(number)", true },
+	{ "timer.profile", false },
+	{ "timer.profile.tick", false },
+	{ "timer.jiffies(number)", true },
+	{ "timer.jiffies(number).randomize(number)", true },
+	{ "timer.ms(number)", true },
+	{ "timer.ms(number).randomize(number)", true },
+	{ "timer.msec(number)", true },
+	{ "timer.msec(number).randomize(number)", true },
+	{ "timer.ns(number)", true },
+	{ "timer.ns(number).randomize(number)", true },
+	{ "timer.nsec(number)", true },
+	{ "timer.nsec(number).randomize(number)", true },
+	{ "timer.s(number)", true },
+	{ "timer.s(number).randomize(number)", true },
+	{ "timer.sec(number)", true },
+	{ "timer.sec(number).randomize(number)", true },
+	{ "timer.us(number)", true },
+	{ "timer.us(number).randomize(number)", true },
+	{ "timer.usec(number)", true },
+	{ "timer.usec(number).randomize(number)", true },
+	{ NULL, false },
+};
+
+const struct provider provider_timer = {
+	.name = "timer", .derive = derive_timer, .types = timer_types,
+};
 
 /* ---- Pass 3: runtime/timers.h's tables ---- */
 

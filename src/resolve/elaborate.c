@@ -588,6 +588,28 @@ static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 	return target_resolve(e->env, e->probe, n, quiet);
 }
 
+/*
+ * --skip-badvars: a $var that does not resolve reads 0, with stap's warning (a $var that
+ * resolves is as without the option).
+ */
+static void resolve_target_or_zero(struct elab *e, struct node *n)
+{
+	struct token_desc tok = { "identifier", n->text };
+	bool resolved;
+
+	diag_quiet_begin();
+	resolved = resolve_target(e, n, false);
+	if (diag_quiet_end() == 0 && resolved)
+		return;
+	diag_warning_at(&tok, n->loc, "Bad $context variable being substituted with literal 0");
+	n->kind = N_NUMBER;
+	n->num = 0;
+	n->text = xstrdup("0");
+	n->comps = NULL;
+	n->suffix = NULL;
+	resolve_node(e, n);
+}
+
 static bool resolve_cast(struct elab *e, struct node *n, bool quiet)
 {
 	if (!n->text) {
@@ -708,7 +730,10 @@ void resolve_node(struct elab *e, struct node *n)
 		resolve_ident(e, n);
 		return;
 	case N_TARGET:
-		resolve_target(e, n, false);
+		if (e->env->skip_badvars)
+			resolve_target_or_zero(e, n);
+		else
+			resolve_target(e, n, false);
 		return;
 	case N_CAST:
 		resolve_cast(e, n, false);

@@ -183,6 +183,10 @@ struct provider_env {
 	 * when it has none yet. */
 	struct tracepoints *(*module_tracepoints)(void *ctx, bool fetch);
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
+	bool unprivileged;	/* --privilege=stapusr: only the points stap allows there */
+	bool skip_badvars;	/* --skip-badvars: a $var that does not resolve reads 0 */
+	const char *sysroot;	/* --sysroot: the target's files are under it; NULL: "/" */
+	const char *target_path;	/* --sysenv=PATH=...: the target's $PATH; NULL: ours */
 	const char *command;	/* -c COMMAND, or NULL */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };

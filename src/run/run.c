@@ -38,7 +38,7 @@ bool host_can_run_modules(void)
  * none when NULL). */
 static char **loader_args(const struct session *s, const char *ko, const char *output)
 {
-	char **argv = xcalloc(16 + (size_t)s->global_values.count, sizeof(*argv));
+	char **argv = xcalloc(17 + (size_t)s->global_values.count, sizeof(*argv));
 	int n = 0;
 
 	if (s->command) {
@@ -64,6 +64,9 @@ static char **loader_args(const struct session *s, const char *ko, const char *o
 	/* -G NAME=VALUE: module parameters, after the module, as staprun takes them. */
 	for (int i = 0; i < s->global_values.count; i++)
 		argv[n++] = xstrdup(s->global_values.items[i]);
+	/* --target-namespace=PID: the ns_* functions' namespaces are that process's. */
+	if (s->target_namespace_pid)
+		argv[n++] = xasprintf("target_ns_pid=%d", s->target_namespace_pid);
 	return argv;
 }
 

@@ -48,6 +48,8 @@ char *vm_kit_build_dir(const char *kit_dir);
 /* -x PID: a process of the host, which the guest's kernel does not see. */
 #define VM_TARGET_PID_ERROR "ERROR: -x PID names a process of this host; the bundled VM's" \
 	" kernel sees only its own processes (start the program in it with -c CMD).\n"
+#define VM_TARGET_NAMESPACE_ERROR "ERROR: --target-namespace=PID names a process of this" \
+	" host; the bundled VM's kernel sees only its own processes and namespaces.\n"
 
 struct vm_job {
 	const char *kit_dir;

@@ -691,7 +691,7 @@ static void write_scalars(struct module *m)
 /* The module parameters the runtime has (runtime/session.h, transport.h): no -G global
  * may take one's name. */
 static const char *const runtime_params[] = { "target", "stp_pid", "tz_gmtoff", "tz_name",
-					      "user_root", "bufsize", NULL };
+					      "user_root", "bufsize", "target_ns_pid", NULL };
 
 static const struct var *scalar_global(const struct program *program, const char *name,
 				       size_t len)
