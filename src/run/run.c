@@ -287,6 +287,9 @@ static char *save_stdin(const struct session *s)
 		free(path);
 		return NULL;
 	}
+	if (isatty(STDIN_FILENO))
+		fputs("tapster: the VM gets the standard input whole: reading it until its end"
+		      " (^D)\n", stderr);
 	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
