@@ -60,6 +60,8 @@ struct session {
 				 * killed by a signal */
 	bool stop_sent;
 	int go_pipe[2];		/* the child waits on it until the probes are armed */
+	int stdin_fd;		/* /proc/systemtap/NAME/__stdin, which our stdin is fed to;
+				 * -1 when the module has none, or the input ended */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -587,6 +589,49 @@ static void check_command(struct session *s)
 	}
 }
 
+/*
+ * A module with a write probe of /proc/systemtap/NAME/__stdin (input.char, input.line) gets
+ * the loader's standard input there, as staprun's: each byte a write(2) of its own, from the
+ * probes' arming until the input ends or the session stops. The file exists once the
+ * probes are armed.
+ */
+static void open_stdin_file(struct session *s)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", s->name);
+	s->stdin_fd = open(path, O_WRONLY | O_CLOEXEC);
+}
+
+static void close_stdin_file(struct session *s)
+{
+	if (s->stdin_fd >= 0)
+		close(s->stdin_fd);
+	s->stdin_fd = -1;
+}
+
+/* Feeds what stdin has now, a bounded amount per call so that the loop drains the output
+ * between (each write runs the probes, which may print). */
+static void feed_stdin(struct session *s)
+{
+	char buf[256];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close_stdin_file(s);
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		/* A probe that fails makes the write fail (EIO): the next byte goes on. */
+		if (write(s->stdin_fd, buf + i, 1) < 0 && errno != EIO) {
+			close_stdin_file(s);
+			return;
+		}
+	}
+}
+
 static void on_child(int sig)
 {
 	(void)sig;	/* only interrupts ppoll: check_command() looks */
@@ -600,7 +645,8 @@ static void on_child(int sig)
  */
 static void run_session(struct session *s)
 {
-	struct pollfd pfd = { .fd = s->out_fd, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = s->out_fd, .events = POLLIN },
+				  { .fd = STDIN_FILENO, .events = POLLIN } };
 	struct sigaction sa = { .sa_handler = on_child };
 	struct timespec timeout = { .tv_sec = 1 };
 	sigset_t handled, sleeping;
@@ -621,8 +667,14 @@ static void run_session(struct session *s)
 		if (interrupted)
 			stop_session(s);
 		check_command(s);
-		if (ppoll(&pfd, 1, &timeout, &sleeping) < 0 && errno != EINTR)
+		if (s->stop_sent)
+			close_stdin_file(s);
+		pfd[1].revents = 0;
+		if (ppoll(pfd, s->stdin_fd >= 0 ? 2 : 1, &timeout, &sleeping) < 0 &&
+		    errno != EINTR)
 			fail("poll: %s", strerror(errno));
+		if (pfd[1].revents && s->stdin_fd >= 0)
+			feed_stdin(s);
 		if (drain_output(s) == DRAIN_END)
 			break;
 	}
@@ -737,7 +789,7 @@ static int attach_session(struct session *s, struct options *opt)
 int main(int argc, char **argv)
 {
 	struct options opt = { 0 };
-	struct session s = { 0 };
+	struct session s = { .stdin_fd = -1 };
 	int rc, module_fd;
 
 	parse_options(argc, argv, &opt);
@@ -794,6 +846,7 @@ int main(int argc, char **argv)
 		release_command(&s);
 	if (opt.detach)
 		return detach_session(&s);
+	open_stdin_file(&s);
 	run_session(&s);
 	return finish_session(&s, &opt);
 }

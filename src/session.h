@@ -127,6 +127,8 @@ struct session {
 	/* And the files its process("PATH") points are on, for the VM to have them at the
 	 * same paths (NULL-terminated, or NULL). */
 	const char **probed_files;
+	/* And whether the loader feeds its standard input to the script (input.char/line). */
+	bool reads_stdin;
 };
 
 #endif

@@ -459,6 +459,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			if (suffix && longer_alias_named(x->e, point, alias->aliases.items[i]))
 				continue;
 			matched = true;
+			note_alias_source(x->e, alias->loc.source);
 			targets = points_text(&alias->points, ", ");
 			here = probe_point_text(alias->aliases.items[i]);
 			user = point_text_with_cond(point);

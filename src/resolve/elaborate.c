@@ -940,6 +940,70 @@ static void sort_functions(struct program *program)
 	free(all);
 }
 
+/* ---- The library files' plain probes ---- */
+
+void note_alias_source(struct elab *e, const struct source *source)
+{
+	for (int i = 0; i < e->nalias_sources; i++)
+		if (e->alias_sources[i] == source)
+			return;
+	e->alias_sources = xrealloc(e->alias_sources,
+				    sizeof(*e->alias_sources) * (size_t)(e->nalias_sources + 1));
+	e->alias_sources[e->nalias_sources++] = source;
+}
+
+static bool has_plain_probe(const struct file *file)
+{
+	for (const struct probe *p = file->probes; p; p = p->next)
+		if (p->kind == PROBE_PLAIN)
+			return true;
+	return false;
+}
+
+/* Whether the program uses one of the library file's functions, globals or aliases. */
+static bool library_file_used(const struct elab *e, const struct file *file)
+{
+	for (const struct used_function *f = e->program->functions; f; f = f->next)
+		if (f->function->loc.source == file->source)
+			return true;
+	for (const struct var *v = e->program->globals; v; v = v->next)
+		if (v->global && v->global->loc.source == file->source)
+			return true;
+	for (int i = 0; i < e->nalias_sources; i++)
+		if (e->alias_sources[i] == file->source)
+			return true;
+	return false;
+}
+
+/* As stap: the plain probes of a library file are part of the program when the program
+ * uses the file (through the user's probes, or another library file's), derived after the
+ * user's, in the library's order, each file once; what they use may pull in more files. */
+static void derive_library_probes(struct elab *e, struct derived_probe ***tail)
+{
+	int nfiles = 0;
+
+	for (const struct file *f = e->program->tapsets; f; f = f->next)
+		nfiles++;
+	bool *derived = xcalloc((size_t)nfiles + 1, sizeof(*derived));
+	bool progress = true;
+
+	while (progress) {
+		int i = 0;
+
+		progress = false;
+		for (struct file *f = e->program->tapsets; f; f = f->next, i++) {
+			if (derived[i] || !has_plain_probe(f) || !library_file_used(e, f))
+				continue;
+			derived[i] = true;
+			progress = true;
+			for (struct probe *p = f->probes; p; p = p->next)
+				if (p->kind == PROBE_PLAIN)
+					derive_probe(e, p, tail);
+		}
+	}
+	free(derived);
+}
+
 int elaborate(struct file *user, struct file *tapsets, const struct provider_env *env,
 	      bool optimize_program, struct program *program)
 {
@@ -956,6 +1020,8 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	for (struct probe *p = user->probes; p; p = p->next)
 		if (p->kind == PROBE_PLAIN)
 			derive_probe(&e, p, &tail);
+	if (diag_error_count() == before)
+		derive_library_probes(&e, &tail);
 	if (diag_error_count() == before)
 		providers_check(program);
 	for (struct embed *em = user->embeds; em; em = em->next)
@@ -997,5 +1063,6 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	if (diag_error_count() == before)
 		optimize_typed(program, optimize_program);
 	sort_functions(program);
+	free(e.alias_sources);
 	return diag_error_count() - before;
 }

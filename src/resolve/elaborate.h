@@ -24,6 +24,11 @@ struct elab {
 	bool in_entry;			/* resolving an @entry expression */
 	bool printing_globals;		/* deriving the end probes that print globals */
 	const struct function *resolving_function;	/* whose body is being resolved */
+	/* The library files the program uses through an alias (derive.c notes them; the
+	 * functions' and globals' files are read from the program), whose plain probes are
+	 * derived once each. */
+	const struct source **alias_sources;
+	int nalias_sources;
 };
 
 /* Resolution (elaborate.c): every identifier of `n` to a local, parameter or global, every
@@ -40,6 +45,8 @@ struct var *find_global(struct elab *e, const char *name, const struct source *f
  * collected once. */
 void collect_aliases(struct elab *e);
 /* The derived probes of a probe of the script, resolved, appended at *tail. */
+/* Notes that a probe was derived through an alias of the file `source`. */
+void note_alias_source(struct elab *e, const struct source *source);
 void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***tail);
 /* With conditional probes, the empty begin probe that stap adds. */
 void add_condition_probe(struct elab *e, struct derived_probe ***tail);

@@ -109,6 +109,16 @@ static size_t once_per_point(struct listed_point *entries, size_t count, const c
 	return kept;
 }
 
+/* Whether the derived probe is a library file's own plain probe (one that came with the
+ * file's use), which stap does not list. */
+static bool from_library(const struct derived_probe *p, const struct file *library)
+{
+	for (const struct file *f = library; f; f = f->next)
+		if (p->probe && p->probe->loc.source == f->source)
+			return true;
+	return false;
+}
+
 /* -l/-L: the probe points the pattern derives, sorted, once each; status 1 and no
  * message when there is none, as in stap. */
 int list_probe_points(struct file *user, struct file *library,
@@ -132,6 +142,8 @@ int list_probe_points(struct file *user, struct file *library,
 	if (errors)
 		return 1;
 	for (struct derived_probe *p = program.probes; p; p = p->next) {
+		if (from_library(p, library))
+			continue;
 		if (p->listed_name) {	/* through an alias: its name, once */
 			pps = xrealloc(pps, (count + 1) * sizeof(*pps));
 			entries = xrealloc(entries, (count + 1) * sizeof(*entries));

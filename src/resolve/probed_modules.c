@@ -53,3 +53,13 @@ const char **probed_files(const struct program *program)
 {
 	return probed_names(program, point_file);
 }
+
+bool reads_stdin(const struct program *program)
+{
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next)
+			if (d->kind == PROVIDER_PROCFS_WRITE && d->symbol &&
+			    !strcmp(d->symbol, STDIN_PROCFS_PATH))
+				return true;
+	return false;
+}

@@ -167,13 +167,15 @@ static void add_files_back_script(struct strbuf *script, char **args)
 
 /* The guest's /job/ files: the module, the loader, and the -d files (so that a -c command
  * can run /job/PROGRAM and find its symbols), one per base name; NULL-terminated. */
-static const char **vm_job_files(const struct session *s, const char *ko)
+static const char **vm_job_files(const struct session *s, const char *ko, const char *input)
 {
-	const char **files = xcalloc((size_t)s->nsymbol_files + 3, sizeof(*files));
+	const char **files = xcalloc((size_t)s->nsymbol_files + 4, sizeof(*files));
 	size_t n = 0;
 
 	files[n++] = ko;
 	files[n++] = s->loader_path;
+	if (input)
+		files[n++] = input;
 	for (int i = 0; i < s->nsymbol_files; i++) {
 		const char *path = s->symbol_files[i], *slash = strrchr(path, '/');
 		const char *base = slash ? slash + 1 : path;
@@ -257,6 +259,53 @@ static void add_share_script(struct strbuf *script)
 	sb_add(script, "; fi\n");
 }
 
+/*
+ * input.char/input.line in the VM: the loader there reads the host's standard input, all of
+ * it, read before the boot into a file that the guest gets as /job/GUEST_STDIN (a pipe or a
+ * file as it is; a terminal until its end, ^D). NULL when it cannot be kept.
+ */
+#define GUEST_STDIN "tapster-stdin"
+
+static bool write_whole(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static char *save_stdin(const struct session *s)
+{
+	char *path = xasprintf("%s/" GUEST_STDIN, s->tmpdir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char buf[65536];
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "ERROR: cannot create %s: %s\n", path, strerror(errno));
+		free(path);
+		return NULL;
+	}
+	if (isatty(STDIN_FILENO))
+		fputs("tapster: the VM gets the standard input whole: reading it until its end"
+		      " (^D)\n", stderr);
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || !write_whole(fd, buf, (size_t)n))
+			break;	/* what came so far is the input */
+	}
+	close(fd);
+	return path;
+}
+
 static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
@@ -265,7 +314,8 @@ static int run_in_vm(const struct session *s, const char *ko)
 	bool files_back = s->output_file && (s->size_limit || s->bulk);
 	char *guest_output = NULL, *host_dir = NULL;
 	char **args;
-	const char **files = vm_job_files(s, ko);
+	char *input = NULL;
+	const char **files;
 	struct strbuf script = { 0 };
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	int out_fd = STDOUT_FILENO;
@@ -277,9 +327,11 @@ static int run_in_vm(const struct session *s, const char *ko)
 		 * the guest's. */
 		fputs(s->flight_recorder ? VM_FLIGHT_RECORDER_ERROR : VM_TARGET_PID_ERROR, stderr);
 		free(guest_ko);
-		free(files);
 		return 1;
 	}
+	if (s->reads_stdin)
+		input = save_stdin(s);
+	files = vm_job_files(s, ko, input);
 	if (files_back) {
 		const char *slash = strrchr(s->output_file, '/');
 
@@ -295,6 +347,8 @@ static int run_in_vm(const struct session *s, const char *ko)
 	share = want_share(s);
 	/* The loader says "started" there once the probes are armed (the progress line). */
 	sb_add(&script, "export TAPSTER_RUN_NOTIFY=/dev/ttyS3\n");
+	if (input)
+		sb_add(&script, "exec </job/" GUEST_STDIN "\n");
 	if (share)
 		add_share_script(&script);
 	if (files_back) {
@@ -353,6 +407,9 @@ static int run_in_vm(const struct session *s, const char *ko)
 	free(guest_output);
 	free(host_dir);
 	free(files);
+	if (input)
+		unlink(input);
+	free(input);
 	return status;
 }
 
