@@ -74,13 +74,10 @@ static bool want_share(const struct vm_module_run *r)
 	release = vm_kit_kernel_release(r->kit_dir);
 	dep = xasprintf("%s/root/lib/modules/%s/modules.dep", r->kit_dir, release ? release : "");
 	if (release && access(dep, R_OK) != 0) {
-		char *cmd = xasprintf("'%s' --modules >/dev/null", r->vmkit_path);
-
 		fprintf(stderr, "tapster: fetching the modules of kernel %s (once)\n", release);
-		if (system(cmd) != 0)
+		if (!vm_kit_fetch_modules(r->vmkit_path))
 			fprintf(stderr, "WARNING: cannot fetch the modules of kernel %s; -c runs in the"
 				" VM's own small system\n", release);
-		free(cmd);
 	}
 	wanted = release && access(dep, R_OK) == 0;
 	free(release);
