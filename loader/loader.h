@@ -17,6 +17,22 @@ void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 int open_module_checked(const char *path);
 /* The module's own name, from its .modinfo (modinfo.c); false when it has none. */
 bool module_name_from_modinfo(int fd, char *name, size_t size);
+/* The value of the entry KEY ("vermagic") of the module's .modinfo; false when none. */
+bool module_modinfo(int fd, const char *key, char *value, size_t size);
+
+/* --vm: runs the module in the bundled VM (vm_mode.c) with the loader's options, checked:
+ * `params` are its words after MODULE; returns the exit status. */
+struct vm_mode_options {
+	const char *module_path;
+	const char *command;		/* -c */
+	const char *output_path;	/* -o */
+	const char *size_limit;		/* -S, as given */
+	const char *buffer_mb;		/* -b, as given */
+	bool verbose;
+	char **params;
+	int nparams;
+};
+int run_module_in_vm(const struct vm_mode_options *opt);
 /* -A: the same refusal of users in neither group. */
 void check_may_attach(void);
 /* open(2) with the real user's rights (a setuid loader writes no file they can't). */

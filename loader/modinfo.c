@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The name a module file gives itself: the "name=" entry of its .modinfo section, which is
- * what the kernel calls the module once inserted (and so what its /proc/tapster_NAME and
- * delete_module() need), whatever the file is called.
+ * What a module file says of itself in its .modinfo section: its "name=", which is what the
+ * kernel calls the module once inserted (and so what its /proc/tapster_NAME and
+ * delete_module() need), whatever the file is called; its "vermagic=", whose first word is
+ * the kernel release it was built for (--vm chooses the VM's kernel by it).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -46,8 +47,9 @@ static bool find_section(int fd, const char *wanted, Elf64_Off *offset, Elf64_Xw
 	return false;
 }
 
-bool module_name_from_modinfo(int fd, char *name, size_t size)
+bool module_modinfo(int fd, const char *key, char *value, size_t size)
 {
+	size_t key_len = strlen(key);
 	Elf64_Off offset;
 	Elf64_Xword len;
 	char *info;
@@ -61,13 +63,19 @@ bool module_name_from_modinfo(int fd, char *name, size_t size)
 	if (read_at(fd, info, len, offset)) {
 		info[len] = '\0';
 		for (char *entry = info; entry < info + len; entry += strlen(entry) + 1) {
-			if (strncmp(entry, "name=", 5) || !entry[5] || strlen(entry + 5) >= size)
+			if (strncmp(entry, key, key_len) || entry[key_len] != '=' ||
+			    !entry[key_len + 1] || strlen(entry + key_len + 1) >= size)
 				continue;
-			strcpy(name, entry + 5);
+			strcpy(value, entry + key_len + 1);
 			found = true;
 			break;
 		}
 	}
 	free(info);
 	return found;
+}
+
+bool module_name_from_modinfo(int fd, char *name, size_t size)
+{
+	return module_modinfo(fd, "name", name, size);
 }

@@ -5,6 +5,7 @@
  *   tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-L] [-v]
  *               MODULE.ko [PARAM=VALUE ...]
  *   tapster-run -A [-o FILE [-D]] [-v] NAME
+ *   tapster-run --vm [-c CMD] [-o FILE [-S size[,N]]] [-b MB] [-v] MODULE.ko [PARAM=VALUE ...]
  *
  * It inserts the module, starts the session through /proc/tapster_NAME/ctl, streams the
  * script's output from /proc/tapster_NAME/out (stdout records to stdout or FILE, stderr
@@ -13,7 +14,7 @@
  * MAXSKIPPED skipped probe hits) or the -c command failed (exited with a status other than
  * 0 or by a signal, before the session ended: a warning says so, as staprun's), else 0.
  * Who may run it: permissions.c; where the output goes (-o, -S rotation, bulk mode's file
- * per CPU): output.c.
+ * per CPU): output.c. --vm runs the module in the bundled VM instead: vm_mode.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -46,8 +48,12 @@ struct options {
 	bool daemon;		/* -D: run in the background (needs -o) */
 	bool detach;		/* -L: start the session and leave it running */
 	bool attach;		/* -A: MODULE names a module loaded with -L */
+	bool vm;		/* --vm: in the bundled VM (vm_mode.c) */
+	const char *size_arg, *buffer_arg;	/* -S and -b as given, for --vm */
 	const char *module_path;
 	char params[1024];	/* module parameters */
+	char **param_words;	/* the same, as given */
+	int nparam_words;
 };
 
 struct session {
@@ -88,7 +94,9 @@ static void usage(FILE *out)
 {
 	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-L]"
 	      " [-v] MODULE.ko [PARAM=VALUE ...]\n"
-	      "       tapster-run -A [-o FILE [-D]] [-v] NAME\n", out);
+	      "       tapster-run -A [-o FILE [-D]] [-v] NAME\n"
+	      "       tapster-run --vm [-c CMD] [-o FILE [-S size[,N]]] [-b MB] [-v]"
+	      " MODULE.ko [PARAM=VALUE ...]\n", out);
 }
 
 /* A wrong command line: stap's message on stderr, then the usage on stdout, as staprun. */
@@ -139,6 +147,15 @@ static void check_option_conflicts(const struct options *opt)
 		usage_error("You have to specify output FILE with '-D' option.");
 	if (opt->output.max_bytes && !opt->output.path)
 		usage_error("You have to specify output FILE with '-S' option.");
+	/* In the bundled VM the session ends with the VM, when tapster-run returns. */
+	if (opt->vm && (opt->attach || opt->detach || opt->daemon))
+		usage_error("You can't specify the '--vm' and '-%c' options together: the session"
+			    " in the bundled VM ends with tapster-run.",
+			    opt->attach ? 'A' : opt->detach ? 'L' : 'D');
+	if (opt->vm && opt->target_pid)
+		usage_error("You can't specify the '--vm' and '-x' options together: the bundled"
+			    " VM's kernel sees only its own processes (start the program in it with"
+			    " -c CMD).");
 }
 
 /*
@@ -149,8 +166,14 @@ static void parse_options(int argc, char **argv, struct options *opt)
 {
 	int c;
 
+	static const struct option long_options[] = {
+		{ "vm", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	argv[0] = (char *)"tapster-run";	/* getopt's messages: "tapster-run: ..." */
-	while ((c = getopt(argc, argv, "c:x:o:S:b:DLAvh")) != -1) {
+	while ((c = getopt_long(argc, argv, "c:x:o:S:b:DLAvh", long_options, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -165,11 +188,16 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case 'S':
 			parse_size_limit(optarg, &opt->output);
+			opt->size_arg = optarg;
+			break;
+		case 'V':
+			opt->vm = true;
 			break;
 		case 'b':
 			opt->buffer_mb = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end || opt->buffer_mb < 1 || opt->buffer_mb > 4095)
 				usage_error("Invalid buffer size '%s' (should be 1-4095).", optarg);
+			opt->buffer_arg = optarg;
 			break;
 		case 'v':
 			opt->verbose = true;
@@ -197,6 +225,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 	check_option_conflicts(opt);
 	if (opt->attach && optind < argc)
 		usage_error("Cannot have module options with attach (-A).");
+	opt->param_words = argv + optind;
+	opt->nparam_words = argc - optind;
 	for (; optind < argc; optind++) {
 		size_t used = strlen(opt->params);
 
@@ -270,7 +300,8 @@ static void exec_command(const char *command)
 static void notify_started(void)
 {
 	const char *path = getenv("TAPSTER_RUN_NOTIFY");
-	int fd = path && *path ? open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) : -1;
+	/* With the user's rights: a setuid loader writes no file on their word. */
+	int fd = path && *path ? open_as_user(path, O_WRONLY | O_NOCTTY, 0) : -1;
 
 	if (fd >= 0) {
 		if (write(fd, "started\n", 8) != 8) {
@@ -278,6 +309,60 @@ static void notify_started(void)
 		}
 		close(fd);
 	}
+}
+
+static long read_counter(const struct session *s, const char *name, char *state, size_t size);
+
+/*
+ * In the bundled VM, while "run" arms the probes (the write waits until all are): a child
+ * reads ctl's "armed N" and "points M" every quarter second and sends "armed N M" on the
+ * control port when they changed (tapster's progress line counts them). Its pid, or 0.
+ */
+static pid_t start_arming_reports(const struct session *s)
+{
+	const char *path = getenv("TAPSTER_RUN_NOTIFY");
+	pid_t parent = getpid(), pid;
+	long last = -1;
+	int fd;
+
+	if (!path || !*path)
+		return 0;
+	/* With the user's rights: a setuid loader writes no file on their word. */
+	fd = open_as_user(path, O_WRONLY | O_NOCTTY, 0);
+	if (fd < 0)
+		return 0;
+	pid = fork();
+	if (pid != 0) {
+		close(fd);
+		return pid > 0 ? pid : 0;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	for (;;) {
+		long armed, points;
+		char line[64];
+		int len;
+
+		usleep(250000);
+		armed = read_counter(s, "armed", NULL, 0);
+		points = read_counter(s, "points", NULL, 0);
+		if (points <= 0 || armed == last)
+			continue;
+		last = armed;
+		len = snprintf(line, sizeof(line), "armed %ld %ld\n", armed, points);
+		if (write(fd, line, (size_t)len) != len)
+			_exit(0);
+	}
+}
+
+static void stop_arming_reports(pid_t pid)
+{
+	if (!pid)
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* The -c command: forked now, held until the probes are armed, then exec'd by the shell. */
@@ -369,7 +454,8 @@ static void insert_module(const struct options *opt, const struct session *s, in
 		if (err == ENOSYS)	/* a kernel built without module support */
 			fail("Couldn't insert module '%s': %s\nThis kernel cannot load modules:"
 			     " run the script with 'tapster --vm', which builds its module for the"
-			     " bundled VM's kernel and runs it there", opt->module_path,
+			     " bundled VM's kernel and runs it there, or a module built for that"
+			     " kernel with 'tapster-run --vm MODULE.ko'", opt->module_path,
 			     strerror(err));
 		fail("Couldn't insert module '%s': %s", opt->module_path, strerror(err));
 	}
@@ -548,6 +634,7 @@ static void drain_all(struct session *s)
 static int start_session(struct session *s, bool detach)
 {
 	int rc = detach ? -EINVAL : send_command(s, "begin");
+	pid_t reports;
 
 	if (rc == -EINVAL)
 		return send_command(s, "start");
@@ -556,7 +643,10 @@ static int start_session(struct session *s, bool detach)
 	drain_all(s);
 	if (interrupted)
 		return 0;
-	return send_command(s, "run");
+	reports = start_arming_reports(s);
+	rc = send_command(s, "run");
+	stop_arming_reports(reports);
+	return rc;
 }
 
 static void stop_session(struct session *s)
@@ -793,6 +883,20 @@ int main(int argc, char **argv)
 	int rc, module_fd;
 
 	parse_options(argc, argv, &opt);
+	if (opt.vm) {
+		struct vm_mode_options vm = {
+			.module_path = opt.module_path,
+			.command = opt.command,
+			.output_path = opt.output.path,
+			.size_limit = opt.size_arg,
+			.buffer_mb = opt.buffer_arg,
+			.verbose = opt.verbose,
+			.params = opt.param_words,
+			.nparams = opt.nparam_words,
+		};
+
+		return run_module_in_vm(&vm);
+	}
 	if (opt.attach)
 		return attach_session(&s, &opt);
 	module_fd = open_module_checked(opt.module_path);

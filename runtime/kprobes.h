@@ -81,6 +81,15 @@ static struct tap_kretprobe *tap_kretprobe_table;
 static int tap_kretprobe_count;
 static bool tap_kprobes_live;
 static __maybe_unused DEFINE_MUTEX(tap_kprobes_mutex);
+/* Entries of both tables gone through at the start of the session, armed or refused (an
+ * fprobe's all at once): the loader reads it from ctl while the start goes on (thousands of
+ * kprobes take a while under emulation) and tapster shows it. */
+static int tap_kprobes_started;
+
+static void tap_kprobes_started_add(int n)
+{
+	WRITE_ONCE(tap_kprobes_started, READ_ONCE(tap_kprobes_started) + n);
+}
 
 /*
  * A kprobe and a kretprobe keep the same fields beside their kernel probe. Entry i of
@@ -535,6 +544,7 @@ static void tap_arm_fprobe(struct tap_fprobe *g)
 	if (g->registered) {
 		for (i = 0; i < n; i++)
 			tap_fprobe_mark(g, sites[i].index, true);
+		tap_kprobes_started_add(n);
 	} else {
 		kfree(g->addrs);
 		kfree(g->pps);
@@ -625,10 +635,15 @@ static void tap_arm_probes(const char *name)
 	if (!name)
 		tap_arm_fprobes();
 	for (ret = 0; ret < 2; ret++)
-		for (i = 0; i < tap_kprobe_table_count(ret); i++)
-			if (!TAP_KPROBE_FIELD(ret, i, registered) && !TAP_KPROBE_FIELD(ret, i, fprobed) &&
+		for (i = 0; i < tap_kprobe_table_count(ret); i++) {
+			if (TAP_KPROBE_FIELD(ret, i, fprobed))
+				continue;
+			if (!TAP_KPROBE_FIELD(ret, i, registered) &&
 			    (!name || tap_on_module(TAP_KPROBE_FIELD(ret, i, module), name)))
 				tap_arm_kprobe(ret, i);
+			if (!name)
+				tap_kprobes_started_add(1);
+		}
 }
 
 static bool tap_kprobe_matches(bool ret, int i, const char *name)
@@ -890,6 +905,13 @@ static void tap_kernel_probes_stop(void)
 {
 	if (TAP_NUM_KPROBES || TAP_NUM_KRETPROBES)
 		tap_unregister_kernel_probes();
+}
+
+/* How far the start is: entries gone through of all of them (providers.h). */
+static void tap_kernel_probes_progress(int *done, int *total)
+{
+	*done += READ_ONCE(tap_kprobes_started);
+	*total += TAP_NUM_KPROBES + TAP_NUM_KRETPROBES;
 }
 
 static void tap_kernel_probes_report(struct tap_context *c)

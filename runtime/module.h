@@ -11,7 +11,9 @@
  *                 end probes, reports the counters, and the state becomes STOPPED
  *   read of out   returns end of file once STOPPED and drained; then the loader unloads us
  *
- * Reading ctl gives the state and the counters as "name value" lines.
+ * Reading ctl gives the state and the counters as "name value" lines; "armed N" and
+ * "points M" say how far "run" is in registering the points (the loader reads them while
+ * its write of "run" waits, for tapster's progress line).
  */
 #ifndef TAP_MODULE_H
 #define TAP_MODULE_H
@@ -244,15 +246,18 @@ static int tap_session_run(void)
 
 static ssize_t tap_ctl_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
 {
-	char text[200];
-	int len = scnprintf(text, sizeof(text),
-			    "state %s\nerrors %d\nskipped %d\nfailed %d\ndropped %llu\nbulk %d\n"
-			    "bufsize %u\n",
-			    tap_state_names[tap_session_state()],
-			    atomic_read(&tap_error_count), atomic_read(&tap_skipped_count),
-			    tap_session_failed(),
-			    (unsigned long long)tap_rings_dropped(), TAP_BULK_MODE,
-			    tap_rings ? tap_rings[0].mask + 1 : 0);
+	char text[256];
+	int armed, points, len;
+
+	tap_providers_progress(&armed, &points);
+	len = scnprintf(text, sizeof(text),
+			"state %s\nerrors %d\nskipped %d\nfailed %d\ndropped %llu\nbulk %d\n"
+			"bufsize %u\narmed %d\npoints %d\n",
+			tap_state_names[tap_session_state()],
+			atomic_read(&tap_error_count), atomic_read(&tap_skipped_count),
+			tap_session_failed(),
+			(unsigned long long)tap_rings_dropped(), TAP_BULK_MODE,
+			tap_rings ? tap_rings[0].mask + 1 : 0, armed, points);
 
 	return simple_read_from_buffer(buf, count, ppos, text, len);
 }

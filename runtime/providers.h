@@ -23,13 +23,15 @@ struct tap_provider {
 	void (*report)(struct tap_context *c);	/* its lines in the closing report */
 	bool (*poll)(void);		/* the session's poll: its deferred work; true if any */
 	void (*quiesce)(void);		/* at unload, once nothing can queue its work */
+	void (*progress)(int *done, int *total);	/* adds its points started so far and
+							 * its points, while start runs */
 };
 
 /* Started in this order, stopped in the reverse one. */
 static const struct tap_provider tap_providers[] = {
 	{ .start = tap_kernel_probes_start, .stop = tap_kernel_probes_stop,
 	  .report = tap_kernel_probes_report, .poll = tap_conditions_poll,
-	  .quiesce = tap_kernel_probes_quiesce },
+	  .quiesce = tap_kernel_probes_quiesce, .progress = tap_kernel_probes_progress },
 	{ .start = tap_tracepoints_start, .stop = tap_tracepoints_stop },
 	{ .start = tap_timers_start, .stop = tap_timers_stop },
 	{ .start = tap_profile_start, .stop = tap_profile_stop },
@@ -79,6 +81,18 @@ static bool tap_providers_poll(void)
 		if (tap_providers[i].poll && tap_providers[i].poll())
 			busy = true;
 	return busy;
+}
+
+/* The points started so far and all of them, for ctl (any time, without a lock). */
+static void tap_providers_progress(int *done, int *total)
+{
+	int i;
+
+	*done = 0;
+	*total = 0;
+	for (i = 0; i < TAP_NUM_PROVIDERS; i++)
+		if (tap_providers[i].progress)
+			tap_providers[i].progress(done, total);
 }
 
 static void tap_providers_quiesce(void)

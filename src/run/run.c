@@ -16,9 +16,7 @@
 
 #include "util.h"
 #include "run/vm.h"
-#include "run/vm_share.h"
-
-extern char **environ;
+#include "run/vm_module.h"
 
 bool host_can_run_modules(void)
 {
@@ -106,25 +104,6 @@ static int run_local(const struct session *s, const char *ko)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-/* Quotes `arg` for the guest's shell. */
-static void add_quoted(struct strbuf *sb, const char *arg)
-{
-	sb_addc(sb, '\'');
-	for (const char *p = arg; *p; p++) {
-		if (*p == '\'')
-			sb_add(sb, "'\\''");
-		else
-			sb_addc(sb, *p);
-	}
-	sb_add(sb, "' ");
-}
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	vm_interrupt();
-}
-
 /*
  * The VM is killed when it runs far past what the session asked for: with -T, its time
  * plus a margin for the boot and the end probes under TCG on a busy host; TAPSTER_VM_TIMEOUT
@@ -138,31 +117,6 @@ static int vm_timeout(const struct session *s)
 	if (s->timeout_s && (!limit || s->timeout_s + 300 < limit))
 		limit = s->timeout_s + 300;
 	return limit > 0 ? limit : 0;
-}
-
-/* Where the loader in the guest writes -o's files when they are to come back (-S, -b). */
-#define GUEST_OUTPUT_DIR "/tmp/tapster-out"
-
-/*
- * The guest's run.sh when the loader writes output files there (-o with -S or -b): it runs
- * the loader (an interrupt forwarded to it), then sends each file back on the control port
- * (vm_outfiles.h), then exits with the loader's status.
- */
-static void add_files_back_script(struct strbuf *script, char **args)
-{
-	sb_add(script, "mkdir -p " GUEST_OUTPUT_DIR "\n"
-		       "trap 'kill -INT $pid 2>/dev/null' INT\n"
-		       "\"$@\" /job/tapster-run ");
-	for (char **p = args; *p; p++)
-		add_quoted(script, *p);
-	sb_add(script, "&\npid=$!\n"
-		       "wait $pid; status=$?\n"
-		       "while kill -0 $pid 2>/dev/null; do wait $pid; status=$?; done\n"
-		       "cd " GUEST_OUTPUT_DIR " && for f in *; do\n"
-		       "\t[ -f \"$f\" ] || continue\n"
-		       "\tprintf 'file %s %s\\n' \"$f\" \"$(wc -c <\"$f\")\"; cat \"$f\"\n"
-		       "done >/dev/ttyS3\n"
-		       "exit $status\n");
 }
 
 /* The guest's /job/ files: the module, the loader, and the -d files (so that a -c command
@@ -206,57 +160,6 @@ static char *output_file_name(const char *file)
 	if (!localtime_r(&now, &tm) || strftime(path, sizeof(path), file, &tm) == 0)
 		return NULL;
 	return xstrdup(path);
-}
-
-/* Whether the -c command gets the host's files (vm_share.h): unless TAPSTER_VM_SHARE=0,
- * when virtiofsd is there and the kit has its kernel's modules (fetched once). */
-static bool want_share(const struct session *s)
-{
-	const char *env = getenv("TAPSTER_VM_SHARE");
-	char *release, *dep;
-	bool wanted;
-
-	if (!s->command || (env && !strcmp(env, "0")))
-		return false;
-	if (!vm_share_daemon()) {
-		fputs(VM_SHARE_NO_DAEMON, stderr);
-		return false;
-	}
-	release = vm_kit_kernel_release(s->vm_kit_dir);
-	dep = xasprintf("%s/root/lib/modules/%s/modules.dep", s->vm_kit_dir, release ? release : "");
-	if (release && access(dep, R_OK) != 0) {
-		char *cmd = xasprintf("'%s' --modules >/dev/null", s->vmkit_path);
-
-		fprintf(stderr, "tapster: fetching the modules of kernel %s (once)\n", release);
-		if (system(cmd) != 0)
-			fprintf(stderr, "WARNING: cannot fetch the modules of kernel %s; -c runs in the"
-				" VM's own small system\n", release);
-		free(cmd);
-	}
-	wanted = release && access(dep, R_OK) == 0;
-	free(release);
-	free(dep);
-	return wanted;
-}
-
-/* run.sh's lines that mount the host's files (when tapster could serve them) and, when they
- * are mounted, set "$@" to the environment the loader and the -c command get: the user's,
- * with the root and directory the loader gives the command. */
-static void add_share_script(struct strbuf *script)
-{
-	char cwd[PATH_MAX];
-	vm_share_guest_setup(script);
-	sb_add(script, "set --\nif [ -n \"$share_ok\" ]; then set -- env -i ");
-	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "TAPSTER_RUN_", 12))
-			add_quoted(script, *e);
-	add_quoted(script, "TAPSTER_RUN_ROOT=" VM_SHARE_GUEST_ROOT);
-	add_quoted(script, "TAPSTER_RUN_NOTIFY=/dev/ttyS3");
-	if (getcwd(cwd, sizeof(cwd))) {
-		sb_add(script, "TAPSTER_RUN_CWD=");
-		add_quoted(script, cwd);
-	}
-	sb_add(script, "; fi\n");
 }
 
 /*
@@ -309,18 +212,15 @@ static char *save_stdin(const struct session *s)
 static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
-	char *guest_ko = xasprintf("/job/%s", base);
+	char *guest_ko = xasprintf(VM_GUEST_JOB_DIR "/%s", base);
 	/* -o with -S or -b: the loader writes files in the guest, which come back after. */
 	bool files_back = s->output_file && (s->size_limit || s->bulk);
 	char *guest_output = NULL, *host_dir = NULL;
-	char **args;
 	char *input = NULL;
 	const char **files;
-	struct strbuf script = { 0 };
-	struct sigaction sa = { .sa_handler = on_interrupt };
 	int out_fd = STDOUT_FILENO;
-	int status = 1;
-	bool share;
+	char **args;
+	int status;
 
 	if (s->flight_recorder || s->target_pid) {
 		/* The session would end with the VM, when tapster returns; a host pid is not
@@ -335,31 +235,15 @@ static int run_in_vm(const struct session *s, const char *ko)
 	if (files_back) {
 		const char *slash = strrchr(s->output_file, '/');
 
-		guest_output = xasprintf(GUEST_OUTPUT_DIR "/%s", slash ? slash + 1 : s->output_file);
+		guest_output = xasprintf(VM_GUEST_OUTPUT_DIR "/%s",
+					 slash ? slash + 1 : s->output_file);
 		host_dir = slash ? xstrndup(s->output_file, (size_t)(slash - s->output_file)) :
 				   xstrdup(".");
 		if (!*host_dir) {
 			free(host_dir);
 			host_dir = xstrdup("/");
 		}
-	}
-	args = loader_args(s, guest_ko, guest_output);
-	share = want_share(s);
-	/* The loader says "started" there once the probes are armed (the progress line). */
-	sb_add(&script, "export TAPSTER_RUN_NOTIFY=/dev/ttyS3\n");
-	if (input)
-		sb_add(&script, "exec </job/" GUEST_STDIN "\n");
-	if (share)
-		add_share_script(&script);
-	if (files_back) {
-		add_files_back_script(&script, args);
-	} else {
-		sb_add(&script, "exec \"$@\" /job/tapster-run ");
-		for (char **p = args; *p; p++)
-			add_quoted(&script, *p);
-		sb_addc(&script, '\n');
-	}
-	if (s->output_file && !files_back) {
+	} else if (s->output_file) {
 		char *path = output_file_name(s->output_file);
 
 		if (!path) {
@@ -375,41 +259,34 @@ static int run_in_vm(const struct session *s, const char *ko)
 		}
 		free(path);
 	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	args = loader_args(s, guest_ko, guest_output);
 
-	struct vm_job job = {
+	struct vm_module_run run = {
 		.kit_dir = s->vm_kit_dir,
-		.files = files,
-		.placed = s->probed_files,
-		.run_script = script.buf,
-		.out_fd = out_fd,
-		.err_fd = STDERR_FILENO,
-		.cpus = s->vm_cpus,
-		.mem_mb = 512,
-		.console_log = getenv("TAPSTER_VM_CONSOLE"),
-		.modules = s->probed_modules,
+		.vmkit_path = s->vmkit_path,
+		.job_files = files,
+		.loader_args = (const char *const *)args,
+		.command = s->command,
 		.outfiles_dir = host_dir,
+		.out_fd = out_fd,
+		.stdin_file = input ? VM_GUEST_JOB_DIR "/" GUEST_STDIN : NULL,
+		.placed = s->probed_files,
+		.modules = s->probed_modules,
+		.cpus = s->vm_cpus,
 		.timeout_s = vm_timeout(s),
-		.share_root = share ? "/" : NULL,
-		.after_boot = "Pass 5: starting the probes",
 	};
 
-	if (vm_run(&job, &status) != 0)
-		status = 1;
+	status = vm_module_run(&run);
 	if (out_fd != STDOUT_FILENO)
 		close(out_fd);
-	free(script.buf);
+	if (input)
+		unlink(input);
+	free(input);
 	free_args(args);
 	free(guest_ko);
 	free(guest_output);
 	free(host_dir);
 	free(files);
-	if (input)
-		unlink(input);
-	free(input);
 	return status;
 }
 

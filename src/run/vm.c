@@ -228,18 +228,54 @@ char *vm_kit_dir(const char *vmkit_script)
 	return vm_kit_dir_made(vmkit_script);
 }
 
+/* A "@progress BYTES TOTAL" line of the script (TAPSTER_VMKIT_PROGRESS): the bytes of its
+ * packages downloaded so far, for the progress line; true when `line` is one. */
+static bool vmkit_progress_line(const char *line, size_t len)
+{
+	long long bytes, total;
+
+	if (len < 10 || memcmp(line, "@progress ", 10))
+		return false;
+	if (sscanf(line + 10, "%lld %lld", &bytes, &total) == 2)
+		progress_count((long)(bytes >> 20), (long)(total >> 20), "MB fetched");
+	return true;
+}
+
+/* The whole lines of `line` (the script's stderr so far) above the progress line, but for
+ * its "@progress" lines; the rest waits for its newline. */
+static void vmkit_stderr_lines(struct strbuf *line, bool all)
+{
+	size_t start = 0;
+
+	while (start < line->len) {
+		char *nl = memchr(line->buf + start, '\n', line->len - start);
+		size_t end = nl ? (size_t)(nl - line->buf) + 1 : line->len;
+
+		if (!nl && !all)
+			break;
+		if (!vmkit_progress_line(line->buf + start, end - start))
+			progress_write(line->buf + start, end - start);
+		start = end;
+	}
+	if (!start)
+		return;
+	line->len -= start;
+	memmove(line->buf, line->buf + start, line->len + 1);
+}
+
 /*
  * Reads the script's stdout into `out` until it ends; on a terminal its stderr comes through
  * `err_fd` too, line by line above the progress line of the kit's making (a download takes
- * a while the first time). `err_fd` is -1 otherwise (the script writes to ours).
+ * a while the first time), with the bytes it fetched. `err_fd` is -1 otherwise (the script
+ * writes to ours).
  */
-static void read_vmkit_output(int out_fd, int err_fd, struct strbuf *out)
+static void read_vmkit_output(int out_fd, int err_fd, struct strbuf *out, const char *what)
 {
 	struct strbuf line = { 0 };
 	char buf[4096];
 
 	if (err_fd >= 0)
-		progress_begin("making the VM kit");
+		progress_begin(what);
 	while (out_fd >= 0 || err_fd >= 0) {
 		struct pollfd pfd[2] = { { .fd = out_fd, .events = POLLIN },
 					 { .fd = err_fd, .events = POLLIN } };
@@ -264,25 +300,17 @@ static void read_vmkit_output(int out_fd, int err_fd, struct strbuf *out)
 			}
 			sb_addn(i ? &line : out, buf, (size_t)n);
 		}
-		/* The whole lines of stderr so far; the rest waits for its newline. */
-		char *nl = line.len ? memrchr(line.buf, '\n', line.len) : NULL;
-
-		if (nl) {
-			size_t whole = (size_t)(nl - line.buf) + 1;
-
-			progress_write(line.buf, whole);
-			line.len -= whole;
-			memmove(line.buf, nl + 1, line.len + 1);
-		}
+		vmkit_stderr_lines(&line, false);
 	}
 	if (line.len)
-		progress_write(line.buf, line.len);
+		vmkit_stderr_lines(&line, true);
 	free(line.buf);
 	progress_end();
 }
 
-/* Runs tapster-vmkit, which makes the kit if need be, and returns the directory it prints. */
-char *vm_kit_dir_made(const char *vmkit_script)
+/* Runs tapster-vmkit (with `arg`, or none), which makes the kit if need be, and returns the
+ * directory it prints. */
+static char *run_vmkit(const char *vmkit_script, const char *arg, const char *what)
 {
 	const char *script = vmkit_script ? vmkit_script : "tapster-vmkit";
 	struct strbuf out = { 0 };
@@ -304,20 +332,24 @@ char *vm_kit_dir_made(const char *vmkit_script)
 	}
 	if (pid == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
-		if (errfd[1] >= 0)
+		if (errfd[1] >= 0) {
 			dup2(errfd[1], STDERR_FILENO);
-		execlp(script, script, (char *)NULL);
+			setenv("TAPSTER_VMKIT_PROGRESS", "1", 1);
+		} else {
+			unsetenv("TAPSTER_VMKIT_PROGRESS");
+		}
+		execlp(script, script, arg, (char *)NULL);
 		fprintf(stderr, "ERROR: cannot run %s: %s\n", script, strerror(errno));
 		_exit(127);
 	}
 	close(pipefd[1]);
 	if (errfd[1] >= 0)
 		close(errfd[1]);
-	read_vmkit_output(pipefd[0], errfd[0], &out);
+	read_vmkit_output(pipefd[0], errfd[0], &out, what);
 	dir = sb_steal(&out);
 	if (wait_child(pid, &wstatus) < 0 || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
-		/* 127: the child said it could not run the script. */
-		if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 127)
+		/* 127: the child said it could not run the script; --modules: the caller says. */
+		if (!arg && (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 127))
 			fprintf(stderr, "ERROR: %s could not make the VM kit\n", script);
 		free(dir);
 		return NULL;
@@ -335,6 +367,19 @@ char *vm_kit_dir_made(const char *vmkit_script)
 	}
 	free(kver);
 	return dir;
+}
+
+char *vm_kit_dir_made(const char *vmkit_script)
+{
+	return run_vmkit(vmkit_script, NULL, "making the VM kit");
+}
+
+bool vm_kit_fetch_modules(const char *vmkit_script)
+{
+	char *dir = run_vmkit(vmkit_script, "--modules", "fetching the VM kernel's modules");
+
+	free(dir);
+	return dir != NULL;
 }
 
 char *vm_kit_kernel_release(const char *kit_dir)
@@ -979,8 +1024,9 @@ static long long now_ms(void)
 }
 
 /* What came back on ttyS3 so far: a partial line, and the last status seen. Lines are
- * "ready" (the guest listens for interrupts now), "status N", and "file NAME SIZE" followed
- * by the file's bytes (vm_outfiles.h). */
+ * "ready" (the guest listens for interrupts now), "armed N M" (the loader armed N of the
+ * module's M points so far), "started" (all are), "status N", and "file NAME SIZE"
+ * followed by the file's bytes (vm_outfiles.h). */
 struct control {
 	char line[320];
 	size_t len;
@@ -1021,6 +1067,11 @@ static void control_input(struct control *c, const char *buf, size_t n)
 			continue;
 		} else if (!strcmp(c->line, "started")) {
 			progress_end();
+		} else if (!strncmp(c->line, "armed ", 6)) {
+			long armed, points;
+
+			if (sscanf(c->line + 6, "%ld %ld", &armed, &points) == 2)
+				progress_count(armed, points, "armed");
 		} else if (!strncmp(c->line, "status ", 7)) {
 			char *end;
 			long v = strtol(c->line + 7, &end, 10);

@@ -12,7 +12,7 @@
  *     ttyS2  the job's stderr, streamed to job->err_fd
  *     ttyS3  control: the guest says "ready\n" once it listens there; vm_interrupt() sends
  *            a byte (held back until "ready"), upon which the guest sends SIGINT to the
- *            job; the job may send files back ("file NAME SIZE\n" and the bytes, see
+ *            job; the loader says "armed N M" while it arms the probes, "started" after; the job may send files back ("file NAME SIZE\n" and the bytes, see
  *            vm_outfiles.h); the guest says "status N\n" when the job ends, then powers
  *            off.
  *
@@ -34,6 +34,8 @@
 char *vm_kit_dir(const char *vmkit_script);
 /* The same, always through the script. */
 char *vm_kit_dir_made(const char *vmkit_script);
+/* The script with --modules: the kit's kernel modules, fetched once; false with a message. */
+bool vm_kit_fetch_modules(const char *vmkit_script);
 
 /* The kernel release the kit was made for ("6.1.0-56-cloud-amd64"), malloc'd, or NULL. */
 char *vm_kit_kernel_release(const char *kit_dir);

@@ -175,12 +175,28 @@ static void walk_scope(struct builder *b, Dwarf_Die *parent, const char *comp_di
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The compilation units there are (their headers only: quick), for the progress line. */
+static long count_cus(Dwarf *dwarf)
+{
+	Dwarf_Off offset = 0, next;
+	size_t header_size;
+	long n = 0;
+
+	while (dwarf_nextcu(dwarf, offset, &next, &header_size, NULL, NULL, NULL) == 0) {
+		n++;
+		offset = next;
+	}
+	return n;
+}
+
 static void index_functions(struct builder *b)
 {
 	Dwarf_Off offset = 0, next;
 	size_t header_size;
+	long total = count_cus(b->dwarf);
 
 	while (dwarf_nextcu(b->dwarf, offset, &next, &header_size, NULL, NULL, NULL) == 0) {
+		progress_count((long)b->ncus, total, "compilation units");
 		Dwarf_Die cu;
 		Dwarf_Attribute attr;
 
