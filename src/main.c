@@ -125,6 +125,8 @@ static void usage(FILE *out)
 	      "   -x PID         sets target() to PID\n"
 	      "   -T TIMEOUT     exit the script after TIMEOUT seconds\n"
 	      "   -t             collect probe timing information\n"
+	      "   --monitor[=INTERVAL]  show a live screen of the probes' hits and the\n"
+	      "                  globals, refreshed every INTERVAL seconds (default 1)\n"
 	      "   -s NUM         use NUM megabyte buffers for the output, per CPU\n"
 	      "   -S size[,N]    switch the -o file after size MB, keep at most N files\n"
 	      "   -b             bulk mode: one output file per CPU (with -o FILE: FILE_CPU)\n"
@@ -213,6 +215,34 @@ static void parse_timeout(struct session *s, const char *arg)
 	s->timeout_s = (int)value;
 }
 
+/* --monitor[=INTERVAL]: stap's refresh interval in seconds, 1 by default; the module keeps
+ * each point's hits (a timing build without the report) and answers the loader's snapshots. */
+static void parse_monitor(struct session *s, const char *arg)
+{
+	char *end;
+	long value = 1;
+
+	if (arg) {
+		errno = 0;
+		value = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || value < 1 || value > 3600) {
+			fputs("Invalid monitor interval.\n", stderr);
+			exit(1);
+		}
+	}
+	s->monitor_interval = (int)value;
+	add_define(s, "STP_TIMING");
+	add_define(s, "TAP_MONITOR");
+}
+
+/* -i, --interactive: stap's prompt that builds a script step by step; not here. */
+static void refuse_interactive(void)
+{
+	fputs("ERROR: interactive mode (-i, --interactive) is not available in tapster: write the"
+	      " script in a file or give it with -e.\n", stderr);
+	exit(1);
+}
+
 /* -S size[,N]: checked against the pattern stap checks it with; the loader reads it. */
 static void parse_size_limit(struct session *s, const char *arg)
 {
@@ -235,7 +265,7 @@ static void parse_size_limit(struct session *s, const char *arg)
 }
 
 enum { OPT_VM = 256, OPT_NO_VM, OPT_VM_CPUS, OPT_DISABLE_CACHE, OPT_POISON_CACHE, OPT_CLEAN_CACHE,
-       OPT_LDD, OPT_DUMP_ALIASES, OPT_DUMP_FUNCTIONS };
+       OPT_LDD, OPT_DUMP_ALIASES, OPT_DUMP_FUNCTIONS, OPT_MONITOR, OPT_INTERACTIVE };
 
 /* --dump-probe-aliases, --dump-functions: the library's listing in place of a script. */
 static int dump_mode;
@@ -254,13 +284,15 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 		{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ "ldd", no_argument, NULL, OPT_LDD },
+		{ "monitor", optional_argument, NULL, OPT_MONITOR },
+		{ "interactive", no_argument, NULL, OPT_INTERACTIVE },
 		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
 		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVvp:e:gwukm:o:c:x:T:ts:S:bFD:I:d:r:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVvp:e:gwukm:o:c:x:T:ts:S:bFD:I:d:r:l:L:i", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -346,6 +378,9 @@ static void parse_command_line(struct session *s, int argc, char **argv)
 			break;
 		case 'd': add_symbol_file(s, optarg); break;
 		case OPT_LDD: s->ldd = true; break;
+		case OPT_MONITOR: parse_monitor(s, optarg); break;
+		case 'i':
+		case OPT_INTERACTIVE: refuse_interactive(); break;
 		case OPT_DUMP_ALIASES:
 		case OPT_DUMP_FUNCTIONS:
 			dump_mode = c;
@@ -559,6 +594,7 @@ static int run_passes(struct session *s)
 		return 1;
 	start = stamp_now();
 	struct provider_env env = target_for_providers(s);
+	env.monitor = s->monitor_interval > 0;
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);
