@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "run/monitor.h"
 #include "run/vm.h"
 #include "run/vm_share.h"
 
@@ -56,6 +57,11 @@ static char **loader_args(const struct session *s, const char *ko, const char *o
 			argv[n++] = xstrdup("-S");
 			argv[n++] = xstrdup(s->size_limit);
 		}
+	}
+	/* --monitor: snapshots for the screen (monitor.h), when there is one. */
+	if (s->monitor_interval && monitor_possible()) {
+		argv[n++] = xstrdup("-M");
+		argv[n++] = xasprintf("%d", s->monitor_interval);
 	}
 	/* -F: as stap's, the loader detaches (-L), or with -o runs in background (-D). */
 	if (s->flight_recorder)
@@ -337,8 +343,22 @@ static int run_in_vm(const struct session *s, const char *ko)
 		.after_boot = "Pass 5: starting the probes",
 	};
 
+	struct vm_screen screen = {
+		.output = monitor_output,
+		.snapshot = monitor_snapshot,
+		.keys = monitor_keys,
+		.key_fd = STDIN_FILENO,
+	};
+
+	/* --monitor: the screen takes the output over; -o's file keeps it. */
+	if (s->monitor_interval && monitor_possible() && !s->output_file) {
+		job.screen = &screen;
+		job.after_boot = NULL;	/* no progress line over the screen */
+		monitor_begin(s->monitor_interval);
+	}
 	if (vm_run(&job, &status) != 0)
 		status = 1;
+	monitor_end();
 	if (out_fd != STDOUT_FILENO)
 		close(out_fd);
 	free(script.buf);
