@@ -127,6 +127,7 @@ static void usage(FILE *out)
 	      "   -t             collect probe timing information\n"
 	      "   --monitor[=INTERVAL]  show a live screen of the probes' hits and the\n"
 	      "                  globals, refreshed every INTERVAL seconds (default 1)\n"
+	      "   -i --interactive  stap's interactive mode: not available in tapster\n"
 	      "   -s NUM         use NUM megabyte buffers for the output, per CPU\n"
 	      "   -S size[,N]    switch the -o file after size MB, keep at most N files\n"
 	      "   -b             bulk mode: one output file per CPU (with -o FILE: FILE_CPU)\n"
