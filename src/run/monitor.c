@@ -29,6 +29,9 @@
 
 #include "util.h"
 
+/* Bytes of the latest output kept for the output window. */
+#define SHOWN_KEEP (64 * 1024)
+
 struct point {
 	int index;
 	long long hits, min, avg, max;
@@ -288,6 +291,17 @@ void monitor_output(int port, const char *buf, size_t len)
 {
 	sb_addn(port == 2 ? &m.err : &m.out, buf, len);
 	sb_addn(&m.shown, buf, len);
+	/* The window shows the last lines only: keep the last SHOWN_KEEP bytes or so, from a
+	 * line's start, so that a flood of output costs each redraw little. */
+	if (m.shown.len > 2 * SHOWN_KEEP) {
+		const char *from = m.shown.buf + m.shown.len - SHOWN_KEEP;
+		const char *nl = memchr(from, '\n', SHOWN_KEEP);
+		size_t keep = nl ? (size_t)(m.shown.buf + m.shown.len - (nl + 1)) : SHOWN_KEEP;
+
+		memmove(m.shown.buf, m.shown.buf + m.shown.len - keep, keep);
+		m.shown.len = keep;
+		m.shown.buf[keep] = '\0';
+	}
 }
 
 void monitor_snapshot(const char *text, size_t len)
