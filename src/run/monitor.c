@@ -5,9 +5,9 @@
  *
  *   the header: module, uptime, invoker's uid, loader's pid, module memory, probe count,
  *     refresh interval, sort column
- *   the status window: the globals (one line each, the end's formats) and the probes (index,
- *     state, hits, cycles min/avg/max, point and where the script has it), sorted by the
- *     column `s` chooses
+ *   the status window: the probes (index, state, hits, cycles min/avg/max, point and where
+ *     the script has it), sorted by the column `s` chooses, then the globals (one line
+ *     each, the end's formats)
  *   the output window: the script's latest output lines
  *   the keys line
  *
@@ -190,15 +190,12 @@ static void put_text(int row, int cols, const char *text, bool bar)
 	put_line(row, cols, text, strlen(text), bar);
 }
 
-/* The status window's lines: the globals, then the probes' table. */
+/* The status window's lines: the probes' table, then the globals. */
 static char **status_lines(int *count)
 {
 	char **lines = xcalloc((size_t)(m.nglobals + m.npoints + 4), sizeof(*lines));
 	int n = 0;
 
-	lines[n++] = xstrdup("Globals:");
-	for (int i = 0; i < m.nglobals; i++)
-		lines[n++] = xasprintf("  %s", m.globals[i]);
 	lines[n++] = xstrdup("Probes:");
 	lines[n++] = xasprintf("  %5s %5s %10s %10s %10s %10s  %s", "index", "state", "hits",
 			       "min", "avg", "max", "name");
@@ -209,6 +206,9 @@ static char **status_lines(int *count)
 		lines[n++] = xasprintf("  %5d %5s %10lld %10lld %10lld %10lld  %s", p->index, "on",
 				       p->hits, p->min, p->avg, p->max, p->name);
 	}
+	lines[n++] = xstrdup("Globals:");
+	for (int i = 0; i < m.nglobals; i++)
+		lines[n++] = xasprintf("  %s", m.globals[i]);
 	*count = n;
 	return lines;
 }
