@@ -54,6 +54,7 @@ struct options {
 	char params[1024];	/* module parameters */
 	char **param_words;	/* the same, as given */
 	int nparam_words;
+	unsigned int monitor_s;	/* -M: a snapshot every that many seconds (tapster --monitor) */
 };
 
 struct session {
@@ -68,6 +69,8 @@ struct session {
 	int go_pipe[2];		/* the child waits on it until the probes are armed */
 	int stdin_fd;		/* /proc/systemtap/NAME/__stdin, which our stdin is fed to;
 				 * -1 when the module has none, or the input ended */
+	unsigned int monitor_s;	/* -M */
+	struct timespec next_snapshot;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -93,7 +96,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-L]"
-	      " [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	      " [-M SECONDS] [-v] MODULE.ko [PARAM=VALUE ...]\n"
 	      "       tapster-run -A [-o FILE [-D]] [-v] NAME\n"
 	      "       tapster-run --vm [-c CMD] [-o FILE [-S size[,N]]] [-b MB] [-v]"
 	      " MODULE.ko [PARAM=VALUE ...]\n", out);
@@ -173,7 +176,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 	};
 
 	argv[0] = (char *)"tapster-run";	/* getopt's messages: "tapster-run: ..." */
-	while ((c = getopt_long(argc, argv, "c:x:o:S:b:DLAvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:x:o:S:b:M:DLAvh", long_options, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -198,6 +201,11 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			if (*end || opt->buffer_mb < 1 || opt->buffer_mb > 4095)
 				usage_error("Invalid buffer size '%s' (should be 1-4095).", optarg);
 			opt->buffer_arg = optarg;
+			break;
+		case 'M':
+			opt->monitor_s = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || opt->monitor_s < 1 || opt->monitor_s > 3600)
+				usage_error("Invalid monitor interval '%s'.", optarg);
 			break;
 		case 'v':
 			opt->verbose = true;
@@ -727,6 +735,95 @@ static void on_child(int sig)
 	(void)sig;	/* only interrupts ppoll: check_command() looks */
 }
 
+/* Appends the whole of file `path` to `buf` (of `size`, `*len` used); false if unreadable. */
+static bool append_file(const char *path, char *buf, size_t size, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while (*len < size && (n = read(fd, buf + *len, size - *len)) > 0)
+		*len += (size_t)n;
+	close(fd);
+	return true;
+}
+
+static void append_text(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size;
+}
+
+/*
+ * -M: a snapshot for tapster's monitor screen (src/run/monitor.c), sent on the control
+ * port as "monitor SIZE" and SIZE bytes: the module's name, the invoker's uid, its memory
+ * (/sys/module/NAME/coresize), the module's monitor file (uptime, the points' hits), then
+ * "globals" and what the script's __tap_monitor procfs file says of them.
+ */
+static void send_snapshot(const struct session *s)
+{
+	static char buf[1 << 16];
+	const char *notify = getenv("TAPSTER_RUN_NOTIFY");
+	char path[PATH_MAX + 32], size_text[32] = "0", header[64];
+	size_t len = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/coresize", s->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, size_text, sizeof(size_text) - 1);
+
+		size_text[n > 0 ? n : 0] = '\0';
+		size_text[strcspn(size_text, "\n")] = '\0';
+		close(fd);
+	}
+	append_text(buf, sizeof(buf), &len, "module %s\nuid %d\npid %d\nmemory %s\n", s->name,
+		    (int)getuid(), (int)getpid(), size_text);
+	snprintf(path, sizeof(path), "%s/monitor", s->dir);
+	append_file(path, buf, sizeof(buf), &len);
+	append_text(buf, sizeof(buf), &len, "globals\n");
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__tap_monitor", s->name);
+	append_file(path, buf, sizeof(buf), &len);
+	fd = notify && *notify ? open(notify, O_WRONLY | O_NOCTTY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return;
+	snprintf(header, sizeof(header), "monitor %zu\n", len);
+	write_all(fd, header, strlen(header));
+	write_all(fd, buf, len);
+	close(fd);
+}
+
+/* The time left until the next snapshot is due, sending it when it is. */
+static struct timespec monitor_tick(struct session *s)
+{
+	struct timespec now, left;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > s->next_snapshot.tv_sec ||
+	    (now.tv_sec == s->next_snapshot.tv_sec && now.tv_nsec >= s->next_snapshot.tv_nsec)) {
+		if (!s->stop_sent)
+			send_snapshot(s);
+		s->next_snapshot.tv_sec = now.tv_sec + s->monitor_s;
+		s->next_snapshot.tv_nsec = now.tv_nsec;
+	}
+	left.tv_sec = s->next_snapshot.tv_sec - now.tv_sec;
+	left.tv_nsec = s->next_snapshot.tv_nsec - now.tv_nsec;
+	if (left.tv_nsec < 0) {
+		left.tv_sec--;
+		left.tv_nsec += 1000000000L;
+	}
+	return left;
+}
+
 /*
  * Forwards output until the session ends. The loop sleeps in ppoll, the only place where
  * the signals it handles (the command's end, INT, TERM, HUP) are let in, so none is missed
@@ -759,6 +856,8 @@ static void run_session(struct session *s)
 		check_command(s);
 		if (s->stop_sent)
 			close_stdin_file(s);
+		if (s->monitor_s)
+			timeout = monitor_tick(s);
 		pfd[1].revents = 0;
 		if (ppoll(pfd, s->stdin_fd >= 0 ? 2 : 1, &timeout, &sleeping) < 0 &&
 		    errno != EINTR)
@@ -946,6 +1045,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	notify_started();
+	s.monitor_s = opt.monitor_s;
 	if (!interrupted)
 		release_command(&s);
 	if (opt.detach)

@@ -24,6 +24,7 @@
 #include <linux/workqueue.h>
 
 #include "been.h"
+#include "monitor.h"
 #include "compat.h"
 #include "context.h"
 #include "print.h"
@@ -56,7 +57,7 @@ static void tap_report_counters(void)
 
 	if (!c)
 		return;
-#ifdef STP_TIMING
+#if defined(STP_TIMING) && !defined(TAP_MONITOR)
 	tap_report_timing(c);
 #endif
 	tap_providers_report(c);
@@ -335,7 +336,8 @@ static int __init tap_module_init(void)
 	if (!tap_proc_dir)
 		goto fail;
 	if (!proc_create("out", 0400, tap_proc_dir, &tap_out_ops) ||
-	    !proc_create("ctl", 0600, tap_proc_dir, &tap_ctl_ops))
+	    !proc_create("ctl", 0600, tap_proc_dir, &tap_ctl_ops) ||
+	    !tap_monitor_init(tap_proc_dir))
 		goto fail;
 	timer_setup(&tap_poll_timer, tap_poll_timer_fn, 0);
 	tap_poll_interval = TAP_POLL_INTERVAL;

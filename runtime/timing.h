@@ -69,7 +69,7 @@ static void tap_timing_line(struct tap_context *c, int i)
 }
 
 /* At the end of the session, once no probe runs: on the script's standard output. */
-static void tap_report_timing(struct tap_context *c)
+static void __maybe_unused tap_report_timing(struct tap_context *c)
 {
 	static const char head[] = "----- probe hit report: \n";
 	static const char refresh[] = "----- refresh report:\n";

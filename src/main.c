@@ -380,6 +380,7 @@ static int run_passes(struct session *s)
 		return 1;
 	start = stamp_now();
 	struct provider_env env = target_for_providers(s);
+	env.monitor = s->monitor_interval > 0 && !s->list_pattern;	/* -l: the script's points */
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

@@ -76,6 +76,9 @@ void usage(FILE *out)
 	      "   -x PID         sets target() to PID\n"
 	      "   -T TIMEOUT     exit the script after TIMEOUT seconds\n"
 	      "   -t             collect probe timing information\n"
+	      "   --monitor[=INTERVAL]  show a live screen of the probes' hits and the\n"
+	      "                  globals, refreshed every INTERVAL seconds (default 1)\n"
+	      "   -i --interactive  stap's interactive mode: not available in tapster\n"
 	      "   -s NUM         use NUM megabyte buffers for the output, per CPU\n"
 	      "   -S size[,N]    switch the -o file after size MB, keep at most N files\n"
 	      "   -b             bulk mode: one output file per CPU (with -o FILE: FILE_CPU)\n"
@@ -226,6 +229,34 @@ static void parse_timeout(struct session *s, const char *arg)
 		exit(1);
 	}
 	s->timeout_s = (int)value;
+}
+
+/* --monitor[=INTERVAL]: stap's refresh interval in seconds, 1 by default; the module keeps
+ * each point's hits (a timing build without the report) and answers the loader's snapshots. */
+static void parse_monitor(struct session *s, const char *arg)
+{
+	char *end;
+	long value = 1;
+
+	if (arg) {
+		errno = 0;
+		value = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || value < 1 || value > 3600) {
+			fputs("Invalid monitor interval.\n", stderr);
+			exit(1);
+		}
+	}
+	s->monitor_interval = (int)value;
+	add_define(s, "STP_TIMING");
+	add_define(s, "TAP_MONITOR");
+}
+
+/* -i, --interactive: stap's prompt that builds a script step by step; not here. */
+static void refuse_interactive(void)
+{
+	fputs("ERROR: interactive mode (-i, --interactive) is not available in tapster: write the"
+	      " script in a file or give it with -e.\n", stderr);
+	exit(1);
 }
 
 /* -S size[,N]: checked against the pattern stap checks it with; the loader reads it. */
@@ -457,7 +488,7 @@ enum {
 	OPT_SAVE_UPROBES, OPT_EXAMPLE, OPT_COLOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU,
 	OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_RLIMIT_FSIZE, OPT_RUNTIME, OPT_BPF,
 	OPT_USE_SERVER, OPT_LIST_SERVERS, OPT_TRUST_SERVERS, OPT_USE_SERVER_ON_ERROR,
-	OPT_DOWNLOAD_DEBUGINFO,
+	OPT_DOWNLOAD_DEBUGINFO, OPT_MONITOR, OPT_INTERACTIVE,
 };
 
 static const struct option long_options[] = {
@@ -470,6 +501,8 @@ static const struct option long_options[] = {
 	{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
 	{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 	{ "ldd", no_argument, NULL, OPT_LDD },
+	{ "monitor", optional_argument, NULL, OPT_MONITOR },
+	{ "interactive", no_argument, NULL, OPT_INTERACTIVE },
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 	{ "dump-probe-types", no_argument, NULL, OPT_DUMP_TYPES },
@@ -507,7 +540,7 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-#define SHORT_OPTIONS "hVvp:e:E:gwWukm:o:c:x:T:ts:S:bFD:B:G:I:R:d:r:a:l:L:qP"
+#define SHORT_OPTIONS "hVvp:e:E:gwWukm:o:c:x:T:ts:S:bFD:B:G:I:R:d:r:a:l:L:qPi"
 
 /* What a server option would have done, and what tapster does instead. */
 #define NO_SERVERS "tapster has no compile servers; it builds modules on this host (for" \
@@ -625,6 +658,9 @@ static void read_option(struct session *s, int c, bool *privilege_set)
 		break;
 	case 'd': add_symbol_file(s, optarg); break;
 	case OPT_LDD: s->ldd = true; break;
+	case OPT_MONITOR: parse_monitor(s, optarg); break;
+	case 'i':
+	case OPT_INTERACTIVE: refuse_interactive(); break;
 	case OPT_ALL_MODULES: s->all_modules = true; break;
 	case OPT_DUMP_ALIASES:
 	case OPT_DUMP_FUNCTIONS:

@@ -86,6 +86,7 @@ struct session {
 	const char *command;	/* -c */
 	int target_pid;		/* -x */
 	int timeout_s;		/* -T SECONDS: a timer probe calls exit(); 0 when not given */
+	int monitor_interval;	/* --monitor[=INTERVAL]: the screen's refresh, seconds; 0: none */
 	const char *size_limit;	/* -S size[,N]: the loader's output file rotation, as given */
 	int buffer_mb;		/* -s NUM: output buffer per CPU, in MB; 0 for the default */
 	bool bulk;		/* -b: bulk mode, one output file per CPU */

@@ -152,39 +152,54 @@ static char *stat_args(const char *stat)
 			 stat, stat);
 }
 
-/* The end probe that prints `v`, as script text. */
-static char *print_probe_text(const struct var *v)
+/* The statement that prints `v` with `print` ("printf(" or "$value .= sprintf("), as
+ * script text; an array's first `limit` elements only, when limit > 0. */
+static void add_print_text(struct strbuf *out, const struct var *v, const char *print, int limit)
 {
 	struct strbuf sb = { 0 }, keys = { 0 }, formats = { 0 };
+	char *limit_text = limit > 0 ? xasprintf(" limit %d", limit) : xstrdup("");
 
 	for (int i = 0; i < v->arity; i++) {
 		sb_addf(&keys, "%s__idx%d", i ? ", " : "", i);
 		sb_addf(&formats, "%s%s", i ? "," : "", key_conversion(v->key_types[i]));
 	}
-	sb_add(&sb, "probe end { ");
 	if (!v->arity && v->type == TYPE_STATS) {
 		char *args = stat_args(v->name);
 
-		sb_addf(&sb, "if (@count(%s) == 0) printf(\"%s @count=0x0\\n\") else "
-			"printf(\"%s%s\", %s)", v->name, v->name, v->name, stat_format, args);
+		sb_addf(&sb, "if (@count(%s) == 0) %s\"%s @count=0x0\\n\") else "
+			"%s\"%s%s\", %s)", v->name, print, v->name, print, v->name, stat_format,
+			args);
 		free(args);
 	} else if (!v->arity) {
-		sb_addf(&sb, "printf(\"%s=%s\\n\", %s)", v->name, conversion(v->type), v->name);
+		sb_addf(&sb, "%s\"%s=%s\\n\", %s)", print, v->name, conversion(v->type), v->name);
 	} else if (v->type == TYPE_STATS) {
 		char *element = xasprintf("%s[%s]", v->name, keys.buf);
 		char *args = stat_args(element);
 
-		sb_addf(&sb, "foreach ([%s] in %s-) printf(\"%s[%s]%s\", %s, %s)", keys.buf,
-			v->name, v->name, formats.buf, stat_format, keys.buf, args);
+		sb_addf(&sb, "foreach ([%s] in %s-%s) %s\"%s[%s]%s\", %s, %s)", keys.buf,
+			v->name, limit_text, print, v->name, formats.buf, stat_format, keys.buf, args);
 		free(element);
 		free(args);
 	} else {
-		sb_addf(&sb, "foreach (__val = [%s] in %s-) printf(\"%s[%s]=%s\\n\", %s, __val)",
-			keys.buf, v->name, v->name, formats.buf, conversion(v->type), keys.buf);
+		sb_addf(&sb, "foreach (__val = [%s] in %s-%s) %s\"%s[%s]=%s\\n\", %s, __val)",
+			keys.buf, v->name, limit_text, print, v->name, formats.buf,
+			conversion(v->type), keys.buf);
 	}
-	sb_add(&sb, " }\n");
+	sb_add(out, sb.buf);
+	free(sb.buf);
 	free(keys.buf);
 	free(formats.buf);
+	free(limit_text);
+}
+
+/* The end probe that prints `v`, as script text. */
+static char *print_probe_text(const struct var *v)
+{
+	struct strbuf sb = { 0 };
+
+	sb_add(&sb, "probe end { ");
+	add_print_text(&sb, v, "printf(", 0);
+	sb_add(&sb, " }\n");
 	return sb_steal(&sb);
 }
 
@@ -209,6 +224,38 @@ const struct var **autoprint_select(const struct program *program, int *count)
 	return selected;
 }
 
+static struct probe *parse_probes(const char *name, const char *text)
+{
+	struct parse_options options = { .arch = "x86_64" };
+	struct file *file = parse_source(source_from_text(name, text), &options);
+
+	return file ? file->probes : NULL;
+}
+
+/*
+ * --monitor: the read probe of procfs file MONITOR_PROCFS_PATH, which gives the loader the
+ * script's globals for its screen, one line each as at the end (an array's first
+ * MONITOR_ARRAY_ELEMENTS elements, largest first).
+ */
+struct probe *autoprint_monitor_probe(const struct program *program)
+{
+	struct strbuf text = { 0 };
+	struct probe *probe;
+
+	sb_addf(&text, "probe procfs(\"%s\").read.maxsize(%d) { $value = \"\"; ",
+		MONITOR_PROCFS_PATH, MONITOR_PROCFS_SIZE);
+	for (const struct global *g = program->user->globals; g; g = g->next)
+		for (const struct var *v = program->globals; v; v = v->next)
+			if (v->global == g) {
+				add_print_text(&text, v, "$value .= sprintf(", MONITOR_ARRAY_ELEMENTS);
+				sb_add(&text, "; ");
+			}
+	sb_add(&text, "}\n");
+	probe = parse_probes("<monitor>", text.buf);
+	free(text.buf);
+	return probe;
+}
+
 struct probe *autoprint_probes(const struct var *const *vars, int count)
 {
 	struct strbuf text = { 0 };
@@ -220,13 +267,8 @@ struct probe *autoprint_probes(const struct var *const *vars, int count)
 		sb_add(&text, probe);
 		free(probe);
 	}
-	if (text.buf) {
-		struct parse_options options = { .arch = "x86_64" };
-		struct file *file = parse_source(source_from_text("<autoprint>", text.buf),
-						 &options);
-
-		probes = file ? file->probes : NULL;
-	}
+	if (text.buf)
+		probes = parse_probes("<autoprint>", text.buf);
 	free(text.buf);
 	return probes;
 }

@@ -13,4 +13,13 @@ const struct var **autoprint_select(const struct program *program, int *count);
  * Their types must have been inferred. */
 struct probe *autoprint_probes(const struct var *const *vars, int count);
 
+/* --monitor: the procfs file (under /proc/systemtap/MODULE/) whose read gives the loader
+ * the script's globals, as lines "NAME=VALUE" (the end's formats), and its size. */
+#define MONITOR_PROCFS_PATH "__tap_monitor"
+#define MONITOR_PROCFS_SIZE 16384
+#define MONITOR_ARRAY_ELEMENTS 10
+
+/* --monitor: that file's read probe (parsed, not yet derived). Types must be inferred. */
+struct probe *autoprint_monitor_probe(const struct program *program);
+
 #endif

@@ -1048,6 +1048,11 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		e.printing_globals = true;
 		for (struct probe *p = printers; p; p = p->next)
 			derive_probe(&e, p, &tail);
+		if (env->monitor) {
+			printers = autoprint_monitor_probe(program);
+			for (struct probe *p = printers; p; p = p->next)
+				derive_probe(&e, p, &tail);
+		}
 		e.printing_globals = false;
 		if (printers)
 			infer_program(&e);

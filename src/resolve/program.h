@@ -177,6 +177,7 @@ struct provider_env {
 	/* The kernel's DWARF debuginfo (debuginfo.h), or NULL when it has none. */
 	const struct debuginfo *(*debuginfo)(void *ctx);
 	const char *build_dir;	/* the target's build tree, as messages name it */
+	bool monitor;		/* --monitor: add the probe that reads the globals */
 	/* The same with the loadable modules' tracepoints added (their names; their types
 	 * are read when a point matches); NULL when there are none. Only modules already
 	 * known are looked at, unless `fetch`: then the VM kit's modules are fetched first

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "run/monitor.h"
 #include "run/vm.h"
 #include "run/vm_module.h"
 
@@ -54,6 +55,16 @@ static char **loader_args(const struct session *s, const char *ko, const char *o
 			argv[n++] = xstrdup("-S");
 			argv[n++] = xstrdup(s->size_limit);
 		}
+	}
+	/* --monitor: snapshots for the screen (monitor.h), when there is one. */
+	if (s->monitor_interval && monitor_possible()) {
+		argv[n++] = xstrdup("-M");
+		argv[n++] = xasprintf("%d", s->monitor_interval);
+	}
+	/* --monitor: snapshots for the screen (monitor.h), when there is one. */
+	if (s->monitor_interval && monitor_possible()) {
+		argv[n++] = xstrdup("-M");
+		argv[n++] = xasprintf("%d", s->monitor_interval);
 	}
 	/* -F: as stap's, the loader detaches (-L), or with -o runs in background (-D). */
 	if (s->flight_recorder)
@@ -269,6 +280,8 @@ static int run_in_vm(const struct session *s, const char *ko)
 		.command = s->command,
 		.outfiles_dir = host_dir,
 		.out_fd = out_fd,
+		/* --monitor: the screen takes the output over; -o's file keeps it. */
+		.monitor_interval = s->output_file ? 0 : s->monitor_interval,
 		.stdin_file = input ? VM_GUEST_JOB_DIR "/" GUEST_STDIN : NULL,
 		.placed = s->probed_files,
 		.modules = s->probed_modules,

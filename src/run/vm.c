@@ -1034,13 +1034,53 @@ struct control {
 	int status;
 	struct vm_outfile file;
 	const char *after_boot;	/* job->after_boot */
+	const struct vm_screen *screen;	/* job->screen */
+	struct strbuf snapshot;	/* "monitor SIZE": the bytes so far */
+	size_t snapshot_left;	/* and those still to come */
 };
+
+/* Takes the bytes of a snapshot under way; returns how many of buf's it took. */
+static size_t snapshot_take(struct control *c, const char *buf, size_t n)
+{
+	size_t take = n < c->snapshot_left ? n : c->snapshot_left;
+
+	if (!take)
+		return 0;
+	sb_addn(&c->snapshot, buf, take);
+	c->snapshot_left -= take;
+	if (!c->snapshot_left) {
+		if (c->screen)
+			c->screen->snapshot(c->snapshot.buf, c->snapshot.len);
+		free(c->snapshot.buf);
+		memset(&c->snapshot, 0, sizeof(c->snapshot));
+	}
+	return take;
+}
+
+/* "monitor SIZE": a snapshot of SIZE bytes follows. */
+static bool snapshot_start(struct control *c, const char *line)
+{
+	char *end;
+	unsigned long size;
+
+	if (strncmp(line, "monitor ", 8))
+		return false;
+	size = strtoul(line + 8, &end, 10);
+	if (*end || end == line + 8 || size > (1 << 20))
+		return false;
+	c->snapshot_left = size;
+	if (!size && c->screen)
+		c->screen->snapshot("", 0);
+	return true;
+}
 
 static void control_input(struct control *c, const char *buf, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		size_t taken = vm_outfile_take(&c->file, buf + i, n - i);
+		size_t taken = snapshot_take(c, buf + i, n - i);
 
+		if (!taken)
+			taken = vm_outfile_take(&c->file, buf + i, n - i);
 		if (taken) {
 			i += taken - 1;
 			continue;
@@ -1064,6 +1104,8 @@ static void control_input(struct control *c, const char *buf, size_t n)
 				send_interrupt();
 			}
 		} else if (vm_outfile_start(&c->file, c->line)) {
+			continue;
+		} else if (snapshot_start(c, c->line)) {
 			continue;
 		} else if (!strcmp(c->line, "started")) {
 			progress_end();
@@ -1097,9 +1139,11 @@ static bool pump(const struct vm_job *job, struct vm_run_state *st, struct contr
 	bool timed_out = false;
 	char buf[65536];
 
+	int key_fd = job->screen ? job->screen->key_fd : -1;
+
 	for (;;) {
-		struct pollfd pfd[NR_PORTS];
-		int port[NR_PORTS];	/* which port each pfd is */
+		struct pollfd pfd[NR_PORTS + 1];
+		int port[NR_PORTS + 1];	/* which port each pfd is; NR_PORTS: the keys */
 		int nfds = 0, timeout = -1, r;
 
 		for (int i = 0; i < NR_PORTS; i++) {
@@ -1110,6 +1154,10 @@ static bool pump(const struct vm_job *job, struct vm_run_state *st, struct contr
 		}
 		if (!nfds)
 			return timed_out;
+		if (key_fd >= 0) {
+			pfd[nfds] = (struct pollfd){ .fd = key_fd, .events = POLLIN };
+			port[nfds++] = NR_PORTS;
+		}
 		if (kvm_deadline && !guest_ready && !st->kvm_stalled) {
 			long long left = kvm_deadline - now_ms();
 
@@ -1144,6 +1192,14 @@ static bool pump(const struct vm_job *job, struct vm_run_state *st, struct contr
 
 			if (!pfd[k].revents)
 				continue;
+			if (i == NR_PORTS) {
+				n = read(key_fd, buf, sizeof(buf));
+				if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+					key_fd = -1;
+				else if (n > 0 && job->screen->keys(buf, (size_t)n))
+					vm_interrupt();
+				continue;
+			}
 			n = recv(st->host_fd[i], buf, sizeof(buf), MSG_DONTWAIT);
 			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 				continue;
@@ -1156,6 +1212,8 @@ static bool pump(const struct vm_job *job, struct vm_run_state *st, struct contr
 			}
 			if (i == PORT_CTL) {
 				control_input(ctl, buf, (size_t)n);
+			} else if (job->screen) {
+				job->screen->output(i == PORT_OUT ? 1 : 2, buf, (size_t)n);
 			} else if (sink[i] >= 0 && write_all(sink[i], buf, (size_t)n) < 0) {
 				/* Keep draining, so that the guest is not blocked. */
 				fprintf(stderr, "ERROR: cannot write the job's output: %s\n",
@@ -1205,7 +1263,7 @@ static int vm_run_once(const struct vm_job *job, int *status, bool *kvm_died)
 {
 	struct vm_run_state st = { .host_fd = { -1, -1, -1 }, .guest_fd = { -1, -1, -1 } };
 	struct control ctl = { .file = { .dir = job->outfiles_dir, .fd = -1 },
-			       .after_boot = job->after_boot };
+			       .after_boot = job->after_boot, .screen = job->screen };
 	const char *tmp = getenv("TMPDIR");
 	struct argv argv = { 0 };
 	int wstatus = 0, ret = -1;

@@ -25,6 +25,7 @@
 #define TAPSTER_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * Returns the kit directory (malloc'd), running VMKIT_SCRIPT (tapster-vmkit; looked up in
@@ -52,6 +53,14 @@ char *vm_kit_build_dir(const char *kit_dir);
 	" kernel sees only its own processes (start the program in it with -c CMD).\n"
 #define VM_TARGET_NAMESPACE_ERROR "ERROR: --target-namespace=PID names a process of this" \
 	" host; the bundled VM's kernel sees only its own processes and namespaces.\n"
+
+/* A screen that takes the job's output over (tapster --monitor, run/monitor.h). */
+struct vm_screen {
+	void (*output)(int port, const char *buf, size_t len);	/* 1 stdout, 2 stderr */
+	void (*snapshot)(const char *text, size_t len);	/* "monitor SIZE" on the control port */
+	bool (*keys)(const char *buf, size_t len);	/* typed on key_fd; true: interrupt */
+	int key_fd;
+};
 
 struct vm_job {
 	const char *kit_dir;
@@ -81,6 +90,7 @@ struct vm_job {
 	const char *after_boot;		/* the progress line (progress.h) from the guest's boot
 					 * until the job sends "started" on the control port
 					 * (the loader does, TAPSTER_RUN_NOTIFY); NULL: none */
+	const struct vm_screen *screen;	/* NULL: output goes to out_fd and err_fd */
 	const char *share_root;		/* a host directory served to the guest over virtio-fs
 					 * (vm_share.h), when virtiofsd starts; /job/host-share
 					 * then tells run.sh; NULL: none */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run/monitor.h"
 #include "run/vm.h"
 #include "run/vm_share.h"
 #include "util.h"
@@ -149,9 +150,21 @@ int vm_module_run(const struct vm_module_run *r)
 		.share_root = share ? "/" : NULL,
 		.after_boot = "Pass 5: starting the probes",
 	};
+	struct vm_screen screen = {
+		.output = monitor_output,
+		.snapshot = monitor_snapshot,
+		.keys = monitor_keys,
+		.key_fd = STDIN_FILENO,
+	};
 
+	if (r->monitor_interval && monitor_possible()) {
+		job.screen = &screen;
+		job.after_boot = NULL;	/* no progress line over the screen */
+		monitor_begin(r->monitor_interval);
+	}
 	if (vm_run(&job, &status) != 0)
 		status = 1;
+	monitor_end();
 	free(script.buf);
 	return status;
 }

@@ -25,6 +25,8 @@ struct vm_module_run {
 	const char *outfiles_dir;	/* -o files written in the guest (under
 					 * VM_GUEST_OUTPUT_DIR) come back here; NULL: none */
 	int out_fd;			/* where the guest's stdout goes */
+	int monitor_interval;		/* --monitor's screen (monitor.h) every that many
+					 * seconds; 0: none */
 	const char *stdin_file;		/* the guest loader's standard input (a /job file), or
 					 * NULL */
 	const char *const *placed;	/* vm_job's placed and modules */
