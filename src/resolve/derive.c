@@ -445,7 +445,7 @@ static bool fits_without_suffix(struct expansion_state *x, const struct probe_po
 static bool expand_aliases(struct expansion_state *x, const struct probe_point *point,
 			   const struct node *body, const char *origin, bool *ok)
 {
-	bool matched = false;
+	bool matched = false, derived_any = false;
 
 	for (int a = 0; a < x->e->naliases; a++) {
 		const struct probe *alias = x->e->aliases[a];
@@ -534,12 +534,20 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 				else if (!any && !x->self_loop)
 					alias_no_match(point);
 			}
+			derived_any |= any;
 			free(targets);
 			free(here);
 			free(user);
 			free(chain);
 			free(suffix_reason);
 		}
+	}
+	/* A required point whose aliases derived nothing, every target optional and absent
+	 * (syscall.tux: sys_tux on no kernel), is stap's "no match" too. */
+	if (matched && *ok && !derived_any && !point->optional && !point->sufficient &&
+	    !x->self_loop) {
+		alias_no_match(point);
+		*ok = false;
 	}
 	return matched;
 }
