@@ -35,6 +35,7 @@ extern const struct provider provider_perf;
  * (PATH_MAX bytes). */
 bool find_executable(const char *name, char *path);
 extern const struct provider provider_procfs;
+extern const struct provider provider_netfilter;
 
 /* After derivation: at most one read probe a procfs path, and no path both a file and
  * another's directory; false after printing stap's error. */
