@@ -7,8 +7,8 @@
  * _BRIDGE; for each the hooks of its header (NF_INET_* and the older NF_IP_* for IPv4,
  * NF_IP6_*, NF_ARP_*, NF_BR_*); a decimal priority or one of the NF_IP_PRI_* (IPv4) and
  * NF_IP6_PRI_* (IPv6) names. stap's guru mode takes any text there, put into its C as
- * written; tapster's -g takes numbers too, but not names it does not know (its C never
- * fails to compile). The context variables ($hooknum, $skb, $in, $out, $okfn, $verdict)
+ * written; tapster's -g takes numbers too (a family's and a hook's of that family: the
+ * kernel warns of others), but not names it does not know (its C never fails to compile). The context variables ($hooknum, $skb, $in, $out, $okfn, $verdict)
  * are target_netfilter.c's; runtime/netfilter.h registers the hooks.
  */
 #include "providers/providers.h"
@@ -193,7 +193,7 @@ static bool read_pf(const struct probe_point *point, const struct provider_env *
 			*pf = families[i].pf.value;
 			return true;
 		}
-	if (env->guru && int_text(text, pf) && *pf >= 0)
+	if (env->guru && int_text(text, pf) && family_of(*pf))
 		return true;
 	char *what = xasprintf("unsupported netfilter protocol family \"%s\"", text);
 	bool ok = unsupported(point, env, what);
@@ -202,7 +202,17 @@ static bool read_pf(const struct probe_point *point, const struct provider_env *
 	return ok;
 }
 
-/* A name of `names`, or with -g (`numbers`: always) a number. */
+/* Whether `value` is that of one of `names`. */
+static bool has_value(const struct nf_name *names, int value)
+{
+	for (; names->name; names++)
+		if (names->value == value)
+			return true;
+	return false;
+}
+
+/* A name of `names`; or a number: any with `numbers` (priorities), with -g one that is some
+ * name's (hooks: the kernel warns of others). */
 static bool read_named(const struct probe_point *point, const struct provider_env *env,
 		       const char *kind, const char *text, const struct nf_name *names, int pf,
 		       bool numbers, int *value)
@@ -213,7 +223,7 @@ static bool read_named(const struct probe_point *point, const struct provider_en
 		*value = found->value;
 		return true;
 	}
-	if ((numbers || env->guru) && int_text(text, value))
+	if ((numbers || env->guru) && int_text(text, value) && (numbers || has_value(names, *value)))
 		return true;
 	char *what = xasprintf("unsupported netfilter %s \"%s\" for protocol family \"%d\"",
 			       kind, text, pf);
