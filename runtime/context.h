@@ -63,6 +63,8 @@ struct tap_context {
 	struct pt_regs *regs;		/* registers at the probe hit, or NULL (begin/end) */
 	void *entry_data;		/* a return probe's @entry values */
 	u64 *trace_args;		/* a tracepoint's arguments (tracepoints.h), or NULL */
+	void *point_data;		/* a netfilter hook's packet and verdict (netfilter.h),
+					 * or NULL; set by the handlers that use it */
 	const char *last_error;		/* set by a failing statement; ends the probe hit */
 	const char *error_location;	/* "operator '/' at FILE:LINE:COL" of that statement */
 	int actions_remaining;

@@ -11,6 +11,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "netfilter.h"
 #include "perf.h"
 #include "procfs.h"
 #include "timers.h"
@@ -38,6 +39,7 @@ static const struct tap_provider tap_providers[] = {
 	{ .start = tap_uprobes_start, .stop = tap_uprobes_stop },
 	{ .start = tap_perf_start, .stop = tap_perf_stop },
 	{ .start = tap_procfs_start, .stop = tap_procfs_stop },
+	{ .start = tap_netfilter_start, .stop = tap_netfilter_stop },
 };
 
 #define TAP_NUM_PROVIDERS ((int)ARRAY_SIZE(tap_providers))

@@ -21,6 +21,7 @@ static const struct provider *const providers[] = {
 	&provider_process,
 	&provider_perf,
 	&provider_procfs,
+	&provider_netfilter,
 };
 
 static void add_escaped(struct strbuf *sb, const char *s)

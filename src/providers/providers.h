@@ -51,6 +51,7 @@ bool find_executable(const char *name, char *path);
 bool find_executable_in(const char *sysroot, const char *search_path, const char *name,
 			char *path);
 extern const struct provider provider_procfs;
+extern const struct provider provider_netfilter;
 
 /* The families the kernel and kprobe providers pass their points on to, by the component
  * after the first: FUNC is function("f"), STMT statement(ADDR), MODULE module("m"). */

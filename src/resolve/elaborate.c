@@ -565,6 +565,12 @@ static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 		resolve_node(e, n);
 		return true;
 	}
+	if (on_netfilter(e->probe)) {
+		if (!netfilter_var_read(e->env, e->probe, n, quiet))
+			return false;
+		resolve_node(e, n);
+		return true;
+	}
 	if (n->suffix && quiet)
 		return false;
 	if (as_entry && !quiet)
@@ -763,6 +769,11 @@ void resolve_node(struct elab *e, struct node *n)
 			       n->lhs->kind == N_ATVAR)) {
 			if (n->lhs->kind == N_TARGET && on_procfs(e->probe)) {
 				if (procfs_value_assign(e->probe, n))
+					resolve_node(e, n);
+				return;
+			}
+			if (n->lhs->kind == N_TARGET && on_netfilter(e->probe)) {
+				if (netfilter_var_assign(e->env, e->probe, n))
 					resolve_node(e, n);
 				return;
 			}

@@ -67,6 +67,8 @@ enum provider_kind {
 	PROVIDER_PERF,		/* perf.type(T).config(C): the perf_* fields */
 	PROVIDER_PROCFS_READ,	/* procfs("PATH").read: `symbol` is PATH */
 	PROVIDER_PROCFS_WRITE,	/* procfs("PATH").write: the same */
+	PROVIDER_NETFILTER,	/* netfilter.hook(H).pf(P).priority(N): nf_hook, nf_pf and
+				 * `priority` */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
@@ -79,7 +81,7 @@ struct derived_point {
 	uint64_t address;	/* kernel.statement(ADDR).absolute: ADDR; 0 otherwise */
 	char *comment;		/* what -p2 shows between pp and its origin, as stap: a
 				 * kprobe's symbol name, an address; "" for nothing */
-	int64_t priority;	/* begin/end(N) */
+	int64_t priority;	/* begin/end(N), netfilter's .priority(N) */
 	int maxactive;		/* .maxactive(N), or -1 for the default */
 	int64_t interval_ns;	/* timer: the period */
 	int64_t randomize_ns;	/* timer: .randomize(M), added as -M..+M to each period */
@@ -87,6 +89,7 @@ struct derived_point {
 	int64_t maxsize;	/* procfs .read.maxsize(N): N; 0 for the default */
 	int64_t umask;		/* procfs .umask(N): N, when has_umask */
 	bool has_umask;
+	int nf_hook, nf_pf;	/* netfilter: the hook and protocol family numbers */
 	/* Points placed from DWARF (dwpoints.h): the kprobe goes at `symbol` + `offset`
 	 * (symbol NULL: at `function`). A $var lookup there needs the DIE of the function or
 	 * inlined instance that holds the probe (`scope_die`, 0 without DWARF) and the pc

@@ -635,10 +635,12 @@ bool tapidx_select(const struct tapidx *idx, const char *text, const char *const
 		   int nmacro_texts, bool *needed, int npaths)
 {
 	/* Named by the translator itself: $var$ prints through the first, procfs probes' $value
-	 * through the second's file (target_procfs.c). */
+	 * through the second's file (target_procfs.c), netfilter probes' variables through the
+	 * third's (target_netfilter.c). */
 	static const struct tok implicit[] = {
 		{ "__tap_pretty_string", 19, TOK_WORD, false },
 		{ "__procfs_value_get", 18, TOK_WORD, false },
+		{ "__netfilter_verdict_get", 23, TOK_WORD, false },
 	};
 	struct selection sel = { idx, needed, xcalloc((size_t)npaths + 1, sizeof(int)), 0 };
 	bool sure = idx->clean && idx->nfiles == npaths;

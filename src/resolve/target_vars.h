@@ -112,6 +112,16 @@ bool on_procfs(const struct derived_probe *p);
 bool procfs_value_read(struct derived_probe *p, struct node *n, bool quiet);
 bool procfs_value_assign(struct derived_probe *p, struct node *n);
 
+/* In netfilter probes (target_netfilter.c): whether every point of `p` is a netfilter
+ * point; $hooknum, $skb, $in, $out, $okfn and $verdict read (`n`, an N_TARGET) and $verdict
+ * assigned (`n`, an N_ASSIGN or increment of one), each made a call of the library's
+ * __netfilter_*; false after stap's error (none when `quiet`). */
+bool on_netfilter(const struct derived_probe *p);
+bool netfilter_var_read(const struct provider_env *env, struct derived_probe *p, struct node *n,
+			bool quiet);
+bool netfilter_var_assign(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n);
+
 /* On tracepoints (target_trace.c): whether every point of `p` is a tracepoint; $name,
  * $$parms, $$name there. */
 bool on_tracepoints(const struct derived_probe *p);
