@@ -12,6 +12,7 @@ const struct point_emitter *const point_emitters[] = {
 	&emitter_been,
 	&emitter_perf,
 	&emitter_procfs,
+	&emitter_process_events,
 	NULL,
 };
 

@@ -126,10 +126,22 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	enum provider_kind kind;
 	struct ufunc *funcs;
 	size_t count, matched = 0;
+	int64_t pid = 0;
 
 	(void)env;
+	if (first->arg && !written && !component_number(first, &pid)) {
+		provider_mismatch(point, first, NULL);
+		return false;
+	}
+	/* begin, end, thread.*, syscall[.return]: process_events.c's. */
+	if (process_event_component(func))
+		return derive_process_event(point, func, written, pid, tail);
 	if (first->arg && !written) {
 		provider_mismatch(point, first, NULL);
+		return false;
+	}
+	if (func && (strcmp(func->name, "function") || !component_string(func))) {
+		provider_mismatch(point, func, process_names);
 		return false;
 	}
 	if (!written) {

@@ -34,6 +34,13 @@ extern const struct provider provider_perf;
  * else NAME, from the current directory; absolute, symbolic links resolved, into `path`
  * (PATH_MAX bytes). */
 bool find_executable(const char *name, char *path);
+
+/* process_events.c: whether `comp`, after process(...), is one of the lifetime and
+ * system-call points (begin, end, thread, syscall); their derivation from it, of the
+ * process file `written` (as the point has it, NULL for none) or of `pid` (0 for none). */
+bool process_event_component(const struct component *comp);
+bool derive_process_event(const struct probe_point *point, const struct component *event,
+			  const char *written, int64_t pid, struct derived_point ***tail);
 extern const struct provider provider_procfs;
 
 /* After derivation: at most one read probe a procfs path, and no path both a file and

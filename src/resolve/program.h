@@ -67,6 +67,10 @@ enum provider_kind {
 	PROVIDER_PERF,		/* perf.type(T).config(C): the perf_* fields */
 	PROVIDER_PROCFS_READ,	/* procfs("PATH").read: `symbol` is PATH */
 	PROVIDER_PROCFS_WRITE,	/* procfs("PATH").write: the same */
+	PROVIDER_PROCESS_EVENT,	/* process.begin, .end, .thread.begin, .thread.end, .syscall,
+				 * .syscall.return: `function` the event ("thread.end"),
+				 * `symbol` the process("PATH") file or NULL, `address` the
+				 * process(PID) or 0 */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
