@@ -13,6 +13,7 @@
 #include "kprobes.h"
 #include "perf.h"
 #include "procfs.h"
+#include "taskfinder.h"
 #include "timers.h"
 #include "tracepoints.h"
 #include "uprobes.h"
@@ -36,6 +37,7 @@ static const struct tap_provider tap_providers[] = {
 	{ .start = tap_uprobes_start, .stop = tap_uprobes_stop },
 	{ .start = tap_perf_start, .stop = tap_perf_stop },
 	{ .start = tap_procfs_start, .stop = tap_procfs_stop },
+	{ .start = tap_process_events_start, .stop = tap_process_events_stop },
 };
 
 #define TAP_NUM_PROVIDERS ((int)ARRAY_SIZE(tap_providers))
