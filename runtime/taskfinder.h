@@ -4,13 +4,15 @@
  * .syscall.return, of any process, of the processes running one file (process("PATH"):
  * their executable's inode) or of one process (process(PID)), on the kernel's tracepoints.
  *
- * - begin and thread.begin run in the task itself, from a task work: a new task gets one at
- *   sched_process_fork (before it first runs; it runs the work on its way to user mode), the
- *   tasks running at the start get one from a walk of all tasks (TWA_SIGNAL: a sleeping one
- *   is woken to run it). A process that execs a file runs begin again (sched_process_exec).
- * - thread.end and end run at sched_process_exit, in the exiting task; end with its last
- *   thread. Its executable is gone by then: the processes that began running a PATH point's
- *   file are kept in a small table (tap_tf_seen) until they end.
+ * - begin (a process's main thread) and thread.begin (its other threads) run in the task
+ *   itself, from a task work: a new task gets one at sched_process_fork (before it first
+ *   runs; it runs the work on its way to user mode), the tasks running at the start get one
+ *   from a walk of all tasks (TWA_SIGNAL: a sleeping one is woken to run it). A process that
+ *   execs a file runs begin again (sched_process_exec), in the new program.
+ * - thread.end (a thread but the main one) and end (the last thread) run at
+ *   sched_process_exit, in the exiting task. Its executable is gone by then: the processes
+ *   that began running a PATH point's file are kept in a small table (tap_tf_seen, 512
+ *   processes) until they end.
  * - syscall and syscall.return run at the raw tracepoints sys_enter and sys_exit.
  * With -c or -x (tap_target_pid), points without PATH or PID see only the target process
  * and its descendants. Kernel threads are never seen.
@@ -121,7 +123,8 @@ static bool tap_tf_runs(struct task_struct *t, struct inode *inode)
 		return false;
 	rcu_read_lock();
 	exe = rcu_dereference(mm->exe_file);
-	same = exe && file_inode(exe) == inode;
+	/* The executable may be an overlay's file: the inode under it, as looked up. */
+	same = exe && (file_inode(exe) == inode || d_real_inode(exe->f_path.dentry) == inode);
 	rcu_read_unlock();
 	return same;
 }
@@ -161,11 +164,12 @@ static void tap_tf_fire(int event, struct pt_regs *regs, u64 *words, bool exitin
 {
 	int i;
 
+	for (i = 0; i < TAP_NUM_PROCESS_EVENTS && event == TAP_PE_BEGIN; i++)
+		if (tap_process_events[i].path && tap_tf_sees(i, current, false))
+			tap_tf_remember(current->tgid, i, true);
 	for (i = 0; i < TAP_NUM_PROCESS_EVENTS; i++) {
 		if (tap_process_events[i].event != event || !tap_tf_sees(i, current, exiting))
 			continue;
-		if (event == TAP_PE_BEGIN && tap_process_events[i].path)
-			tap_tf_remember(current->tgid, i, true);
 		tap_process_events[i].handler(regs, words);
 	}
 }
@@ -184,7 +188,7 @@ static bool tap_tf_has(int event)
 
 struct tap_tf_work {
 	struct callback_head cb;
-	bool process;		/* the process's first thread: begin too */
+	bool process;		/* the process's main thread: begin, else thread.begin */
 };
 static atomic_t tap_tf_pending = ATOMIC_INIT(0);
 
@@ -193,9 +197,8 @@ static void tap_tf_begin_work(struct callback_head *cb)
 	struct tap_tf_work *w = container_of(cb, struct tap_tf_work, cb);
 	u64 words[8] = { 0 };
 
-	if (w->process)
-		tap_tf_fire(TAP_PE_BEGIN, task_pt_regs(current), words, false);
-	tap_tf_fire(TAP_PE_THREAD_BEGIN, task_pt_regs(current), words, false);
+	tap_tf_fire(w->process ? TAP_PE_BEGIN : TAP_PE_THREAD_BEGIN, task_pt_regs(current), words,
+		    false);
 	kfree(w);
 	atomic_dec(&tap_tf_pending);
 }
@@ -237,7 +240,8 @@ static void tap_tf_exit(void *data, struct task_struct *p)
 {
 	u64 words[8] = { 0 };
 
-	tap_tf_fire(TAP_PE_THREAD_END, task_pt_regs(p), words, true);
+	if (p->pid != p->tgid)
+		tap_tf_fire(TAP_PE_THREAD_END, task_pt_regs(p), words, true);
 	if (atomic_read(&p->signal->live) == 0) {
 		tap_tf_fire(TAP_PE_END, task_pt_regs(p), words, true);
 		tap_tf_forget(p->tgid);
@@ -271,8 +275,11 @@ static struct tap_tf_tracepoint {
 	struct tracepoint *tp;
 	bool registered;
 } tap_tf_tracepoints[] = {
-	{ "sched_process_fork", tap_tf_fork, 1 << TAP_PE_BEGIN | 1 << TAP_PE_THREAD_BEGIN },
-	{ "sched_process_exec", tap_tf_exec, 1 << TAP_PE_BEGIN },
+	/* a PATH's end needs its begin: the process is remembered then */
+	{ "sched_process_fork", tap_tf_fork, 1 << TAP_PE_BEGIN | 1 << TAP_PE_THREAD_BEGIN |
+					     1 << TAP_PE_END | 1 << TAP_PE_THREAD_END },
+	{ "sched_process_exec", tap_tf_exec, 1 << TAP_PE_BEGIN | 1 << TAP_PE_END |
+					     1 << TAP_PE_THREAD_END },
 	{ "sched_process_exit", tap_tf_exit, 1 << TAP_PE_END | 1 << TAP_PE_THREAD_END },
 	{ "sys_enter", tap_tf_sys_enter, 1 << TAP_PE_SYSCALL },
 	{ "sys_exit", tap_tf_sys_exit, 1 << TAP_PE_SYSCALL_RETURN },
@@ -307,9 +314,8 @@ static int tap_tf_lookup(struct tap_process_event *e)
 static void tap_tf_walk(void)
 {
 	struct task_struct *g, *t;
-	bool begin = tap_tf_has(TAP_PE_BEGIN), thread = tap_tf_has(TAP_PE_THREAD_BEGIN);
-
-	if (!begin && !thread)
+	if (!tap_tf_has(TAP_PE_BEGIN) && !tap_tf_has(TAP_PE_THREAD_BEGIN) &&
+	    !tap_tf_has(TAP_PE_END) && !tap_tf_has(TAP_PE_THREAD_END))
 		return;
 	rcu_read_lock();
 	for_each_process_thread(g, t)
