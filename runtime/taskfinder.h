@@ -7,7 +7,8 @@
  * - begin (a process's main thread) and thread.begin (its other threads) run in the task
  *   itself, from a task work: a new task gets one at sched_process_fork (before it first
  *   runs; it runs the work on its way to user mode), the tasks running at the start get one
- *   from a walk of all tasks (TWA_SIGNAL: a sleeping one is woken to run it). A process that
+ *   from a walk of all tasks (TWA_SIGNAL: a sleeping one is woken to run it, and waits
+ *   until the session runs, after the other providers started). A process that
  *   execs a file runs begin again (sched_process_exec), in the new program.
  * - thread.end (a thread but the main one) and end (the last thread) run at
  *   sched_process_exit, in the exiting task. Its executable is gone by then: the processes
@@ -191,12 +192,17 @@ struct tap_tf_work {
 	bool process;		/* the process's main thread: begin, else thread.begin */
 };
 static atomic_t tap_tf_pending = ATOMIC_INIT(0);
+static bool tap_tf_stopping;
 
 static void tap_tf_begin_work(struct callback_head *cb)
 {
 	struct tap_tf_work *w = container_of(cb, struct tap_tf_work, cb);
 	u64 words[8] = { 0 };
 
+	/* Woken by the walk while the other providers start: the session runs probes once
+	 * it is running. */
+	while (tap_session_state() == TAP_STARTING && !READ_ONCE(tap_tf_stopping))
+		msleep(1);
 	tap_tf_fire(w->process ? TAP_PE_BEGIN : TAP_PE_THREAD_BEGIN, task_pt_regs(current), words,
 		    false);
 	kfree(w);
@@ -329,6 +335,7 @@ static void tap_process_events_stop(void)
 	bool any = false;
 	int i;
 
+	WRITE_ONCE(tap_tf_stopping, true);
 	for (i = 0; i < ARRAY_SIZE(tap_tf_tracepoints); i++) {
 		if (!tap_tf_tracepoints[i].registered)
 			continue;
@@ -352,6 +359,7 @@ static int tap_process_events_start(void)
 {
 	int i, events = 0, rc;
 
+	tap_tf_stopping = false;
 	for (i = 0; i < TAP_NUM_PROCESS_EVENTS; i++) {
 		events |= 1 << tap_process_events[i].event;
 		if (tap_process_events[i].path && (rc = tap_tf_lookup(&tap_process_events[i])))
