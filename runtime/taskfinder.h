@@ -355,6 +355,17 @@ static void tap_process_events_stop(void)
 	}
 }
 
+/* The first point of the events `events` (bits): the one a refused tracepoint fails. */
+static const struct tap_process_event *tap_tf_needing(int events)
+{
+	int i;
+
+	for (i = 0; i < TAP_NUM_PROCESS_EVENTS; i++)
+		if (events & (1 << tap_process_events[i].event))
+			return &tap_process_events[i];
+	return &tap_process_events[0];
+}
+
 static int tap_process_events_start(void)
 {
 	int i, events = 0, rc;
@@ -373,7 +384,7 @@ static int tap_process_events_start(void)
 			continue;
 		rc = t->tp ? tracepoint_probe_register(t->tp, t->handler, NULL) : -ENOENT;
 		if (rc) {
-			tap_report_registration_error(tap_process_events[0].pp, rc);
+			tap_report_registration_error(tap_tf_needing(t->events)->pp, rc);
 			return rc;
 		}
 		t->registered = true;

@@ -10,6 +10,7 @@
 #include "providers/emit.h"
 #include "providers/providers.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -24,6 +25,9 @@ bool process_event_component(const struct component *comp)
 
 	if (!comp || comp->arg)
 		return false;
+	if (strpbrk(comp->name, "*?["))
+		return !comp->next || !strcmp(comp->next->name, "begin") ||
+		       !strcmp(comp->next->name, "end") || !strcmp(comp->next->name, "return");
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(comp->name, names[i]))
 			return true;
@@ -31,12 +35,12 @@ bool process_event_component(const struct component *comp)
 }
 
 /* The event the components from `event` on name ("begin", "thread.end", "syscall.return"),
- * or NULL after stap's error. */
-static const char *read_event(const struct probe_point *point, const struct component *event)
+ * `name` standing for event's own name, or NULL after stap's error. */
+static const char *read_event(const struct probe_point *point, const struct component *event,
+			      const char *name)
 {
 	static const char *const thread_names[] = { "begin", "end", NULL };
 	const struct component *next = event->next;
-	const char *name = event->name;
 
 	if (!strcmp(name, "thread")) {
 		if (!next) {
@@ -77,13 +81,15 @@ static char *event_point_text(const struct probe_point *point, const char *path,
 	return sb_steal(&sb);
 }
 
-bool derive_process_event(const struct probe_point *point, const struct component *event,
-			  const char *written, int64_t pid, struct derived_point ***tail)
+/* The point of `event` (its own name `name`). */
+static bool derive_one(const struct probe_point *point, const struct component *event,
+		       const char *name, const char *written, int64_t pid,
+		       struct derived_point ***tail)
 {
-	const char *name = read_event(point, event);
 	char path[PATH_MAX];
 	struct derived_point *d;
 
+	name = read_event(point, event, name);
 	if (!name)
 		return false;
 	if (pid < 0 || (pid == 0 && point->components->arg && !written)) {
@@ -105,6 +111,41 @@ bool derive_process_event(const struct probe_point *point, const struct componen
 	d->address = (uint64_t)pid;
 	add_derived_point(tail, d);
 	return true;
+}
+
+/*
+ * A wildcard for the event, as in `-l 'process.*'`: the events it matches that the
+ * components after it fit (begin, end and syscall alone, as stap lists them; thread before
+ * begin or end; syscall before return).
+ */
+static bool derive_wildcard(const struct probe_point *point, const struct component *event,
+			    const char *written, int64_t pid, struct derived_point ***tail)
+{
+	static const char *const names[] = { "begin", "end", "syscall", "thread", NULL };
+	const struct component *next = event->next;
+	bool any = false;
+
+	for (size_t i = 0; names[i]; i++) {
+		bool fits = !next ? strcmp(names[i], "thread") :
+			    !strcmp(names[i], "thread") ? !next->arg && (!strcmp(next->name, "begin") ||
+						       !strcmp(next->name, "end")) :
+			    !strcmp(names[i], "syscall") && !next->arg && !strcmp(next->name, "return") &&
+			    !next->next;
+
+		if (fits && !fnmatch(event->name, names[i], 0))
+			any |= derive_one(point, event, names[i], written, pid, tail);
+	}
+	if (!any)
+		provider_mismatch(point, event, names);
+	return any;
+}
+
+bool derive_process_event(const struct probe_point *point, const struct component *event,
+			  const char *written, int64_t pid, struct derived_point ***tail)
+{
+	if (strpbrk(event->name, "*?["))
+		return derive_wildcard(point, event, written, pid, tail);
+	return derive_one(point, event, event->name, written, pid, tail);
 }
 
 /* ---- Pass 3: a handler each, and the table tap_process_events[] (runtime/taskfinder.h) ---- */
