@@ -13,7 +13,7 @@
  * - thread.end (a thread but the main one) and end (the last thread) run at
  *   sched_process_exit, in the exiting task. Its executable is gone by then: the processes
  *   that began running a PATH point's file are kept in a small table (tap_tf_seen, 512
- *   processes) until they end.
+ *   processes).
  * - syscall and syscall.return run at the raw tracepoints sys_enter and sys_exit.
  * With -c or -x (tap_target_pid), points without PATH or PID see only the target process
  * and its descendants. Kernel threads are never seen.
@@ -60,30 +60,38 @@ static struct tap_process_event tap_process_events[TAP_NUM_PROCESS_EVENTS];
 
 /* ---- Which task a point sees ---- */
 
-/* Processes that began running a PATH point's file: tgid and the points (bit i: entry i). */
+/*
+ * Processes that began running a PATH point's file: tgid and the points (bit i: entry i).
+ * A process's entry is set anew when it begins (fork, exec, the walk), which also retires
+ * the entry of an earlier process of its pid; at its end it is only marked dead, as a
+ * thread may report its exit after the process's end (a joined thread wakes its joiner
+ * before it reaches sched_process_exit), and a dead entry is reused when no slot is free.
+ */
 #define TAP_TF_SEEN 512
-static struct { pid_t tgid; u64 points; } tap_tf_seen[TAP_TF_SEEN];
+static struct { pid_t tgid; bool dead; u64 points; } tap_tf_seen[TAP_TF_SEEN];
 static DEFINE_SPINLOCK(tap_tf_seen_lock);
+static bool tap_tf_paths;	/* some point has a PATH */
 
-static void tap_tf_remember(pid_t tgid, int i, bool on)
+static void tap_tf_remember(pid_t tgid, u64 points)
 {
 	unsigned long flags;
-	int j, free_slot = -1;
+	int j, free_slot = -1, dead_slot = -1;
 
-	if (i >= 64)
-		return;
 	spin_lock_irqsave(&tap_tf_seen_lock, flags);
 	for (j = 0; j < TAP_TF_SEEN; j++) {
 		if (tap_tf_seen[j].tgid == tgid)
 			break;
 		if (free_slot < 0 && !tap_tf_seen[j].tgid)
 			free_slot = j;
+		if (dead_slot < 0 && tap_tf_seen[j].dead)
+			dead_slot = j;
 	}
 	if (j == TAP_TF_SEEN)
-		j = free_slot;
-	if (j >= 0 && on) {
-		tap_tf_seen[j].tgid = tgid;
-		tap_tf_seen[j].points |= 1ull << i;
+		j = points ? (free_slot >= 0 ? free_slot : dead_slot) : -1;
+	if (j >= 0) {
+		tap_tf_seen[j].tgid = points ? tgid : 0;
+		tap_tf_seen[j].points = points;
+		tap_tf_seen[j].dead = false;
 	}
 	spin_unlock_irqrestore(&tap_tf_seen_lock, flags);
 }
@@ -102,7 +110,7 @@ static bool tap_tf_remembered(pid_t tgid, int i)
 	return found;
 }
 
-static void tap_tf_forget(pid_t tgid)
+static void tap_tf_ended(pid_t tgid)
 {
 	unsigned long flags;
 	int j;
@@ -110,7 +118,7 @@ static void tap_tf_forget(pid_t tgid)
 	spin_lock_irqsave(&tap_tf_seen_lock, flags);
 	for (j = 0; j < TAP_TF_SEEN; j++)
 		if (tap_tf_seen[j].tgid == tgid)
-			tap_tf_seen[j].tgid = 0, tap_tf_seen[j].points = 0;
+			tap_tf_seen[j].dead = true;
 	spin_unlock_irqrestore(&tap_tf_seen_lock, flags);
 }
 
@@ -163,11 +171,14 @@ static bool tap_tf_sees(int i, struct task_struct *t, bool exiting)
 /* Runs the points of `event` that see the current task. */
 static void tap_tf_fire(int event, struct pt_regs *regs, u64 *words, bool exiting)
 {
+	u64 points = 0;
 	int i;
 
-	for (i = 0; i < TAP_NUM_PROCESS_EVENTS && event == TAP_PE_BEGIN; i++)
+	for (i = 0; i < TAP_NUM_PROCESS_EVENTS && i < 64 && event == TAP_PE_BEGIN; i++)
 		if (tap_process_events[i].path && tap_tf_sees(i, current, false))
-			tap_tf_remember(current->tgid, i, true);
+			points |= 1ull << i;
+	if (event == TAP_PE_BEGIN && tap_tf_paths)
+		tap_tf_remember(current->tgid, points);
 	for (i = 0; i < TAP_NUM_PROCESS_EVENTS; i++) {
 		if (tap_process_events[i].event != event || !tap_tf_sees(i, current, exiting))
 			continue;
@@ -250,7 +261,7 @@ static void tap_tf_exit(void *data, struct task_struct *p)
 		tap_tf_fire(TAP_PE_THREAD_END, task_pt_regs(p), words, true);
 	if (atomic_read(&p->signal->live) == 0) {
 		tap_tf_fire(TAP_PE_END, task_pt_regs(p), words, true);
-		tap_tf_forget(p->tgid);
+		tap_tf_ended(p->tgid);
 	}
 }
 
@@ -373,6 +384,7 @@ static int tap_process_events_start(void)
 	tap_tf_stopping = false;
 	for (i = 0; i < TAP_NUM_PROCESS_EVENTS; i++) {
 		events |= 1 << tap_process_events[i].event;
+		tap_tf_paths |= tap_process_events[i].path != NULL;
 		if (tap_process_events[i].path && (rc = tap_tf_lookup(&tap_process_events[i])))
 			return rc;
 	}

@@ -26,8 +26,7 @@ bool process_event_component(const struct component *comp)
 	if (!comp || comp->arg)
 		return false;
 	if (strpbrk(comp->name, "*?["))
-		return !comp->next || !strcmp(comp->next->name, "begin") ||
-		       !strcmp(comp->next->name, "end") || !strcmp(comp->next->name, "return");
+		return true;
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(comp->name, names[i]))
 			return true;
@@ -81,17 +80,13 @@ static char *event_point_text(const struct probe_point *point, const char *path,
 	return sb_steal(&sb);
 }
 
-/* The point of `event` (its own name `name`). */
-static bool derive_one(const struct probe_point *point, const struct component *event,
-		       const char *name, const char *written, int64_t pid,
-		       struct derived_point ***tail)
+/* The point of the event `name` ("thread.begin"). */
+static bool derive_named(const struct probe_point *point, const char *name, const char *written,
+			 int64_t pid, struct derived_point ***tail)
 {
 	char path[PATH_MAX];
 	struct derived_point *d;
 
-	name = read_event(point, event, name);
-	if (!name)
-		return false;
 	if (pid < 0 || (pid == 0 && point->components->arg && !written)) {
 		char *reason = xasprintf("cannot probe pid %" PRId64 ": Invalid pid", pid);
 
@@ -113,27 +108,37 @@ static bool derive_one(const struct probe_point *point, const struct component *
 	return true;
 }
 
+static bool has_wildcard(const char *name)
+{
+	return strpbrk(name, "*?[") != NULL;
+}
+
 /*
- * A wildcard for the event, as in `-l 'process.*'`: the events it matches that the
- * components after it fit (begin, end and syscall alone, as stap lists them; thread before
- * begin or end; syscall before return).
+ * Wildcards, as in `-l 'process.*'`: the events whose one or two components they match, in
+ * stap's order (process.* is begin, end and syscall; process.*.* thread.begin, thread.end
+ * and syscall.return).
  */
 static bool derive_wildcard(const struct probe_point *point, const struct component *event,
 			    const char *written, int64_t pid, struct derived_point ***tail)
 {
+	static const char *const events[][2] = {
+		{ "begin", NULL }, { "end", NULL }, { "syscall", NULL }, { "syscall", "return" },
+		{ "thread", "begin" }, { "thread", "end" },
+	};
 	static const char *const names[] = { "begin", "end", "syscall", "thread", NULL };
 	const struct component *next = event->next;
 	bool any = false;
 
-	for (size_t i = 0; names[i]; i++) {
-		bool fits = !next ? strcmp(names[i], "thread") :
-			    !strcmp(names[i], "thread") ? !next->arg && (!strcmp(next->name, "begin") ||
-						       !strcmp(next->name, "end")) :
-			    !strcmp(names[i], "syscall") && !next->arg && !strcmp(next->name, "return") &&
-			    !next->next;
+	for (size_t i = 0; i < sizeof(events) / sizeof(*events); i++) {
+		char *name;
 
-		if (fits && !fnmatch(event->name, names[i], 0))
-			any |= derive_one(point, event, names[i], written, pid, tail);
+		if (fnmatch(event->name, events[i][0], 0) || !next != !events[i][1] ||
+		    (next && (next->arg || next->next || fnmatch(next->name, events[i][1], 0))))
+			continue;
+		name = events[i][1] ? xasprintf("%s.%s", events[i][0], events[i][1]) :
+				      xstrdup(events[i][0]);
+		any |= derive_named(point, name, written, pid, tail);
+		free(name);
 	}
 	if (!any)
 		provider_mismatch(point, event, names);
@@ -143,9 +148,12 @@ static bool derive_wildcard(const struct probe_point *point, const struct compon
 bool derive_process_event(const struct probe_point *point, const struct component *event,
 			  const char *written, int64_t pid, struct derived_point ***tail)
 {
-	if (strpbrk(event->name, "*?["))
+	const char *name;
+
+	if (has_wildcard(event->name) || (event->next && has_wildcard(event->next->name)))
 		return derive_wildcard(point, event, written, pid, tail);
-	return derive_one(point, event, event->name, written, pid, tail);
+	name = read_event(point, event, event->name);
+	return name && derive_named(point, name, written, pid, tail);
 }
 
 /* ---- Pass 3: a handler each, and the table tap_process_events[] (runtime/taskfinder.h) ---- */
