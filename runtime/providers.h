@@ -14,6 +14,7 @@
 #include "netfilter.h"
 #include "perf.h"
 #include "procfs.h"
+#include "taskfinder.h"
 #include "timers.h"
 #include "tracepoints.h"
 #include "uprobes.h"
@@ -40,6 +41,7 @@ static const struct tap_provider tap_providers[] = {
 	{ .start = tap_perf_start, .stop = tap_perf_stop },
 	{ .start = tap_procfs_start, .stop = tap_procfs_stop },
 	{ .start = tap_netfilter_start, .stop = tap_netfilter_stop },
+	{ .start = tap_process_events_start, .stop = tap_process_events_stop },
 };
 
 #define TAP_NUM_PROVIDERS ((int)ARRAY_SIZE(tap_providers))

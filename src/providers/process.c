@@ -149,9 +149,21 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	enum provider_kind kind;
 	struct ufunc *funcs;
 	size_t count, matched = 0;
+	int64_t pid = 0;
 
+	if (first->arg && !written && !component_number(first, &pid)) {
+		provider_mismatch(point, first, NULL);
+		return false;
+	}
+	/* begin, end, thread.*, syscall[.return]: process_events.c's. */
+	if (process_event_component(func))
+		return derive_process_event(point, func, written, pid, tail);
 	if (first->arg && !written) {
 		provider_mismatch(point, first, NULL);
+		return false;
+	}
+	if (func && (strcmp(func->name, "function") || !component_string(func))) {
+		provider_mismatch(point, func, process_names);
 		return false;
 	}
 	if (!written) {
@@ -196,6 +208,24 @@ static bool derive_process(const struct probe_point *point, const struct provide
 }
 
 static const struct probe_type process_types[] = {
+	{ "process.begin", true },
+	{ "process.end", true },
+	{ "process.syscall", true },
+	{ "process.syscall.return", true },
+	{ "process.thread.begin", true },
+	{ "process.thread.end", true },
+	{ "process(number).begin", true },
+	{ "process(number).end", true },
+	{ "process(number).syscall", true },
+	{ "process(number).syscall.return", true },
+	{ "process(number).thread.begin", true },
+	{ "process(number).thread.end", true },
+	{ "process(string).begin", true },
+	{ "process(string).end", true },
+	{ "process(string).syscall", true },
+	{ "process(string).syscall.return", true },
+	{ "process(string).thread.begin", true },
+	{ "process(string).thread.end", true },
 	{ "process(string).function(string)", true },
 	{ "process(string).function(string).call", true },
 	{ "process(string).function(string).return", true },

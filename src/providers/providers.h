@@ -50,6 +50,13 @@ bool find_executable(const char *name, char *path);
  * `search_path` (NULL: ours); `path` is the host's path of the file, under the sysroot. */
 bool find_executable_in(const char *sysroot, const char *search_path, const char *name,
 			char *path);
+
+/* process_events.c: whether `comp`, after process(...), is one of the lifetime and
+ * system-call points (begin, end, thread, syscall); their derivation from it, of the
+ * process file `written` (as the point has it, NULL for none) or of `pid` (0 for none). */
+bool process_event_component(const struct component *comp);
+bool derive_process_event(const struct probe_point *point, const struct component *event,
+			  const char *written, int64_t pid, struct derived_point ***tail);
 extern const struct provider provider_procfs;
 extern const struct provider provider_netfilter;
 

@@ -48,6 +48,9 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d);
+	else if (d->kind == PROVIDER_PROCESS_EVENT)	/* stap lists these at every event */
+		vars = xstrdup(" $syscall:long $arg1:long $arg2:long $arg3:long $arg4:long"
+			       " $arg5:long $arg6:long");
 	/* A callee is listed as stap lists it: CALLER.callee("g@file:N"). */
 	text = xasprintf("%s%s", listed_point(d), vars ? vars : "");
 	free(vars);

@@ -69,6 +69,10 @@ enum provider_kind {
 	PROVIDER_PROCFS_WRITE,	/* procfs("PATH").write: the same */
 	PROVIDER_NETFILTER,	/* netfilter.hook(H).pf(P).priority(N): nf_hook, nf_pf and
 				 * `priority` */
+	PROVIDER_PROCESS_EVENT,	/* process.begin, .end, .thread.begin, .thread.end, .syscall,
+				 * .syscall.return: `function` the event ("thread.end"),
+				 * `symbol` the process("PATH") file or NULL, `address` the
+				 * process(PID) or 0 */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */

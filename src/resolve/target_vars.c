@@ -744,6 +744,8 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 
 	if (on_tracepoints(p))
 		return trace_target_resolve(env, p, n, quiet);
+	if (on_process_events(p))
+		return process_target_resolve(p, n, quiet);
 	if (on_uprobes(p))
 		return uprobe_resolve(p, n, quiet);
 	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p) &&

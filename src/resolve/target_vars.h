@@ -128,6 +128,10 @@ bool on_tracepoints(const struct derived_probe *p);
 bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet);
 bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n);
+/* In the task finder's probes (target_process.c): whether a point of `p` is a process
+ * lifetime or system-call point; $syscall, $argN, $return there. */
+bool on_process_events(const struct derived_probe *p);
+bool process_target_resolve(struct derived_probe *p, struct node *n, bool quiet);
 /* -L: " $parent:struct task_struct* $child:struct task_struct*". */
 char *trace_list_args(const struct provider_env *env, const struct derived_point *d);
 
