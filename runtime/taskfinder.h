@@ -38,6 +38,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "user_inode.h"
 
 enum { TAP_PE_BEGIN, TAP_PE_END, TAP_PE_THREAD_BEGIN, TAP_PE_THREAD_END, TAP_PE_SYSCALL,
        TAP_PE_SYSCALL_RETURN, TAP_PE_EVENTS };
@@ -313,19 +314,11 @@ static void tap_tf_found(struct tracepoint *tp, void *priv)
 
 static int tap_tf_lookup(struct tap_process_event *e)
 {
-	char *name = kasprintf(GFP_KERNEL, "%s%s", tap_user_root, e->path);
-	struct path path;
 	int rc;
 
-	if (!name)
-		return -ENOMEM;
-	rc = kern_path(name, LOOKUP_FOLLOW, &path);
-	kfree(name);
-	if (rc)
-		return 0;	/* not there: it sees no process, as stap's */
-	e->inode = igrab(d_real_inode(path.dentry));
-	path_put(&path);
-	return 0;
+	e->inode = tap_user_inode(e->path, &rc);
+	/* Not there: it sees no process, as stap's. */
+	return rc == -ENOMEM ? rc : 0;
 }
 
 static void tap_tf_walk(void)

@@ -26,6 +26,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "user_inode.h"
 
 struct tap_uprobe {
 	struct uprobe_consumer uc;
@@ -48,27 +49,14 @@ static struct tap_uprobe tap_uprobes[TAP_NUM_UPROBES];	/* the generated module's
 static struct tap_uprobe *const tap_uprobes __maybe_unused;
 #endif
 
-/*
- * The file's inode, as the processes that run it map it: under the root the -c command
- * runs in (the loader's user_root, session.h: the host's files in the bundled VM), and
- * through an overlay to the file it maps.
- */
+/* On the file's inode as its processes map it (user_inode.h). */
 static int tap_uprobe_register(struct tap_uprobe *u)
 {
-	char *name = kasprintf(GFP_KERNEL, "%s%s", tap_user_root, u->path);
-	struct path path;
 	int rc;
 
-	if (!name)
-		return -ENOMEM;
-	rc = kern_path(name, LOOKUP_FOLLOW, &path);
-	kfree(name);
-	if (rc)
-		return rc;
-	u->inode = igrab(d_real_inode(path.dentry));
-	path_put(&path);
+	u->inode = tap_user_inode(u->path, &rc);
 	if (!u->inode)
-		return -ENOENT;
+		return rc;
 #ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
 	u->uprobe = uprobe_register(u->inode, u->offset, 0, &u->uc);
 	rc = IS_ERR(u->uprobe) ? PTR_ERR(u->uprobe) : 0;

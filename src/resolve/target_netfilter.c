@@ -37,31 +37,14 @@ static bool is_read_only_var(const char *name)
 	return false;
 }
 
-/* An error at `n` (with stap's untyped reports when `untyped`); false. `message` is a
- * literal: diag.c counts repeats of one format as similar errors. */
-static bool refuse(struct node *n, bool quiet, bool untyped, const char *message)
-{
-	char *name = n->suffix && !n->comps ? xasprintf("%s%s", n->text, n->suffix)
-					    : xstrdup(n->text);
-	struct token_desc tok = { "identifier", name };
-
-	if (!quiet) {
-		diag_error_at("semantic error", &tok, n->loc, message, 0);
-		if (untyped)
-			target_report_untyped(&tok, n->loc);
-	}
-	free(name);
-	return false;
-}
-
 /* A known variable, plain; false after stap's error. */
 static bool plain_var(struct node *n, bool quiet)
 {
 	if ((strcmp(n->text, "$verdict") && !is_read_only_var(n->text)) || n->comps || n->suffix)
-		return refuse(n, quiet, true, "unsupported context variable");
+		return target_refuse(n, quiet, true, "unsupported context variable");
 	if (n->address_of)
-		return refuse(n, quiet, true,
-			      "cannot take address of netfilter hook context variable");
+		return target_refuse(n, quiet, true,
+				     "cannot take address of netfilter hook context variable");
 	return true;
 }
 
@@ -98,8 +81,8 @@ bool netfilter_var_read(const struct provider_env *env, struct derived_probe *p,
 		return false;
 	if (!strcmp(n->text, "$verdict")) {
 		if (!env || !env->guru)
-			return refuse(n, quiet, true,
-				      "write to netfilter verdict requires guru mode; need stap -g");
+			return target_refuse(n, quiet, true,
+				     "write to netfilter verdict requires guru mode; need stap -g");
 		become_call(n, "__netfilter_verdict_get", NULL);
 		return true;
 	}
@@ -119,10 +102,11 @@ bool netfilter_var_assign(const struct provider_env *env, struct derived_probe *
 	if (!plain_var(target, false))
 		return false;
 	if (strcmp(target->text, "$verdict"))
-		return refuse(target, false, false, "write to netfilter parameter not permitted");
+		return target_refuse(target, false, false,
+				     "write to netfilter parameter not permitted");
 	if (!env || !env->guru)
-		return refuse(target, false, false,
-			      "write to netfilter verdict requires guru mode; need stap -g");
+		return target_refuse(target, false, false,
+				     "write to netfilter verdict requires guru mode; need stap -g");
 	if (n->kind == N_PREINC || n->kind == N_POSTINC) {
 		int64_t delta = n->op == OP_INC ? 1 : -1;
 
@@ -137,7 +121,7 @@ bool netfilter_var_assign(const struct provider_env *env, struct derived_probe *
 
 		become_call(n, "__netfilter_verdict_set", value);
 	} else {
-		return refuse(target, false, false, "unsupported context variable");
+		return target_refuse(target, false, false, "unsupported context variable");
 	}
 	n->loc = loc;
 	return true;

@@ -32,30 +32,12 @@ static bool has_point(const struct derived_probe *p, enum provider_kind kind)
 	return false;
 }
 
-/* An error at $value (followed by stap's untyped reports when `untyped`); false. `message`
- * (a literal without '%') is the format: diag.c counts repeats of one format as similar
- * errors, as stap does of one message; the 0 only keeps it from being the sole argument. */
-static bool refuse(struct node *n, bool quiet, bool untyped, const char *message)
-{
-	char *name = n->suffix && !n->comps ? xasprintf("%s%s", n->text, n->suffix)
-					    : xstrdup(n->text);
-	struct token_desc tok = { "identifier", name };
-
-	if (!quiet) {
-		diag_error_at("semantic error", &tok, n->loc, message, 0);
-		if (untyped)
-			target_report_untyped(&tok, n->loc);
-	}
-	free(name);
-	return false;
-}
-
 /* $value itself, without components, suffix or '&'; false after an error. */
 static bool plain_value(struct node *n, bool quiet)
 {
 	if (strcmp(n->text, "$value"))
-		return refuse(n, quiet, false,
-			      "invalid target symbol for procfs probe, $value expected");
+		return target_refuse(n, quiet, false,
+				     "invalid target symbol for procfs probe, $value expected");
 	if (n->comps) {
 		bool field = n->comps->kind == COMP_FIELD;
 		struct token_desc tok = { "operator", field ? "->" : "[" };
@@ -71,10 +53,10 @@ static bool plain_value(struct node *n, bool quiet)
 		return false;
 	}
 	if (n->suffix)
-		return refuse(n, quiet, true,
-			      "procfs variable '$value' may not be pretty-printed");
+		return target_refuse(n, quiet, true,
+				     "procfs variable '$value' may not be pretty-printed");
 	if (n->address_of)
-		return refuse(n, quiet, true, "cannot take address of procfs variable");
+		return target_refuse(n, quiet, true, "cannot take address of procfs variable");
 	return true;
 }
 
@@ -96,8 +78,8 @@ bool procfs_value_read(struct derived_probe *p, struct node *n, bool quiet)
 	if (!plain_value(n, quiet))
 		return false;
 	if (has_point(p, PROVIDER_PROCFS_READ))
-		return refuse(n, quiet, true,
-			      "procfs $value variable cannot be read in a procfs read probe");
+		return target_refuse(n, quiet, true,
+				     "procfs $value variable cannot be read in a procfs read probe");
 	become_call(n, "__procfs_value_get", NULL);
 	return true;
 }
@@ -110,11 +92,11 @@ bool procfs_value_assign(struct derived_probe *p, struct node *n)
 	if (!plain_value(target, false))
 		return false;
 	if (has_point(p, PROVIDER_PROCFS_WRITE))
-		return refuse(target, false, false,
-			      "procfs $value variable is read-only in a procfs write probe");
+		return target_refuse(target, false, false,
+				     "procfs $value variable is read-only in a procfs write probe");
 	if (n->kind != N_ASSIGN || (n->op != '=' && !append))
-		return refuse(target, false, false,
-			      "Only the following assign operators are implemented on procfs read"
+		return target_refuse(target, false, false,
+				     "Only the following assign operators are implemented on procfs read"
 			      " target variables: '=', '.='");
 	become_call(n, append ? "__procfs_value_append" : "__procfs_value_set", n->rhs);
 	n->loc = target->loc;

@@ -65,6 +65,21 @@ void target_report_untyped(const struct token_desc *tok, struct loc loc)
 		diag_error_at("semantic error", tok, loc, "unresolved type ");
 }
 
+bool target_refuse(struct node *n, bool quiet, bool untyped, const char *message)
+{
+	char *name = n->suffix && !n->comps ? xasprintf("%s%s", n->text, n->suffix)
+					    : xstrdup(n->text);
+	struct token_desc tok = { "identifier", name };
+
+	if (!quiet) {
+		diag_error_at("semantic error", &tok, n->loc, message, 0);
+		if (untyped)
+			target_report_untyped(&tok, n->loc);
+	}
+	free(name);
+	return false;
+}
+
 /* "a, b, c": `names` nearest to `wanted` first, at most `limit` (0: all), each after
  * `prefix`. */
 static char *alternatives(const char *wanted, const char **names, int count, int limit,

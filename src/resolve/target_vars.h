@@ -105,6 +105,11 @@ char *target_list_point_vars(const struct ktypes *kt, const struct derived_point
  * type (the second is suppressed as similar). */
 void target_report_untyped(const struct token_desc *tok, struct loc loc);
 
+/* An error at the $target `n` (and stap's untyped reports when `untyped`), unless `quiet`;
+ * false. `message` is a literal without '%': diag.c counts repeats of one format as
+ * similar errors, as stap does of one message. */
+bool target_refuse(struct node *n, bool quiet, bool untyped, const char *message);
+
 /* In procfs probes (target_procfs.c): whether every point of `p` is a procfs point; $value
  * read (`n`, an N_TARGET) and assigned (`n`, an N_ASSIGN or increment of one), each made a
  * call of the library's __procfs_value_*; false after stap's error (none when `quiet`). */
