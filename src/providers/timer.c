@@ -10,6 +10,7 @@
 #include "providers/providers.h"
 #include "providers/emit.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,17 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 	if (!point->components->arg && unit_comp && !unit_comp->arg &&
 	    !strcmp(unit_comp->name, "profile"))
 		return derive_profile(point, unit_comp, tail);
+	/* A wildcard names profile, the one unit without an argument (timer.prof*, -l). */
+	if (!point->components->arg && unit_comp && !unit_comp->arg &&
+	    strpbrk(unit_comp->name, "*?[") && !fnmatch(unit_comp->name, "profile", 0)) {
+		struct component profile = *unit_comp, first = *point->components;
+		struct probe_point named = *point;
+
+		profile.name = (char *)"profile";
+		first.next = &profile;
+		named.components = &first;
+		return derive_profile(&named, &profile, tail);
+	}
 	if (!point->components->arg && !unit_comp) {
 		provider_truncated(point, point->components,
 				   "hz(number) jiffies(number) ms(number) msec(number) ns(number)"
