@@ -335,16 +335,28 @@ const char *diag_quiet_reason(void)
 	return quiet_reason;
 }
 
+/* Each open quiet scope's count of errors when it began, so that a scope inside another
+ * counts only its own (an optional point's alias whose first target failed quietly and
+ * whose `never` derived). Suspending leaves it as it is: the scopes opened meanwhile end
+ * before the resume. */
+#define MAX_QUIET_SCOPES 256
+static int quiet_starts[MAX_QUIET_SCOPES], quiet_scopes;
+
 void diag_quiet_begin(void)
 {
 	if (quiet_depth++ == 0)
 		quiet_errors = 0;
+	if (quiet_scopes < MAX_QUIET_SCOPES)
+		quiet_starts[quiet_scopes] = quiet_errors;
+	quiet_scopes++;
 }
 
 int diag_quiet_end(void)
 {
 	quiet_depth--;
-	return quiet_errors;
+	quiet_scopes--;
+	return quiet_scopes < MAX_QUIET_SCOPES ? quiet_errors - quiet_starts[quiet_scopes] :
+						  quiet_errors;
 }
 
 void diag_quiet_suspend(struct diag_quiet_state *saved)
@@ -685,7 +697,7 @@ void diag_reset_all(void)
 	pending_head = NULL;
 	source_before_head = last_semantic_source = NULL;
 	continues = last_suppressed = false;
-	quiet_depth = quiet_errors = 0;
+	quiet_depth = quiet_errors = quiet_scopes = 0;
 	free(quiet_reason);
 	quiet_reason = NULL;
 	error_count = suppressed_count = 0;
