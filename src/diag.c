@@ -335,10 +335,11 @@ const char *diag_quiet_reason(void)
 	return quiet_reason;
 }
 
-/* Each open quiet scope's count of errors when it began, so that a scope inside another
- * counts only its own (an optional point's alias whose first target failed quietly and
- * whose `never` derived). Suspending leaves it as it is: the scopes opened meanwhile end
- * before the resume. */
+/* Each open quiet scope's count of errors when it began. A scope counts only its own
+ * errors, and once it ends they are its caller's to weigh, not the enclosing scope's: an
+ * optional alias target (nfs.proc2.read ?) whose own optional targets failed quietly before
+ * its `never` derived has derived. Suspending leaves the stack as it is: the scopes opened
+ * meanwhile end before the resume. */
 #define MAX_QUIET_SCOPES 256
 static int quiet_starts[MAX_QUIET_SCOPES], quiet_scopes;
 
@@ -353,10 +354,15 @@ void diag_quiet_begin(void)
 
 int diag_quiet_end(void)
 {
+	int start = 0, since;
+
 	quiet_depth--;
 	quiet_scopes--;
-	return quiet_scopes < MAX_QUIET_SCOPES ? quiet_errors - quiet_starts[quiet_scopes] :
-						  quiet_errors;
+	if (quiet_scopes < MAX_QUIET_SCOPES)
+		start = quiet_starts[quiet_scopes];
+	since = quiet_errors - start;
+	quiet_errors = start;
+	return since;
 }
 
 void diag_quiet_suspend(struct diag_quiet_state *saved)

@@ -120,7 +120,7 @@ void diag_set_suppression(bool enabled);
 
 /* Between these, semantic errors are neither printed nor counted: an optional probe point
  * (`?`) that does not resolve is dropped without a word. The end returns how many there
- * were since its begin (an inner scope's count its own, the outer's all). They nest. */
+ * were since its begin; they are then its caller's, not an enclosing scope's. They nest. */
 void diag_quiet_begin(void);
 int diag_quiet_end(void);
 /* The message of the last error while quiet ("invalid suffix for probe"), or NULL: what a
