@@ -241,8 +241,49 @@ static void tap_tf_queue_begin(struct task_struct *t, bool process, enum task_wo
 
 /* ---- The tracepoints ---- */
 
+/*
+ * A process's end, claimed once. Threads that exit together can each read signal->live as 0
+ * (the tracepoint comes after every one's decrement), and each would fire end: the first
+ * claims the process's tgid among those recently ended; a fork that makes a new process
+ * forgets its tgid, which a later process may have again.
+ */
+#define TAP_TF_RECENT_ENDS 64
+static pid_t tap_tf_recent_ends[TAP_TF_RECENT_ENDS];
+static unsigned int tap_tf_recent_next;
+static DEFINE_SPINLOCK(tap_tf_ends_lock);
+
+static bool tap_tf_claim_end(pid_t tgid)
+{
+	unsigned long flags;
+	bool claimed = true;
+	int i;
+
+	spin_lock_irqsave(&tap_tf_ends_lock, flags);
+	for (i = 0; i < TAP_TF_RECENT_ENDS; i++)
+		if (tap_tf_recent_ends[i] == tgid)
+			claimed = false;
+	if (claimed)
+		tap_tf_recent_ends[tap_tf_recent_next++ % TAP_TF_RECENT_ENDS] = tgid;
+	spin_unlock_irqrestore(&tap_tf_ends_lock, flags);
+	return claimed;
+}
+
+static void tap_tf_forget_end(pid_t tgid)
+{
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&tap_tf_ends_lock, flags);
+	for (i = 0; i < TAP_TF_RECENT_ENDS; i++)
+		if (tap_tf_recent_ends[i] == tgid)
+			tap_tf_recent_ends[i] = 0;
+	spin_unlock_irqrestore(&tap_tf_ends_lock, flags);
+}
+
 static void tap_tf_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
+	if (child->pid == child->tgid)
+		tap_tf_forget_end(child->tgid);
 	tap_tf_queue_begin(child, child->pid == child->tgid, TWA_RESUME);
 }
 
@@ -260,7 +301,7 @@ static void tap_tf_exit(void *data, struct task_struct *p)
 
 	if (p->pid != p->tgid)
 		tap_tf_fire(TAP_PE_THREAD_END, task_pt_regs(p), words, true);
-	if (atomic_read(&p->signal->live) == 0) {
+	if (atomic_read(&p->signal->live) == 0 && tap_tf_claim_end(p->tgid)) {
 		tap_tf_fire(TAP_PE_END, task_pt_regs(p), words, true);
 		tap_tf_ended(p->tgid);
 	}
