@@ -13,7 +13,7 @@
  * - thread.end (a thread but the main one) and end (the last thread) run at
  *   sched_process_exit, in the exiting task. Its executable is gone by then: the processes
  *   that began running a PATH point's file are kept in a small table (tap_tf_seen, 512
- *   processes).
+ *   processes), which also marks the processes whose end has fired.
  * - syscall and syscall.return run at the raw tracepoints sys_enter and sys_exit.
  * With -c or -x (tap_target_pid), points without PATH or PID see only the target process
  * and its descendants. Kernel threads are never seen.
@@ -62,37 +62,52 @@ static struct tap_process_event tap_process_events[TAP_NUM_PROCESS_EVENTS];
 /* ---- Which task a point sees ---- */
 
 /*
- * Processes that began running a PATH point's file: tgid and the points (bit i: entry i).
- * A process's entry is set anew when it begins (fork, exec, the walk), which also retires
- * the entry of an earlier process of its pid; at its end it is only marked dead, as a
- * thread may report its exit after the process's end (a joined thread wakes its joiner
- * before it reaches sched_process_exit), and a dead entry is reused when no slot is free.
+ * Processes the finder keeps a word of, by tgid: those that began running a PATH point's
+ * file (points: bit i for entry i), and those whose end has fired (ended). A process's
+ * entry is set anew when it begins (fork, exec, the walk), which also retires the entry of
+ * an earlier process of its pid. At its end the entry is only marked ended: a thread may
+ * report its exit after the process's end (a joined thread wakes its joiner before it
+ * reaches sched_process_exit), and threads that exit together can each read signal->live
+ * as 0 (the tracepoint comes after every one's decrement): the first claims the end. A
+ * free slot is taken first, else an ended one.
  */
 #define TAP_TF_SEEN 512
-static struct { pid_t tgid; bool dead; u64 points; } tap_tf_seen[TAP_TF_SEEN];
+static struct { pid_t tgid; bool ended; u64 points; } tap_tf_seen[TAP_TF_SEEN];
 static DEFINE_SPINLOCK(tap_tf_seen_lock);
 static bool tap_tf_paths;	/* some point has a PATH */
 
+/* The slot of tgid, else one to take for it (-1: none); under the lock. */
+static int tap_tf_slot(pid_t tgid, bool *found)
+{
+	int j, free_slot = -1, ended_slot = -1;
+
+	for (j = 0; j < TAP_TF_SEEN; j++) {
+		if (tap_tf_seen[j].tgid == tgid) {
+			*found = true;
+			return j;
+		}
+		if (free_slot < 0 && !tap_tf_seen[j].tgid)
+			free_slot = j;
+		if (ended_slot < 0 && tap_tf_seen[j].ended)
+			ended_slot = j;
+	}
+	*found = false;
+	return free_slot >= 0 ? free_slot : ended_slot;
+}
+
+/* A process begins: its points, or (none) its entry retired. */
 static void tap_tf_remember(pid_t tgid, u64 points)
 {
 	unsigned long flags;
-	int j, free_slot = -1, dead_slot = -1;
+	bool found;
+	int j;
 
 	spin_lock_irqsave(&tap_tf_seen_lock, flags);
-	for (j = 0; j < TAP_TF_SEEN; j++) {
-		if (tap_tf_seen[j].tgid == tgid)
-			break;
-		if (free_slot < 0 && !tap_tf_seen[j].tgid)
-			free_slot = j;
-		if (dead_slot < 0 && tap_tf_seen[j].dead)
-			dead_slot = j;
-	}
-	if (j == TAP_TF_SEEN)
-		j = points ? (free_slot >= 0 ? free_slot : dead_slot) : -1;
-	if (j >= 0) {
+	j = tap_tf_slot(tgid, &found);
+	if (j >= 0 && (found || points)) {
 		tap_tf_seen[j].tgid = points ? tgid : 0;
 		tap_tf_seen[j].points = points;
-		tap_tf_seen[j].dead = false;
+		tap_tf_seen[j].ended = false;
 	}
 	spin_unlock_irqrestore(&tap_tf_seen_lock, flags);
 }
@@ -111,16 +126,24 @@ static bool tap_tf_remembered(pid_t tgid, int i)
 	return found;
 }
 
-static void tap_tf_ended(pid_t tgid)
+/* The process's end, claimed once: false when another thread claimed it. */
+static bool tap_tf_claim_end(pid_t tgid)
 {
 	unsigned long flags;
+	bool found, claimed;
 	int j;
 
 	spin_lock_irqsave(&tap_tf_seen_lock, flags);
-	for (j = 0; j < TAP_TF_SEEN; j++)
-		if (tap_tf_seen[j].tgid == tgid)
-			tap_tf_seen[j].dead = true;
+	j = tap_tf_slot(tgid, &found);
+	claimed = !found || !tap_tf_seen[j].ended;
+	if (j >= 0 && claimed) {
+		if (!found)
+			tap_tf_seen[j].points = 0;
+		tap_tf_seen[j].tgid = tgid;
+		tap_tf_seen[j].ended = true;
+	}
 	spin_unlock_irqrestore(&tap_tf_seen_lock, flags);
+	return claimed;
 }
 
 static bool tap_tf_runs(struct task_struct *t, struct inode *inode)
@@ -241,49 +264,10 @@ static void tap_tf_queue_begin(struct task_struct *t, bool process, enum task_wo
 
 /* ---- The tracepoints ---- */
 
-/*
- * A process's end, claimed once. Threads that exit together can each read signal->live as 0
- * (the tracepoint comes after every one's decrement), and each would fire end: the first
- * claims the process's tgid among those recently ended; a fork that makes a new process
- * forgets its tgid, which a later process may have again.
- */
-#define TAP_TF_RECENT_ENDS 64
-static pid_t tap_tf_recent_ends[TAP_TF_RECENT_ENDS];
-static unsigned int tap_tf_recent_next;
-static DEFINE_SPINLOCK(tap_tf_ends_lock);
-
-static bool tap_tf_claim_end(pid_t tgid)
-{
-	unsigned long flags;
-	bool claimed = true;
-	int i;
-
-	spin_lock_irqsave(&tap_tf_ends_lock, flags);
-	for (i = 0; i < TAP_TF_RECENT_ENDS; i++)
-		if (tap_tf_recent_ends[i] == tgid)
-			claimed = false;
-	if (claimed)
-		tap_tf_recent_ends[tap_tf_recent_next++ % TAP_TF_RECENT_ENDS] = tgid;
-	spin_unlock_irqrestore(&tap_tf_ends_lock, flags);
-	return claimed;
-}
-
-static void tap_tf_forget_end(pid_t tgid)
-{
-	unsigned long flags;
-	int i;
-
-	spin_lock_irqsave(&tap_tf_ends_lock, flags);
-	for (i = 0; i < TAP_TF_RECENT_ENDS; i++)
-		if (tap_tf_recent_ends[i] == tgid)
-			tap_tf_recent_ends[i] = 0;
-	spin_unlock_irqrestore(&tap_tf_ends_lock, flags);
-}
-
 static void tap_tf_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
 	if (child->pid == child->tgid)
-		tap_tf_forget_end(child->tgid);
+		tap_tf_remember(child->tgid, 0);
 	tap_tf_queue_begin(child, child->pid == child->tgid, TWA_RESUME);
 }
 
@@ -301,10 +285,8 @@ static void tap_tf_exit(void *data, struct task_struct *p)
 
 	if (p->pid != p->tgid)
 		tap_tf_fire(TAP_PE_THREAD_END, task_pt_regs(p), words, true);
-	if (atomic_read(&p->signal->live) == 0 && tap_tf_claim_end(p->tgid)) {
+	if (atomic_read(&p->signal->live) == 0 && tap_tf_claim_end(p->tgid))
 		tap_tf_fire(TAP_PE_END, task_pt_regs(p), words, true);
-		tap_tf_ended(p->tgid);
-	}
 }
 
 static void tap_tf_sys_enter(void *data, struct pt_regs *regs, long id)

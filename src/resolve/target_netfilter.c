@@ -48,26 +48,12 @@ static bool plain_var(struct node *n, bool quiet)
 	return true;
 }
 
-static void become_call(struct node *n, const char *function, struct node *arg)
-{
-	char *raw = n->kind == N_TARGET ? n->text : n->lhs ? n->lhs->text : NULL;
-
-	n->kind = N_CALL;
-	n->raw = xstrdup(raw ? raw : "$verdict");
-	n->text = xstrdup(function);
-	n->comps = NULL;
-	n->lhs = n->rhs = NULL;
-	n->args = (struct node_list){ 0 };
-	if (arg)
-		node_list_push(&n->args, arg);
-}
-
 static struct node *verdict_get(struct loc loc)
 {
 	struct node *call = node_new(N_TARGET, loc);
 
 	call->text = xstrdup("$verdict");
-	become_call(call, "__netfilter_verdict_get", NULL);
+	target_become_call(call, "$verdict", "__netfilter_verdict_get", NULL);
 	return call;
 }
 
@@ -83,11 +69,11 @@ bool netfilter_var_read(const struct provider_env *env, struct derived_probe *p,
 		if (!env || !env->guru)
 			return target_refuse(n, quiet, true,
 				     "write to netfilter verdict requires guru mode; need stap -g");
-		become_call(n, "__netfilter_verdict_get", NULL);
+		target_become_call(n, n->text, "__netfilter_verdict_get", NULL);
 		return true;
 	}
 	function = xasprintf("__netfilter_%s", n->text + 1);
-	become_call(n, function, NULL);
+	target_become_call(n, n->text, function, NULL);
 	free(function);
 	return true;
 }
@@ -110,16 +96,17 @@ bool netfilter_var_assign(const struct provider_env *env, struct derived_probe *
 	if (n->kind == N_PREINC || n->kind == N_POSTINC) {
 		int64_t delta = n->op == OP_INC ? 1 : -1;
 
-		become_call(n, n->kind == N_PREINC ? "__netfilter_verdict_add"
-						   : "__netfilter_verdict_post_add",
-			    node_number(delta, delta > 0 ? "1" : "-1", loc));
+		target_become_call(n, "$verdict",
+				   n->kind == N_PREINC ? "__netfilter_verdict_add"
+						       : "__netfilter_verdict_post_add",
+				   node_number(delta, delta > 0 ? "1" : "-1", loc));
 	} else if (n->kind == N_ASSIGN && n->op == '=') {
-		become_call(n, "__netfilter_verdict_set", n->rhs);
+		target_become_call(n, "$verdict", "__netfilter_verdict_set", n->rhs);
 	} else if (n->kind == N_ASSIGN && n->op > OP_ASSIGN_BASE) {
 		struct node *value = node_binary(n->op - OP_ASSIGN_BASE, verdict_get(loc), n->rhs,
 						 n->loc);
 
-		become_call(n, "__netfilter_verdict_set", value);
+		target_become_call(n, "$verdict", "__netfilter_verdict_set", value);
 	} else {
 		return target_refuse(target, false, false, "unsupported context variable");
 	}

@@ -60,19 +60,6 @@ static bool plain_value(struct node *n, bool quiet)
 	return true;
 }
 
-/* `n` made a call of `function` with the argument `arg` (or none). */
-static void become_call(struct node *n, const char *function, struct node *arg)
-{
-	n->kind = N_CALL;
-	n->raw = xstrdup("$value");	/* what errors name, as stap's */
-	n->text = xstrdup(function);
-	n->comps = NULL;
-	n->lhs = n->rhs = NULL;
-	n->args = (struct node_list){ 0 };
-	if (arg)
-		node_list_push(&n->args, arg);
-}
-
 bool procfs_value_read(struct derived_probe *p, struct node *n, bool quiet)
 {
 	if (!plain_value(n, quiet))
@@ -80,7 +67,7 @@ bool procfs_value_read(struct derived_probe *p, struct node *n, bool quiet)
 	if (has_point(p, PROVIDER_PROCFS_READ))
 		return target_refuse(n, quiet, true,
 				     "procfs $value variable cannot be read in a procfs read probe");
-	become_call(n, "__procfs_value_get", NULL);
+	target_become_call(n, "$value", "__procfs_value_get", NULL);
 	return true;
 }
 
@@ -98,7 +85,8 @@ bool procfs_value_assign(struct derived_probe *p, struct node *n)
 		return target_refuse(target, false, false,
 				     "Only the following assign operators are implemented on procfs read"
 			      " target variables: '=', '.='");
-	become_call(n, append ? "__procfs_value_append" : "__procfs_value_set", n->rhs);
+	target_become_call(n, "$value", append ? "__procfs_value_append" : "__procfs_value_set",
+			   n->rhs);
 	n->loc = target->loc;
 	return true;
 }

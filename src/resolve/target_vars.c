@@ -80,6 +80,19 @@ bool target_refuse(struct node *n, bool quiet, bool untyped, const char *message
 	return false;
 }
 
+/* n becomes a call of the library's `function` (with `arg`, if any), named `raw` in errors. */
+void target_become_call(struct node *n, const char *raw, const char *function, struct node *arg)
+{
+	n->kind = N_CALL;
+	n->raw = xstrdup(raw);
+	n->text = xstrdup(function);
+	n->comps = NULL;
+	n->lhs = n->rhs = NULL;
+	n->args = (struct node_list){ 0 };
+	if (arg)
+		node_list_push(&n->args, arg);
+}
+
 /* "a, b, c": `names` nearest to `wanted` first, at most `limit` (0: all), each after
  * `prefix`. */
 static char *alternatives(const char *wanted, const char **names, int count, int limit,

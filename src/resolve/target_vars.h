@@ -109,6 +109,7 @@ void target_report_untyped(const struct token_desc *tok, struct loc loc);
  * false. `message` is a literal without '%': diag.c counts repeats of one format as
  * similar errors, as stap does of one message. */
 bool target_refuse(struct node *n, bool quiet, bool untyped, const char *message);
+void target_become_call(struct node *n, const char *raw, const char *function, struct node *arg);
 
 /* In procfs probes (target_procfs.c): whether every point of `p` is a procfs point; $value
  * read (`n`, an N_TARGET) and assigned (`n`, an N_ASSIGN or increment of one), each made a

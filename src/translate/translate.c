@@ -693,12 +693,14 @@ static void write_scalars(struct module *m)
 static const char *const runtime_params[] = { "target", "stp_pid", "tz_gmtoff", "tz_name",
 					      "user_root", "bufsize", "target_ns_pid", NULL };
 
-static const struct var *scalar_global(const struct program *program, const char *name,
-				       size_t len)
+/* The scalar global a -G NAME=VALUE names, or NULL. */
+static const struct var *param_global(const struct program *program, const char *item)
 {
+	size_t len = strcspn(item, "=");
+
 	for (const struct var *v = program->globals; v; v = v->next)
 		if (!v->arity && v->type != TYPE_STATS && strlen(v->name) == len &&
-		    !strncmp(v->name, name, len))
+		    !strncmp(v->name, item, len))
 			return v;
 	return NULL;
 }
@@ -713,8 +715,7 @@ static void write_global_params(struct module *m)
 	const struct string_list *values = &m->session->global_values;
 
 	for (int i = 0; i < values->count; i++) {
-		const char *item = values->items[i];
-		const struct var *v = scalar_global(m->program, item, strcspn(item, "="));
+		const struct var *v = param_global(m->program, values->items[i]);
 
 		if (!v)
 			continue;
@@ -733,13 +734,12 @@ static bool global_params_ok(const struct session *session, const struct program
 	const struct string_list *values = &session->global_values;
 
 	for (int i = 0; i < values->count; i++) {
-		const char *item = values->items[i];
-		size_t len = strcspn(item, "=");
+		const struct var *v = param_global(program, values->items[i]);
 
-		for (int k = 0; runtime_params[k] && scalar_global(program, item, len); k++)
-			if (strlen(runtime_params[k]) == len && !strncmp(runtime_params[k], item, len)) {
+		for (int k = 0; v && runtime_params[k]; k++)
+			if (!strcmp(runtime_params[k], v->name)) {
 				fprintf(stderr, "ERROR: -G %s: the runtime has a module parameter of"
-					" that name; rename the global\n", runtime_params[k]);
+					" that name; rename the global\n", v->name);
 				return false;
 			}
 	}
