@@ -365,6 +365,11 @@ int diag_quiet_end(void)
 	return since;
 }
 
+bool diag_quiet(void)
+{
+	return quiet_depth > 0;
+}
+
 void diag_quiet_suspend(struct diag_quiet_state *saved)
 {
 	saved->depth = quiet_depth;

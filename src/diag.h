@@ -123,6 +123,8 @@ void diag_set_suppression(bool enabled);
  * were since its begin; they are then its caller's, not an enclosing scope's. They nest. */
 void diag_quiet_begin(void);
 int diag_quiet_end(void);
+/* Whether errors are quiet now: what only decorates a message (similar names) is skipped. */
+bool diag_quiet(void);
 /* The message of the last error while quiet ("invalid suffix for probe"), or NULL: what a
  * failed alias suffix reports at the suffix, as stap does. */
 const char *diag_quiet_reason(void);

@@ -236,7 +236,7 @@ static void no_match(const struct probe_point *point, const struct dw_spec *spec
 		     const struct ksyms *ks)
 {
 	size_t count;
-	const char *const *names = ks ? ksyms_names(ks, &count) : NULL;
+	const char *const *names = ks && !diag_quiet() ? ksyms_names(ks, &count) : NULL;
 	char *similar = names && spec ? similar_names(spec->function, names, count) : xstrdup("");
 	/* stap names DWARF's suggestions "similar functions". */
 	char *reason = !strncmp(similar, " (similar: ", 11) ?

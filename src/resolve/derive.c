@@ -116,17 +116,42 @@ static bool component_matches(const struct component *c, const struct component 
 						       !strcmp(c->arg->text, a->arg->text)));
 }
 
+/*
+ * Whether the point's components from `p` name the alias's from `a`; *suffix: the point's
+ * components past the alias. A component with "**" (and no argument) matches one or more
+ * of the alias's, without arguments, joined with dots (stap's `netfilter.**`,
+ * `nfs.**.return`, `netfilter.i**`); a point that goes on past those ends no alias.
+ */
+static bool names_alias_from(const struct component *p, const struct component *a,
+			     const struct component **suffix)
+{
+	if (!a) {
+		*suffix = p;
+		return true;
+	}
+	if (!p)
+		return false;
+	if (!p->arg && strstr(p->name, "**")) {
+		struct strbuf joined = { 0 };
+		bool named = false;
+
+		for (; a && !a->arg && !named; a = a->next) {
+			sb_addf(&joined, "%s%s", joined.len ? "." : "", a->name);
+			/* What "**" reaches the alias's end with is no suffix of it. */
+			named = fnmatch(p->name, joined.buf, 0) == 0 && (a->next || !p->next) &&
+				names_alias_from(p->next, a->next, suffix);
+		}
+		free(joined.buf);
+		return named;
+	}
+	return component_matches(p, a) && names_alias_from(p->next, a->next, suffix);
+}
+
 /* Whether the first components of `point` name `alias` (wildcards in the point match). */
 static bool names_alias(const struct probe_point *point, const struct probe_point *alias,
 			const struct component **suffix)
 {
-	const struct component *p = point->components, *a = alias->components;
-
-	for (; a; a = a->next, p = p->next)
-		if (!p || !component_matches(p, a))
-			return false;
-	*suffix = p;
-	return true;
+	return names_alias_from(point->components, alias->components, suffix);
 }
 
 /* The alias's component at `level` when the point's first `level` components match its
@@ -152,12 +177,14 @@ static bool name_listed(const char **names, size_t count, const char *name)
 
 /* The names the aliases have at `level` after the point's first `level` components, in
  * the aliases' order, NULL-terminated (NULL for none); *matched: whether the point's
- * component there, `c`, is one of them. */
+ * component there, `c`, is one of them. While errors are quiet, the names are only counted
+ * (the message they go into is not shown): the list stays NULL. */
 static const char **alias_names_at(const struct elab *e, const struct probe_point *point,
 				   const struct component *c, int level, size_t *count,
 				   bool *matched)
 {
 	const char **names = NULL;
+	bool quiet = diag_quiet();
 
 	*count = 0;
 	*matched = false;
@@ -169,7 +196,9 @@ static const char **alias_names_at(const struct elab *e, const struct probe_poin
 			if (!next)
 				continue;
 			*matched |= c && component_matches(c, next);
-			if (!name_listed(names, *count, next->name)) {
+			if (quiet)
+				(*count)++;
+			else if (!name_listed(names, *count, next->name)) {
 				names = xrealloc(names, sizeof(*names) * (*count + 2));
 				names[(*count)++] = next->name;
 				names[*count] = NULL;
@@ -211,8 +240,9 @@ static void alias_truncated(const struct probe_point *point, const struct compon
 {
 	struct strbuf follow = { 0 };
 
-	qsort(names, count, sizeof(*names), compare_names);
-	for (size_t i = 0; i < count; i++)
+	if (names)
+		qsort(names, count, sizeof(*names), compare_names);
+	for (size_t i = 0; names && i < count; i++)
 		sb_addf(&follow, "%s%s", i ? " " : "", names[i]);
 	provider_truncated(point, last, follow.buf);
 	free(follow.buf);
