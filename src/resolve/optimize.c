@@ -5,7 +5,7 @@
  * Always: constant folding, and statements whose condition is a constant reduced to the
  * branch that runs. Unless -u, also stap's elisions, repeated until nothing changes:
  *
- *   - an assignment to a local that nothing reads becomes its right-hand side
+ *   - an assignment (=, <<<) to a local that nothing reads becomes its right-hand side
  *     ("Eliding assignment to 'x'");
  *   - an expression statement without side effects goes ("Eliding side-effect-free
  *     expression");
@@ -616,13 +616,13 @@ static void elide_assignment(struct optimizer *o, struct node **slot)
 	struct node *n = *slot;
 	struct var *v;
 
-	if (n->kind != N_ASSIGN || n->op != '=' || !is_local(n->lhs))
+	if (n->kind != N_ASSIGN || (n->op != '=' && n->op != OP_STATS_ADD) || !is_local(n->lhs))
 		return;
 	v = n->lhs->sym;
 	if (v->nreads)
 		return;
 	if (o->round == 0 && !in_tapset(n->loc)) {
-		struct token_desc tok = { "operator", "=" };
+		struct token_desc tok = { "operator", op_text(n->op) };
 
 		diag_warning_at(&tok, n->loc, "Eliding assignment to '%s'", v->name);
 	}
