@@ -53,6 +53,7 @@ void output_init(const struct output_options *opt);
 void output_open_first(void);
 void output_write(unsigned int cpu, const char *buf, size_t len);
 void output_flush(void);
+void output_switch(void);
 void output_close(void);
 
 void write_all(int fd, const char *buf, size_t len);

@@ -2,7 +2,9 @@
 /*
  * Where the script's stdout records go. Without -o: stdout. With -o FILE: FILE; with -S
  * size[,N] as well, FILE.0, FILE.1, ... switching to the next before a record would take a
- * file past size MB and removing the oldest when there are more than N. In bulk mode each
+ * file past size MB and removing the oldest when there are more than N. switch_file() (a
+ * record) and SIGUSR2 switch to the next file at once; without -S, FILE is followed by
+ * FILE.1, FILE.2, ... In bulk mode each
  * CPU has its own file, FILE_CPU (FILE_CPU.0, FILE_CPU.1, ... with -S; FILE_cpuCPU in the
  * background, -D, as staprun's); without -o bulk
  * output goes to stdout as usual. A record is never split between files. FILE may hold
@@ -112,7 +114,7 @@ static void file_name(unsigned int cpu, unsigned int index, char *name, size_t s
 		n = snprintf(name, size, "%s_%s%u.%u", path, cpu_prefix, cpu, index);
 	else if (options.bulk)
 		n = snprintf(name, size, "%s_%s%u", path, cpu_prefix, cpu);
-	else if (options.max_bytes)
+	else if (options.max_bytes || index)
 		n = snprintf(name, size, "%s.%u", path, index);
 	else
 		n = snprintf(name, size, "%s", path);
@@ -167,6 +169,21 @@ void output_write(unsigned int cpu, const char *buf, size_t len)
 	}
 	output_add(sink->fd, buf, len);
 	sink->bytes += len;
+}
+
+/* switch_file() or SIGUSR2: each open file's output goes on in its next file. */
+void output_switch(void)
+{
+	output_flush();
+	for (unsigned int cpu = 0; options.path && cpu < MAX_CPUS; cpu++) {
+		struct sink *sink = &sinks[cpu];
+
+		if (sink->fd < 0)
+			continue;
+		close(sink->fd);
+		sink->index++;
+		open_sink(sink, cpu);
+	}
 }
 
 void output_close(void)

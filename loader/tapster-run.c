@@ -93,6 +93,15 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+/* SIGUSR2: -o's next file, as stapio's (switch_file() sends a record instead). */
+static volatile sig_atomic_t switch_requested;
+
+static void on_switch_signal(int sig)
+{
+	(void)sig;
+	switch_requested = 1;
+}
+
 static void usage(FILE *out)
 {
 	fputs("Usage: tapster-run [-c CMD] [-x PID] [-o FILE [-D] [-S size[,N]]] [-b MB] [-L]"
@@ -572,6 +581,10 @@ static void run_system(const char *cmd, size_t len)
 /* Demultiplexes the records read from out. */
 static void forward_records(const char *buf, size_t len)
 {
+	if (switch_requested) {
+		switch_requested = 0;
+		output_switch();
+	}
 	while (len >= sizeof(struct tap_record)) {
 		struct tap_record rec;
 
@@ -584,6 +597,8 @@ static void forward_records(const char *buf, size_t len)
 		} else if ((rec.channel & TAP_RECORD_CHANNEL_MASK) == TAP_CHANNEL_SYSTEM) {
 			output_flush();
 			run_system(buf + sizeof(rec), rec.len);
+		} else if ((rec.channel & TAP_RECORD_CHANNEL_MASK) == TAP_CHANNEL_SWITCH) {
+			output_switch();
 		} else
 			output_write(rec.channel >> TAP_RECORD_CPU_SHIFT, buf + sizeof(rec),
 				     rec.len);
@@ -897,6 +912,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_switch_signal;
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 

@@ -20,6 +20,7 @@ enum tap_channel {
 	TAP_CHANNEL_STDOUT = 1,
 	TAP_CHANNEL_STDERR = 2,
 	TAP_CHANNEL_SYSTEM = 3,	/* system(): a command for the loader to run, NUL-ended */
+	TAP_CHANNEL_SWITCH = 4,	/* switch_file(): -o's next file from here on (no payload) */
 };
 
 /* `channel` holds the enum tap_channel in its low bits, the writer's CPU above them. */

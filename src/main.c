@@ -393,6 +393,7 @@ static int run_passes(struct session *s)
 	s->probed_modules = probed_modules(&program);
 	s->probed_files = probed_files(&program);
 	s->reads_stdin = reads_stdin(&program);
+	s->switches_files = switches_files(&program);
 	if (s->pass_verbose[1]) {
 		fprintf(stderr, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s,"
 			" %d global%s ", program.nprobes, program.nprobes == 1 ? "" : "s",

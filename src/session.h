@@ -130,6 +130,8 @@ struct session {
 	const char **probed_files;
 	/* And whether the loader feeds its standard input to the script (input.char/line). */
 	bool reads_stdin;
+	/* And whether it calls switch_file() (-o's files are written where the loader runs). */
+	bool switches_files;
 };
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/ast_copy.h"
 #include "providers/providers.h"
 #include "resolve/autoprint.h"
 #include "diag.h"
@@ -403,6 +404,41 @@ static void resolve_foreach(struct elab *e, struct foreach *f)
 static bool needs_guru(const struct function *f)
 {
 	return f->embedded && strstr(f->embedded, "/* guru */");
+}
+
+/* --privilege=stapusr: the library's embedded C runs only where it is marked
+ * unprivileged (or myproc-unprivileged), as in stap. */
+static bool marked_unprivileged(const char *code)
+{
+	return strstr(code, "unprivileged */") != NULL;
+}
+
+static bool refuse_privileged_expr(const struct node *n, void *ctx)
+{
+	struct token_desc tok = { "embedded-code", NULL };
+
+	(void)ctx;
+	if (n->kind == N_EMBEDDED_EXPR && !marked_unprivileged(n->text))
+		diag_error_at("semantic error", &tok, n->loc,
+			      "embedded expression may not be used when --privilege=stapusr is"
+			      " specified");
+	return false;
+}
+
+static void check_unprivileged(const struct program *program)
+{
+	for (const struct used_function *f = program->functions; f; f = f->next) {
+		const struct function *fn = f->function;
+		struct token_desc tok = { "identifier", fn->name };
+
+		if (fn->embedded && !marked_unprivileged(fn->embedded))
+			diag_error_at("semantic error", &tok, fn->loc,
+				      "function may not be used when --privilege=stapusr is"
+				      " specified");
+		node_any(fn->body, refuse_privileged_expr, NULL);
+	}
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		node_any(p->body, refuse_privileged_expr, NULL);
 }
 
 static void resolve_call(struct elab *e, struct node *n)
@@ -1035,6 +1071,8 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		derive_library_probes(&e, &tail);
 	if (diag_error_count() == before)
 		providers_check(program);
+	if (diag_error_count() == before && env->unprivileged)
+		check_unprivileged(program);
 	for (struct embed *em = user->embeds; em; em = em->next)
 		program->nembeds++;
 	program->embeds = user->embeds;

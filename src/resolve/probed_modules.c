@@ -63,3 +63,11 @@ bool reads_stdin(const struct program *program)
 				return true;
 	return false;
 }
+
+bool switches_files(const struct program *program)
+{
+	for (const struct used_function *f = program->functions; f; f = f->next)
+		if (!strcmp(f->function->name, "switch_file"))
+			return true;
+	return false;
+}

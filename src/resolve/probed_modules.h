@@ -21,5 +21,7 @@ const char **probed_files(const struct program *program);
 /* Whether the program has a write probe on that file: pass 5 then gives the loader the
  * run's standard input (the VM's, read before the boot). */
 bool reads_stdin(const struct program *program);
+/* Whether it calls switch_file(): -o's files are then the loader's to name, in the VM too. */
+bool switches_files(const struct program *program);
 
 #endif

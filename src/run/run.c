@@ -61,11 +61,6 @@ static char **loader_args(const struct session *s, const char *ko, const char *o
 		argv[n++] = xstrdup("-M");
 		argv[n++] = xasprintf("%d", s->monitor_interval);
 	}
-	/* --monitor: snapshots for the screen (monitor.h), when there is one. */
-	if (s->monitor_interval && monitor_possible()) {
-		argv[n++] = xstrdup("-M");
-		argv[n++] = xasprintf("%d", s->monitor_interval);
-	}
 	/* -F: as stap's, the loader detaches (-L), or with -o runs in background (-D). */
 	if (s->flight_recorder)
 		argv[n++] = xstrdup(s->output_file ? "-D" : "-L");
@@ -224,8 +219,9 @@ static int run_in_vm(const struct session *s, const char *ko)
 {
 	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
 	char *guest_ko = xasprintf(VM_GUEST_JOB_DIR "/%s", base);
-	/* -o with -S or -b: the loader writes files in the guest, which come back after. */
-	bool files_back = s->output_file && (s->size_limit || s->bulk);
+	/* -o with -S, -b or switch_file(): the loader writes files in the guest, which come
+	 * back after. */
+	bool files_back = s->output_file && (s->size_limit || s->bulk || s->switches_files);
 	char *guest_output = NULL, *host_dir = NULL;
 	char *input = NULL;
 	const char **files;
