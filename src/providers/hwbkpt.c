@@ -29,10 +29,12 @@ static char *hwbkpt_text(const struct derived_point *d, const struct probe_point
 {
 	struct strbuf sb = { 0 };
 
-	if (d->hwbkpt_symbol)
+	if (d->hwbkpt_symbol && *d->hwbkpt_symbol)
 		sb_addf(&sb, "kernel.data(\"%s\")", d->hwbkpt_symbol);
-	else
+	else if (d->address)
 		sb_addf(&sb, "kernel.data(0x%" PRIx64 ")", d->address);
+	else
+		sb_add(&sb, "kernel");
 	if (length_text)
 		sb_addf(&sb, ".length(%s)", length_text);
 	sb_add(&sb, d->hwbkpt_rw ? ".rw" : ".write");
@@ -62,8 +64,12 @@ static void derive_access(const struct probe_point *point, const struct componen
 	pp_length = xasprintf("%" PRIu32, (uint32_t)n);
 	free(d->pp);
 	d->pp = hwbkpt_text(d, point, pp_length);
-	free(d->origin);
-	d->origin = hwbkpt_text(d, point, length_text);
+	/* Address 0 or "" (the runtime's lookup of "", which fails): stap's text has no
+	 * data(...), and its origin is the point as written. */
+	if (d->address || (d->hwbkpt_symbol && *d->hwbkpt_symbol)) {
+		free(d->origin);
+		d->origin = hwbkpt_text(d, point, length_text);
+	}
 	free(pp_length);
 	free(length_text);
 	add_derived_point(tail, d);
