@@ -10,6 +10,7 @@
 #define TAP_PROVIDERS_H
 
 #include "context.h"
+#include "hwbkpt.h"
 #include "kprobes.h"
 #include "netfilter.h"
 #include "perf.h"
@@ -42,6 +43,7 @@ static const struct tap_provider tap_providers[] = {
 	{ .start = tap_procfs_start, .stop = tap_procfs_stop },
 	{ .start = tap_netfilter_start, .stop = tap_netfilter_stop },
 	{ .start = tap_process_events_start, .stop = tap_process_events_stop },
+	{ .start = tap_hwbkpt_start, .stop = tap_hwbkpt_stop },
 };
 
 #define TAP_NUM_PROVIDERS ((int)ARRAY_SIZE(tap_providers))

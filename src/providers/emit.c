@@ -13,6 +13,7 @@ const struct point_emitter *const point_emitters[] = {
 	&emitter_perf,
 	&emitter_procfs,
 	&emitter_netfilter,
+	&emitter_hwbkpt,
 	&emitter_process_events,
 	NULL,
 };

@@ -87,6 +87,7 @@ extern const struct point_emitter emitter_uprobes;
 extern const struct point_emitter emitter_perf;
 extern const struct point_emitter emitter_procfs;
 extern const struct point_emitter emitter_netfilter;
+extern const struct point_emitter emitter_hwbkpt;
 extern const struct point_emitter emitter_process_events;
 
 /* Every emitter, NULL-terminated, in the order their counts and tables are written. */

@@ -4,6 +4,7 @@
  * after the first,
  *     kernel.function("f")   kprobe.function("f")       kernel_function.c
  *     kernel.statement(A)    kprobe.statement(A)        statement.c
+ *     kernel.data(A)                                    hwbkpt.c
  *                            kprobe.module("m")...      module_function.c
  * and says, as stap does, what may follow when the point has no such component.
  */
@@ -68,6 +69,8 @@ static bool derive_kernel(const struct probe_point *point, const struct provider
 
 	if (!point->components->arg && is_string_component(next, "trace"))
 		return derive_kernel_trace(point, next, env, tail);
+	if (!point->components->arg && next && !strcmp(next->name, "data") && next->arg)
+		return derive_kernel_data(point, next, tail);
 	return derive_family(point, env, tail, kernel_follow, kernel_names, false);
 }
 
@@ -80,6 +83,12 @@ static bool derive_kprobe(const struct probe_point *point, const struct provider
 /* kprobe.function("f") is kernel.function("f") without debuginfo: the same here, where
  * target variables are yet to come. */
 static const struct probe_type kernel_types[] = {
+	{ "kernel.data(number).length(number).rw", false },
+	{ "kernel.data(number).length(number).write", false },
+	{ "kernel.data(number).rw", false },
+	{ "kernel.data(number).write", false },
+	{ "kernel.data(string).rw", false },
+	{ "kernel.data(string).write", false },
 	{ "kernel.function(string)", false },
 	{ "kernel.function(string).call", false },
 	{ "kernel.function(string).callee(string)", false },

@@ -260,15 +260,20 @@ void providers_dump_types(FILE *out, bool unprivileged)
 	free(patterns);
 }
 
-/* --privilege=stapusr: stap's error for a point it does not allow there. */
+/* --privilege=stapusr: stap's error for a point it does not allow there, at its last
+ * component (perf.type(1).config(2) at `config`, kernel.function("f").return at
+ * `return`). */
 static bool unprivileged_allows(const struct provider *provider,
 				const struct probe_point *point)
 {
+	const struct component *last = point->components;
+
 	for (const struct probe_type *t = provider->types; t && t->pattern; t++)
 		if (t->unprivileged && point_has_type(point, t->pattern))
 			return true;
-	provider_error_at(point, point->components->next ? point->components->next :
-			  point->components, "probe point is not allowed for --privilege=stapusr");
+	while (last->next)
+		last = last->next;
+	provider_error_at(point, last, "probe point is not allowed for --privilege=stapusr");
 	return false;
 }
 

@@ -68,6 +68,9 @@ bool derive_statement(const struct probe_point *point, const struct component *s
 		      const struct provider_env *env, struct derived_point ***tail);
 bool derive_kernel_trace(const struct probe_point *point, const struct component *trace,
 			 const struct provider_env *env, struct derived_point ***tail);
+/* kernel.data(A|"S")...: hwbkpt.c. */
+bool derive_kernel_data(const struct probe_point *point, const struct component *data,
+			struct derived_point ***tail);
 bool derive_module_function(const struct probe_point *point, const struct component *module,
 			    const struct provider_env *env, struct derived_point ***tail);
 

@@ -89,12 +89,13 @@ static char *points_text(const struct probe_point_list *points, const char *sepa
 	return sb_steal(&sb);
 }
 
-/* A point stap places from DWARF keeps its own text as its origin, and so does a perf
- * point (its origin is the perf point written, even through aliases). */
+/* A point stap places from DWARF keeps its own text as its origin, and so do a perf
+ * point and a kernel.data point (their origin is the point written, even through
+ * aliases). */
 static void set_origin(struct derived_point *points, const char *origin)
 {
 	for (struct derived_point *p = points; p; p = p->next) {
-		if (p->pc || p->kind == PROVIDER_PERF)
+		if (p->pc || p->kind == PROVIDER_PERF || p->kind == PROVIDER_HWBKPT)
 			continue;
 		free(p->origin);
 		p->origin = xstrdup(origin);

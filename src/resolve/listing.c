@@ -24,11 +24,13 @@ static int compare_strings(const void *a, const void *b)
 }
 
 /* -L: a kernel or module function's point with its parameters (none for kprobe.*) (and $return) and their types. */
-/* A point as -l lists it: placed from DWARF, or a perf point, as written (stap lists
- * perf.type(1).config(2) without its default period); else as pp() shows it. */
+/* A point as -l lists it: placed from DWARF, a perf or kernel.data point, as written
+ * (stap lists perf.type(1).config(2) without its default period, kernel.data(1).write
+ * without its length); else as pp() shows it. */
 static const char *listed_point(const struct derived_point *d)
 {
-	return d->pc || d->kind == PROVIDER_PERF ? d->origin : d->pp;
+	return d->pc || d->kind == PROVIDER_PERF || d->kind == PROVIDER_HWBKPT ? d->origin :
+									       d->pp;
 }
 
 static char *point_with_vars(const struct provider_env *env, const struct derived_point *d)

@@ -73,6 +73,8 @@ enum provider_kind {
 				 * .syscall.return: `function` the event ("thread.end"),
 				 * `symbol` the process("PATH") file or NULL, `address` the
 				 * process(PID) or 0 */
+	PROVIDER_HWBKPT,	/* kernel.data(ADDR|"SYMBOL")[.length(N)].write|.rw: `address`
+				 * (0 with a symbol) and the hwbkpt_* fields */
 };
 
 /* One concrete probe point: what a provider derived from a probe's point. */
@@ -110,6 +112,11 @@ struct derived_point {
 	 * .counter name (NULL for none). */
 	int64_t perf_type, perf_config, perf_sample;
 	char *perf_process, *perf_counter;
+	/* kernel.data: the symbol (NULL with an address), .length(N) (1 without one) and
+	 * whether it is .rw (else .write). */
+	char *hwbkpt_symbol;
+	int64_t hwbkpt_length;
+	bool hwbkpt_rw;
 	struct derived_point *next;
 };
 
