@@ -140,9 +140,10 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 	return true;
 }
 
-/* stap's "no match" of a marker, with the nearest of the file's: "similar marks". */
-static void mark_no_match(const struct probe_point *point, const char *pattern,
-			  const struct umark *marks, size_t count)
+/* stap's "no match" of a marker, with the nearest five of the markers of the providers that
+ * fit (stap's, at any distance): "similar marks"; plain without such a provider. */
+static void mark_no_match(const struct probe_point *point, const char *provider_pattern,
+			  const char *pattern, const struct umark *marks, size_t count)
 {
 	const char **names = xcalloc(count + 1, sizeof(*names));
 	size_t distinct = 0;
@@ -151,16 +152,19 @@ static void mark_no_match(const struct probe_point *point, const char *pattern,
 	for (size_t i = 0; i < count; i++) {
 		size_t j = 0;
 
+		if (fnmatch(provider_pattern, marks[i].provider, 0))
+			continue;
 		while (j < distinct && strcmp(names[j], marks[i].name))
 			j++;
 		if (j == distinct)
 			names[distinct++] = marks[i].name;
 	}
-	similar = similar_names(pattern, names, distinct);
+	similar = similar_names_within(pattern, names, distinct, 1000);
 	if (!strncmp(similar, " (similar: ", 11))
-		reason = xasprintf("no match (similar marks: %s", similar + 11);
+		reason = xasprintf("no match (similar mark%s: %s", strchr(similar, ',') ? "s" : "",
+				   similar + 11);
 	else
-		reason = xasprintf("no match%s", similar);
+		reason = xstrdup("no match");
 	provider_refuse(point, reason);
 	free(reason);
 	free(similar);
@@ -222,9 +226,6 @@ static bool derive_marks(const struct probe_point *point, const struct provider_
 		usyms_free_marks(marks, count);
 		return false;
 	}
-	if (!usyms_has_dwarf(path))
-		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
-				  " [man warning::debuginfo]", path);
 	for (size_t i = 0; i < count; i++) {
 		if (fnmatch(provider_pattern, marks[i].provider, 0) ||
 		    fnmatch(pattern, marks[i].name, 0))
@@ -234,7 +235,10 @@ static bool derive_marks(const struct probe_point *point, const struct provider_
 		matched++;
 	}
 	if (!matched)
-		mark_no_match(point, pattern, marks, count);
+		mark_no_match(point, provider_pattern, pattern, marks, count);
+	else if (!usyms_has_dwarf(path))	/* as stap, of a file with a match */
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", path);
 	usyms_free_marks(marks, count);
 	return matched > 0;
 }

@@ -214,6 +214,8 @@ static bool no_scope(const struct derived_probe *p, struct node *n, bool quiet)
 		diag_error_at("semantic error", &tok, n->loc,
 			      "debuginfo scope not found for module '%s', cannot resolve context"
 			      " variable [man error::dwarf]", p->points->symbol);
+		/* stap's sdt varuse pass then asks for DWARF, and types it. */
+		diag_error_at("semantic error", &tok, n->loc, "target-symbol requires debuginfo");
 		target_report_untyped(&tok, n->loc);
 	}
 	free(name);
