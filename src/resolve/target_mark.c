@@ -2,7 +2,7 @@
 /*
  * $target expressions in process("PATH").mark("NAME") probes (providers/process.c): $argN
  * from the marker's operands, as <sys/sdt.h> writes them in its note ("-4@%eax",
- * "8@-16(%rbp)", "4@$5", "8@8(%rax,%rdx,8)": the size, negative when signed, then the
+ * "8@-16(%rbp)", "4@$5", "8@8(%rax,%rdx,8)", "-4@counter(%rip)": the size, negative when signed, then the
  * assembler's operand), and $$name, $$provider and $$parms. An operand becomes a C
  * expression over the user registers the uprobe handler has (BASE_EXPR); one that reads
  * memory reads the process's, fault-safe (runtime/kread.h's tap_uread()). x86_64 only.
@@ -14,6 +14,7 @@
 #include "cstr.h"
 #include "diag.h"
 #include "resolve/target_vars.h"
+#include "target/usyms.h"
 #include "util.h"
 
 bool on_marks(const struct derived_probe *p)
@@ -128,15 +129,49 @@ static bool parse_number(const char **p, long long *value)
 	return true;
 }
 
-/* "DISP(%base,%index,scale)", "(%base)", "DISP(%base)" as C: the address; NULL when the
- * operand is none of those (a symbol's: not yet). */
-static char *parse_memory(const char *p)
+/* A symbol's name at *p (advanced past it), with its address in the file plus an offset
+ * after it ("sym+8"); false when *p names no symbol of the file. */
+static bool parse_symbol(const char **p, const struct derived_point *d,
+			 unsigned long long *addr)
+{
+	size_t len = 0;
+	long long offset = 0;
+	char *name;
+	bool found;
+
+	while (isalnum((unsigned char)(*p)[len]) || (*p)[len] == '_' || (*p)[len] == '.')
+		len++;
+	if (!len || isdigit((unsigned char)**p))
+		return false;
+	name = xstrndup(*p, len);
+	found = usyms_symbol_address(d->symbol, name, addr);
+	free(name);
+	if (!found)
+		return false;
+	*p += len;
+	if ((**p == '+' || **p == '-') && !parse_number(p, &offset))
+		return false;
+	*addr += (unsigned long long)offset;
+	return true;
+}
+
+/* "DISP(%base,%index,scale)", "(%base)", "DISP(%base)", "sym+OFF(%rip)" as C: the address;
+ * NULL when the operand is none of those. A symbol's address is the file's, moved as the
+ * marker is (the uprobe's ip against the marker's address: a PIE's load address). */
+static char *parse_memory(const char *p, const struct derived_point *d)
 {
 	long long disp = 0, scale = 1;
+	unsigned long long sym = 0;
+	bool has_sym = false;
 	char *base = NULL, *index = NULL, *addr = NULL;
 
-	if (*p != '(' && !parse_number(&p, &disp))
+	if (*p != '(' && *p != '-' && !isdigit((unsigned char)*p))
+		has_sym = parse_symbol(&p, d, &sym);
+	if (!has_sym && *p != '(' && !parse_number(&p, &disp))
 		return NULL;
+	if (*p == '\0' && has_sym)	/* an absolute symbol */
+		return xasprintf("(unsigned long)(0x%llxULL + (c->regs->ip - 0x%llxULL))", sym,
+				 (unsigned long long)d->pc);
 	if (*p++ != '(')
 		return NULL;
 	if (*p != ',' && !(base = parse_register(&p)))
@@ -150,8 +185,26 @@ static char *parse_memory(const char *p)
 	}
 	if (strcmp(p, ")") || (base && strstr(base, ">>")) || (index && strstr(index, ">>")))
 		goto out;
-	addr = xasprintf("(unsigned long)(%s%s%s%s * %lldLL + %lldLL)", base ? base : "",
-			 base ? " + " : "", index ? index : "0", "", scale, disp);
+	if (base && !strcmp(base, "c->regs->ip")) {
+		if (!has_sym)	/* relative to the next instruction, which is not known */
+			goto out;
+		free(base);
+		base = NULL;
+	}
+	addr = xasprintf("(unsigned long)(%s%s%s * %lldLL + %lldLL", base ? base : "",
+			 base ? " + " : "", index ? index : "0", scale, disp);
+	if (has_sym) {
+		char *moved = xasprintf("%s + 0x%llxULL + (c->regs->ip - 0x%llxULL))", addr, sym,
+					(unsigned long long)d->pc);
+
+		free(addr);
+		addr = moved;
+	} else {
+		char *closed = xasprintf("%s)", addr);
+
+		free(addr);
+		addr = closed;
+	}
 out:
 	free(base);
 	free(index);
@@ -159,7 +212,7 @@ out:
 }
 
 /* The access of operand `op` ("-4@%eax"); NULL when tapster cannot read its form. */
-static struct target_access *operand_access(const char *op)
+static struct target_access *operand_access(const char *op, const struct derived_point *d)
 {
 	const char *at = strchr(op, '@'), *p;
 	struct target_access *a;
@@ -190,7 +243,7 @@ static struct target_access *operand_access(const char *op)
 		p++;
 		if (parse_number(&p, &value) && !*p)
 			expr = xasprintf("%lldLL", value);
-	} else if ((addr = parse_memory(p))) {
+	} else if ((addr = parse_memory(p, d))) {
 		expr = xasprintf("tap_uread(c, %s, %lld, tap_dwloc)", addr, llabs(size));
 		free(addr);
 	}
@@ -251,7 +304,7 @@ bool mark_target_resolve(struct derived_probe *p, struct node *n, bool quiet)
 		return no_scope(p, n, quiet);
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		char *op = mark_operand(d->mark_args, argn);
-		struct target_access *a = op ? operand_access(op) : NULL;
+		struct target_access *a = op ? operand_access(op, d) : NULL;
 
 		if (op && !a && !quiet) {
 			struct token_desc tok = { "identifier", n->text };

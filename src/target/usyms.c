@@ -446,6 +446,47 @@ void usyms_free_marks(struct umark *marks, size_t count)
 	free(marks);
 }
 
+static bool find_symbol(Elf *elf, Elf_Scn *scn, const char *name, unsigned long long *addr)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || !(data = elf_getdata(scn, NULL)) ||
+	    !shdr.sh_entsize)
+		return false;
+	for (size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *sym_name;
+
+		if (gelf_getsym(data, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
+		    (sym_name = elf_strptr(elf, shdr.sh_link, sym.st_name)) &&
+		    !strcmp(sym_name, name)) {
+			*addr = sym.st_value;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr)
+{
+	int fd = open(path, O_RDONLY);
+	bool found = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		found = find_symbol(elf, find_section(elf, SHT_SYMTAB), name, addr) ||
+			find_symbol(elf, find_section(elf, SHT_DYNSYM), name, addr);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
 bool usyms_has_dwarf(const char *path)
 {
 	int fd = open(path, O_RDONLY);

@@ -49,6 +49,10 @@ struct umark {
 struct umark *usyms_marks(const char *path, size_t *count);
 void usyms_free_marks(struct umark *marks, size_t count);
 
+/* The link-time address of the defined symbol NAME (of any type) of the ELF file PATH
+ * (.symtab, else .dynsym); false when it has none. */
+bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr);
+
 /* Whether the ELF file PATH has DWARF debuginfo (a .debug_info section). */
 bool usyms_has_dwarf(const char *path);
 

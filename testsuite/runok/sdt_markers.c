@@ -10,6 +10,7 @@
 unsigned short tapster_guarded_semaphore __attribute__((section(".probes")));
 
 static const char message[] = "hello sdt";
+long long sdt_global = -123456789012LL;	/* an operand by its symbol, sdt_global(%rip) */
 
 static void fire_guarded(int round)
 {
@@ -36,7 +37,7 @@ int main(void)
 #undef STAP_SDT_ARG_CONSTRAINT
 #define STAP_SDT_ARG_CONSTRAINT m
 	for (int i = 0; i < 4; i += 3)
-		STAP_PROBE2(tapster, memory, values[i], wide);
+		STAP_PROBE3(tapster, memory, values[i], wide, sdt_global);
 #undef STAP_SDT_ARG_CONSTRAINT
 #define STAP_SDT_ARG_CONSTRAINT nor
 	STAP_PROBE6(tapster, ints, small, byte, half, word, uword, wide);
