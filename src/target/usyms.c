@@ -315,8 +315,7 @@ void usyms_free_functions(struct ufunc *funcs, size_t count)
 	free(funcs);
 }
 
-/* The SDT notes' section, .stapsdt.base's address (0 without it) and the section-name
- * table's index. */
+/* The SDT notes' section and .stapsdt.base's address (has_base: the file has one). */
 struct sdt_sections {
 	Elf_Scn *notes;
 	unsigned long long base;
