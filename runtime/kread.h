@@ -36,6 +36,22 @@ static inline u64 tap_kread(struct tap_context *c, unsigned long addr, int size,
 	return value;
 }
 
+/* `size` bytes (1..8) at the current process's `addr`, zero-extended (an SDT marker's
+ * operand in memory). */
+static inline u64 tap_uread(struct tap_context *c, unsigned long addr, int size,
+			    const char *location)
+{
+	u64 value = 0;
+
+	if (unlikely(c->last_error))
+		return 0;
+	if (unlikely(copy_from_user_nofault(&value, (const void __user *)addr, size))) {
+		tap_kread_fault(c, addr, location);
+		return 0;
+	}
+	return value;
+}
+
 static inline int64_t tap_kread_signed(struct tap_context *c, unsigned long addr, int size,
 				       const char *location)
 {

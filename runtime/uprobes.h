@@ -12,7 +12,8 @@
  *
  * The API changed in 6.12 (runtime/compat.h's TAP_HAVE_UPROBE_UNREGISTER_NOSYNC):
  * uprobe_register() takes a reference counter's offset and gives the struct uprobe, which
- * uprobe_unregister_nosync() then takes, followed by one uprobe_unregister_sync() for all.
+ * uprobe_unregister_nosync() then takes, followed by one uprobe_unregister_sync() for all;
+ * before, uprobe_register_refctr() took the counter (an SDT semaphore, process.mark).
  */
 #ifndef TAP_UPROBES_H
 #define TAP_UPROBES_H
@@ -33,6 +34,9 @@ struct tap_uprobe {
 	const struct tap_probe_point *pp;
 	const char *path;	/* the file, absolute */
 	loff_t offset;		/* the function's place in it */
+	loff_t ref_ctr_offset;	/* an SDT marker's semaphore's place in it, 0 for none:
+				 * the kernel increments it in each process that maps the
+				 * file while the uprobe is registered */
 	struct inode *inode;	/* held while registered */
 #ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
 	struct uprobe *uprobe;
@@ -58,12 +62,12 @@ static int tap_uprobe_register(struct tap_uprobe *u)
 	if (!u->inode)
 		return rc;
 #ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
-	u->uprobe = uprobe_register(u->inode, u->offset, 0, &u->uc);
+	u->uprobe = uprobe_register(u->inode, u->offset, u->ref_ctr_offset, &u->uc);
 	rc = IS_ERR(u->uprobe) ? PTR_ERR(u->uprobe) : 0;
 	if (rc)
 		u->uprobe = NULL;
 #else
-	rc = uprobe_register(u->inode, u->offset, &u->uc);
+	rc = uprobe_register_refctr(u->inode, u->offset, u->ref_ctr_offset, &u->uc);
 #endif
 	if (rc) {
 		iput(u->inode);

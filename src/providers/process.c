@@ -140,6 +140,109 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 	return true;
 }
 
+/* stap's "no match" of a marker, with the nearest five of the markers of the providers that
+ * fit (stap's, at any distance): "similar marks"; plain without such a provider. */
+static void mark_no_match(const struct probe_point *point, const char *provider_pattern,
+			  const char *pattern, const struct umark *marks, size_t count)
+{
+	const char **names = xcalloc(count + 1, sizeof(*names));
+	size_t distinct = 0;
+	char *similar, *reason;
+
+	for (size_t i = 0; i < count; i++) {
+		size_t j = 0;
+
+		if (fnmatch(provider_pattern, marks[i].provider, 0))
+			continue;
+		while (j < distinct && strcmp(names[j], marks[i].name))
+			j++;
+		if (j == distinct)
+			names[distinct++] = marks[i].name;
+	}
+	similar = similar_names_within(pattern, names, distinct, 1000);
+	if (!strncmp(similar, " (similar: ", 11))
+		reason = xasprintf("no match (similar mark%s: %s", strchr(similar, ',') ? "s" : "",
+				   similar + 11);
+	else
+		reason = xstrdup("no match");
+	provider_refuse(point, reason);
+	free(reason);
+	free(similar);
+	free(names);
+}
+
+static void add_mark_point(const struct probe_point *point, const char *path,
+			   const struct umark *m, bool with_provider, struct derived_point ***tail)
+{
+	struct derived_point *d = derived_point_new(PROVIDER_UMARK, point);
+	struct strbuf sb = { 0 };
+
+	/* As stap: pp() and -p2 name the marker's place, -l the marker. */
+	sb_addf(&sb, "process(\"%s\").statement(0x%llx)", path, m->vaddr);
+	add_marks(&sb, point);
+	free(d->pp);
+	d->pp = sb_steal(&sb);
+	free(d->origin);
+	d->origin = xstrdup(d->pp);
+	sb_addf(&sb, "process(\"%s\")", path);
+	if (with_provider)
+		sb_addf(&sb, ".provider(\"%s\")", m->provider);
+	sb_addf(&sb, ".mark(\"%s\")", m->name);
+	d->listed = sb_steal(&sb);
+	d->pc = m->vaddr;
+	free(d->function);
+	d->function = xstrdup(m->name);
+	free(d->module);
+	d->module = xstrdup(m->provider);
+	d->symbol = xstrdup(path);
+	d->offset = m->offset;
+	d->semaphore = m->semaphore;
+	d->mark_args = xstrdup(m->args);
+	free(d->comment);
+	d->comment = xasprintf(" /* pc=.absolute+0x%llx */", m->offset);
+	add_derived_point(tail, d);
+}
+
+/* process("PATH")[.provider("P")].mark("NAME"), `mark` the mark component, `provider`
+ * the provider's or NULL: the file's SDT markers that fit. */
+static bool derive_marks(const struct probe_point *point, const struct provider_env *env,
+			 const char *written, const struct component *provider,
+			 const struct component *mark, struct derived_point ***tail)
+{
+	const char *pattern = component_string(mark);
+	const char *provider_pattern = provider ? component_string(provider) : "*";
+	char path[PATH_MAX];
+	struct umark *marks;
+	size_t count = 0, matched = 0;
+
+	if (mark->next) {
+		provider_invalid_suffix(point, mark->next);
+		return false;
+	}
+	marks = find_executable_in(env->sysroot, env->target_path, written, path) ?
+		usyms_marks(path, &count) : NULL;
+	if (!count) {
+		provider_refuse(point, "no match");
+		usyms_free_marks(marks, count);
+		return false;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (fnmatch(provider_pattern, marks[i].provider, 0) ||
+		    fnmatch(pattern, marks[i].name, 0))
+			continue;
+		add_mark_point(point, target_file_path(env, path), &marks[i], provider != NULL,
+			       tail);
+		matched++;
+	}
+	if (!matched)
+		mark_no_match(point, provider_pattern, pattern, marks, count);
+	else if (!usyms_has_dwarf(path))	/* as stap, of a file with a match */
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", path);
+	usyms_free_marks(marks, count);
+	return matched > 0;
+}
+
 static bool derive_process(const struct probe_point *point, const struct provider_env *env,
 			   struct derived_point ***tail)
 {
@@ -162,6 +265,21 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		provider_mismatch(point, first, NULL);
 		return false;
 	}
+	if (func && !strcmp(func->name, "provider") && component_string(func) && written) {
+		const struct component *mark = func->next;
+
+		if (!mark) {
+			provider_truncated(point, func, "mark(string)");
+			return false;
+		}
+		if (strcmp(mark->name, "mark") || !component_string(mark)) {
+			provider_mismatch(point, mark, (const char *const[]){ "mark", NULL });
+			return false;
+		}
+		return derive_marks(point, env, written, func, mark, tail);
+	}
+	if (func && !strcmp(func->name, "mark") && component_string(func) && written)
+		return derive_marks(point, env, written, NULL, func, tail);
 	if (func && (strcmp(func->name, "function") || !component_string(func))) {
 		provider_mismatch(point, func, process_names);
 		return false;
@@ -229,6 +347,8 @@ static const struct probe_type process_types[] = {
 	{ "process(string).function(string)", true },
 	{ "process(string).function(string).call", true },
 	{ "process(string).function(string).return", true },
+	{ "process(string).mark(string)", true },
+	{ "process(string).provider(string).mark(string)", true },
 	{ NULL, false },
 };
 
@@ -256,8 +376,8 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	emit_handler(ctx, p->index, &(struct handler_text){ descriptor, "", false, "", "",
 							    "\treturn 0;\n}\n\n", true, NULL });
 	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
-		" .offset = 0x%llx },\n", ret ? "ret_handler" : "handler", pp, pp, path,
-		(unsigned long long)d->offset);
+		" .offset = 0x%llx, .ref_ctr_offset = 0x%llx },\n", ret ? "ret_handler" : "handler",
+		pp, pp, path, (unsigned long long)d->offset, (unsigned long long)d->semaphore);
 	s->count++;
 	free(descriptor);
 	free(path);
@@ -269,7 +389,7 @@ static const char *uprobes_type_name(const struct derived_point *d)
 }
 
 const struct point_emitter emitter_uprobes = {
-	.kinds = 1u << PROVIDER_UPROBE | 1u << PROVIDER_URETPROBE,
+	.kinds = 1u << PROVIDER_UPROBE | 1u << PROVIDER_URETPROBE | 1u << PROVIDER_UMARK,
 	.type_name = uprobes_type_name,
 	.state_size = sizeof(struct emit_one_table),
 	.runtime_header = "uprobes.h",

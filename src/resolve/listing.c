@@ -23,12 +23,25 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* -L of an SDT marker: its arguments, " $arg1:long $arg2:long". */
+static char *mark_list_args(const struct derived_point *d)
+{
+	struct strbuf sb = { 0 };
+	int count = mark_arg_count(d->mark_args);
+
+	for (int i = 1; i <= count; i++)
+		sb_addf(&sb, " $arg%d:long", i);
+	return sb.buf;
+}
+
 /* -L: a kernel or module function's point with its parameters (none for kprobe.*) (and $return) and their types. */
 /* A point as -l lists it: placed from DWARF, a perf or kernel.data point, as written
  * (stap lists perf.type(1).config(2) without its default period, kernel.data(1).write
  * without its length); else as pp() shows it. */
 static const char *listed_point(const struct derived_point *d)
 {
+	if (d->listed)	/* process("PATH").mark("NAME"), placed at its address */
+		return d->listed;
 	return d->pc || d->kind == PROVIDER_PERF || d->kind == PROVIDER_HWBKPT ? d->origin :
 									       d->pp;
 }
@@ -50,6 +63,8 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d);
+	else if (d->kind == PROVIDER_UMARK)
+		vars = mark_list_args(d);
 	else if (d->kind == PROVIDER_PROCESS_EVENT)	/* stap lists these at every event */
 		vars = xstrdup(" $syscall:long $arg1:long $arg2:long $arg3:long $arg4:long"
 			       " $arg5:long $arg6:long");

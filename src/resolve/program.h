@@ -64,6 +64,10 @@ enum provider_kind {
 				 * path, `offset` f's place in it, `function` f, `pc` its
 				 * link-time address */
 	PROVIDER_URETPROBE,	/* process("PATH").function("f").return: the same */
+	PROVIDER_UMARK,		/* process("PATH").mark("NAME"): an SDT marker, placed as
+				 * PROVIDER_UPROBE; `function` its name, `module` its provider,
+				 * `mark_args` its operands, `semaphore` its semaphore's place
+				 * in the file (0: none) */
 	PROVIDER_PERF,		/* perf.type(T).config(C): the perf_* fields */
 	PROVIDER_PROCFS_READ,	/* procfs("PATH").read: `symbol` is PATH */
 	PROVIDER_PROCFS_WRITE,	/* procfs("PATH").write: the same */
@@ -117,6 +121,11 @@ struct derived_point {
 	char *hwbkpt_symbol;
 	int64_t hwbkpt_length;
 	bool hwbkpt_rw;
+	/* process("PATH").mark: the marker's operands ("-4@%eax 8@-16(%rbp)"), its
+	 * semaphore, and the point as -l lists it (process("PATH").mark("NAME")). */
+	char *mark_args;
+	uint64_t semaphore;
+	char *listed;
 	struct derived_point *next;
 };
 

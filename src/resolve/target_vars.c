@@ -776,6 +776,8 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return process_target_resolve(p, n, quiet);
 	if (on_uprobes(p))
 		return uprobe_resolve(p, n, quiet);
+	if (on_marks(p))
+		return mark_target_resolve(p, n, quiet);
 	if (!strcmp(n->text, "$return") && !n->comps && on_module_returns(p) &&
 	    !functions_typed(env, p) && !n->address_of) {
 		/* The module's types (or its function's) are not known. */
@@ -1274,6 +1276,8 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 
 	if (on_tracepoints(p))
 		return trace_expand_vars(env, p, n);
+	if (on_marks(p))
+		return mark_expand_vars(p, n);
 	if (!on_functions(p) || !env || !env->types)
 		return unresolved(n, false);
 	kt = point_types(env, p->points, n, false);

@@ -138,6 +138,13 @@ bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, 
  * lifetime or system-call point; $syscall, $argN, $return there. */
 bool on_process_events(const struct derived_probe *p);
 bool process_target_resolve(struct derived_probe *p, struct node *n, bool quiet);
+/* In process("PATH").mark probes (target_mark.c): whether every point of `p` is an SDT
+ * marker; $argN, and $$name, $$provider, $$parms expanded; the count of a marker's
+ * operands (-L lists as many $argN). */
+bool on_marks(const struct derived_probe *p);
+bool mark_target_resolve(struct derived_probe *p, struct node *n, bool quiet);
+bool mark_expand_vars(struct derived_probe *p, struct node *n);
+int mark_arg_count(const char *args);
 /* -L: " $parent:struct task_struct* $child:struct task_struct*". */
 char *trace_list_args(const struct provider_env *env, const struct derived_point *d);
 

@@ -315,6 +315,177 @@ void usyms_free_functions(struct ufunc *funcs, size_t count)
 	free(funcs);
 }
 
+/* The SDT notes' section and .stapsdt.base's address (has_base: the file has one). */
+struct sdt_sections {
+	Elf_Scn *notes;
+	unsigned long long base;
+	bool has_base;
+};
+
+static void find_sdt_sections(Elf *elf, struct sdt_sections *s)
+{
+	size_t names;
+
+	memset(s, 0, sizeof(*s));
+	if (elf_getshdrstrndx(elf, &names))
+		return;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) || !(name = elf_strptr(elf, names, shdr.sh_name)))
+			continue;
+		if (shdr.sh_type == SHT_NOTE && !strcmp(name, ".note.stapsdt")) {
+			s->notes = scn;
+		} else if (!strcmp(name, ".stapsdt.base")) {
+			s->base = shdr.sh_addr;
+			s->has_base = true;
+		}
+	}
+}
+
+/* An address of `size` bytes at `p`, in the file's byte order. */
+static unsigned long long note_address(Elf *elf, const unsigned char *p, size_t size)
+{
+	bool big = elf_getident(elf, NULL)[EI_DATA] == ELFDATA2MSB;
+	unsigned long long value = 0;
+
+	for (size_t i = 0; i < size; i++)
+		value |= (unsigned long long)p[big ? size - 1 - i : i] << (8 * i);
+	return value;
+}
+
+/* One note's marker into *m; false for a note that is no well-formed marker. */
+static bool read_mark_note(Elf *elf, const struct usym_file *f, const struct sdt_sections *s,
+			   const unsigned char *desc, size_t size, struct umark *m)
+{
+	size_t word = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
+	unsigned long long pc, base, sem, offset, sem_offset = 0;
+	const char *provider = (const char *)desc + 3 * word, *end = (const char *)desc + size;
+	const char *name, *args;
+
+	if (size < 3 * word + 3)
+		return false;
+	pc = note_address(elf, desc, word);
+	base = note_address(elf, desc + word, word);
+	sem = note_address(elf, desc + 2 * word, word);
+	if (!(name = memchr(provider, '\0', (size_t)(end - provider))) || ++name >= end ||
+	    !(args = memchr(name, '\0', (size_t)(end - name))) || ++args >= end ||
+	    !memchr(args, '\0', (size_t)(end - args)))
+		return false;
+	if (s->has_base && base) {
+		pc += s->base - base;
+		if (sem)
+			sem += s->base - base;
+	}
+	if (!file_offset_of(f, pc, &offset) || (sem && !file_offset_of(f, sem, &sem_offset)))
+		return false;
+	*m = (struct umark){ xstrdup(provider), xstrdup(name), xstrdup(args), pc, offset,
+			     sem_offset };
+	return true;
+}
+
+static struct umark *read_marks(Elf *elf, const struct usym_file *f, size_t *count)
+{
+	struct umark *marks = xcalloc(1, sizeof(*marks));
+	struct sdt_sections s;
+	Elf_Data *data;
+	GElf_Nhdr note;
+	size_t pos = 0, name_at, desc_at;
+
+	find_sdt_sections(elf, &s);
+	if (!s.notes || !(data = elf_getdata(s.notes, NULL)))
+		return marks;
+	while ((pos = gelf_getnote(data, pos, &note, &name_at, &desc_at)) > 0) {
+		const char *owner = (const char *)data->d_buf + name_at;
+
+		if (note.n_type != 3 || note.n_namesz != sizeof("stapsdt") ||
+		    memcmp(owner, "stapsdt", sizeof("stapsdt")))
+			continue;
+		marks = xrealloc(marks, (*count + 1) * sizeof(*marks));
+		if (read_mark_note(elf, f, &s, (const unsigned char *)data->d_buf + desc_at,
+				   note.n_descsz, &marks[*count]))
+			(*count)++;
+	}
+	return marks;
+}
+
+struct umark *usyms_marks(const char *path, size_t *count)
+{
+	struct umark *marks = NULL;
+	struct usym_file f;
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+
+	*count = 0;
+	if (fd < 0)
+		return NULL;
+	memset(&f, 0, sizeof(f));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		read_loads(elf, &f);
+		if (f.nloads)
+			marks = read_marks(elf, &f, count);
+	}
+	free_usym_file(&f);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return marks;
+}
+
+void usyms_free_marks(struct umark *marks, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(marks[i].provider);
+		free(marks[i].name);
+		free(marks[i].args);
+	}
+	free(marks);
+}
+
+static bool find_symbol(Elf *elf, Elf_Scn *scn, const char *name, unsigned long long *addr)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || !(data = elf_getdata(scn, NULL)) ||
+	    !shdr.sh_entsize)
+		return false;
+	for (size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *sym_name;
+
+		if (gelf_getsym(data, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
+		    (sym_name = elf_strptr(elf, shdr.sh_link, sym.st_name)) &&
+		    !strcmp(sym_name, name)) {
+			*addr = sym.st_value;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr)
+{
+	int fd = open(path, O_RDONLY);
+	bool found = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		found = find_symbol(elf, find_section(elf, SHT_SYMTAB), name, addr) ||
+			find_symbol(elf, find_section(elf, SHT_DYNSYM), name, addr);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
 bool usyms_has_dwarf(const char *path)
 {
 	int fd = open(path, O_RDONLY);

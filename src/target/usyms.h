@@ -30,6 +30,29 @@ struct ufunc {
 struct ufunc *usyms_functions(const char *path, size_t *count);
 void usyms_free_functions(struct ufunc *funcs, size_t count);
 
+/* An SDT marker of a user-space ELF file (<sys/sdt.h>: a note of type 3, owner "stapsdt", in
+ * .note.stapsdt), as process("PATH").mark("NAME") probes it. */
+struct umark {
+	char *provider, *name;
+	char *args;			/* the argument operands, "-4@%eax 8@-16(%rbp)" */
+	unsigned long long vaddr;	/* the marker's link-time address */
+	unsigned long long offset;	/* its place in the file */
+	unsigned long long semaphore;	/* the semaphore's place in the file, 0 for none */
+};
+
+/*
+ * The SDT markers of the ELF file PATH, in the notes' order, their addresses adjusted by
+ * .stapsdt.base's against the notes' (a prelinked file's move); *count of them, malloc'd
+ * (usyms_free_marks()). NULL when PATH is no ELF file with loadable segments; *count 0 for
+ * one without markers.
+ */
+struct umark *usyms_marks(const char *path, size_t *count);
+void usyms_free_marks(struct umark *marks, size_t count);
+
+/* The link-time address of the defined symbol NAME (of any type) of the ELF file PATH
+ * (.symtab, else .dynsym); false when it has none. */
+bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr);
+
 /* Whether the ELF file PATH has DWARF debuginfo (a .debug_info section). */
 bool usyms_has_dwarf(const char *path);
 
