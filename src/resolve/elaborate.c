@@ -301,12 +301,14 @@ static void resolve_target_write(struct elab *e, struct node *n, struct node *ta
 
 	if (!write_permitted(e, n, target))
 		return;
+	target_resolving_write(true);
 	if (target->kind == N_TARGET)
 		resolved = resolve_target(e, target, false);
 	else if (target->kind == N_CAST)
 		resolved = resolve_cast(e, target, false);
 	else
 		resolved = target_resolve_atvar(e->env, e->probe, target, false);
+	target_resolving_write(false);
 	if (resolved && target->sym)
 		target_check_write(e->probe, target);
 	resolve_node(e, n->rhs);

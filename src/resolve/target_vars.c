@@ -59,8 +59,18 @@ static bool fail(struct walk *w, const char *fmt, ...)
 	return false;
 }
 
+/* Resolving the target of a write: stap reports no "unresolved type" after its error. */
+static bool resolving_write;
+
+void target_resolving_write(bool on)
+{
+	resolving_write = on;
+}
+
 void target_report_untyped(const struct token_desc *tok, struct loc loc)
 {
+	if (resolving_write)
+		return;
 	for (int i = 0; i < 2; i++)
 		diag_error_at("semantic error", tok, loc, "unresolved type ");
 }
@@ -593,7 +603,7 @@ static bool unresolved(struct node *n, bool quiet)
 		diag_error_at("semantic error", &tok, n->loc,
 			      "unresolved target-symbol expression");
 		/* stap goes on to type the expression and reports it twice more as untyped. */
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 2 && !resolving_write; i++)
 			diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
 	}
 	free(owned);

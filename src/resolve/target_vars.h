@@ -85,6 +85,9 @@ bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *
  * function) can be written (an integer, pointer, enum or bitfield in memory, a parameter's
  * register or stack slot, $return); false after stap's error. */
 bool target_check_write(struct derived_probe *p, struct node *n);
+/* Between true and false: the target of a write is being resolved, whose errors stap does
+ * not follow with "unresolved type". */
+void target_resolving_write(bool on);
 /* A DWARF location (dwtypes.h) as the C expression of a BASE_EXPR access, malloc'd
  * (target_location.c). */
 struct dwexpr;
