@@ -2,7 +2,8 @@
 /*
  * Fault-safe reads of kernel memory for $target expressions and @cast: a bad address sets
  * stap's "read fault [man error::fault] at 0x..." error and reads as 0, never an oops. After an
- * error, reads do nothing (the statement ends at its check).
+ * error, reads do nothing (the statement ends at its check). Guru mode's writes (`$p->f = v`,
+ * `$param = v`, `$return = v`) are beside them: tap_kwrite*, tap_set_arg.
  */
 #ifndef TAP_KREAD_H
 #define TAP_KREAD_H
@@ -73,6 +74,78 @@ static inline int64_t tap_kread_bits(struct tap_context *c, unsigned long addr, 
 	return is_signed ? (int64_t)value >> shift : (int64_t)(value >> shift);
 }
 
+static noinline void tap_kwrite_fault(struct tap_context *c, unsigned long addr,
+				      const char *location)
+{
+	snprintf(c->error_buffer, sizeof(c->error_buffer),
+		 "write fault [man error::fault] at 0x%lx", addr);
+	tap_set_error(c, c->error_buffer, location);
+}
+
+/* Stores the low `size` bytes (1, 2, 4 or 8) of `value` at the kernel address `addr`; false
+ * when the address is no kernel one or the store faults (a read-only page). */
+static inline bool tap_kpoke(unsigned long addr, int size, u64 value)
+{
+	u8 v8 = value;
+	u16 v16 = value;
+	u32 v32 = value;
+
+	if (addr < TASK_SIZE_MAX)
+		return false;
+	pagefault_disable();
+	switch (size) {
+	case 1:
+		__put_kernel_nofault((void *)addr, &v8, u8, fault);
+		break;
+	case 2:
+		__put_kernel_nofault((void *)addr, &v16, u16, fault);
+		break;
+	case 4:
+		__put_kernel_nofault((void *)addr, &v32, u32, fault);
+		break;
+	default:
+		__put_kernel_nofault((void *)addr, &value, u64, fault);
+		break;
+	}
+	pagefault_enable();
+	return true;
+fault:
+	pagefault_enable();
+	return false;
+}
+
+/* `size` bytes (1, 2, 4 or 8) of `value` at `addr`: stap's "write fault [man error::fault] at
+ * 0x..." error when it can't. */
+static inline void tap_kwrite(struct tap_context *c, unsigned long addr, int size, u64 value,
+			      const char *location)
+{
+	if (unlikely(c->last_error))
+		return;
+	if (unlikely(!tap_kpoke(addr, size, value)))
+		tap_kwrite_fault(c, addr, location);
+}
+
+/* A bitfield of `bits` bits starting `bit` bits after `addr`: the bytes that hold it read,
+ * the field's bits replaced, written back. */
+static inline void tap_kwrite_bits(struct tap_context *c, unsigned long addr, int bit, int bits,
+				   u64 value, const char *location)
+{
+	int size = (bit + bits + 7) / 8;
+	u64 mask = (bits == 64 ? ~0ULL : (1ULL << bits) - 1) << bit;
+	u64 word = tap_kread(c, addr, size, location);
+
+	if (unlikely(c->last_error))
+		return;
+	word = (word & ~mask) | ((value << bit) & mask);
+	if (size == 1 || size == 2 || size == 4 || size == 8) {
+		tap_kwrite(c, addr, size, word, location);
+		return;
+	}
+	/* 3, 5, 6 or 7 bytes: each of them, no byte past the field's touched. */
+	for (int i = 0; i < size && !c->last_error; i++)
+		tap_kwrite(c, addr + i, 1, word >> (8 * i), location);
+}
+
 /*
  * The NUL-terminated string at `addr` into `dst` (at most `size` bytes, NUL included), from
  * kernel memory or, with `user`, the current process's: read a page's part at a time, so
@@ -121,6 +194,25 @@ static inline u64 tap_arg(struct tap_context *c, int n, const char *location)
 	case 4: return regs->r8;
 	case 5: return regs->r9;
 	default: return tap_kread(c, regs->sp + 8 * (n - 5), 8, location);
+	}
+}
+
+/* Argument word N (from 0) of the function at its entry becomes `value`: its register in the
+ * registers the function goes on with, or its stack slot. */
+static inline void tap_set_arg(struct tap_context *c, int n, u64 value, const char *location)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (!regs)
+		return;
+	switch (n) {
+	case 0: regs->di = value; break;
+	case 1: regs->si = value; break;
+	case 2: regs->dx = value; break;
+	case 3: regs->cx = value; break;
+	case 4: regs->r8 = value; break;
+	case 5: regs->r9 = value; break;
+	default: tap_kwrite(c, regs->sp + 8 * (n - 5), 8, value, location); break;
 	}
 }
 

@@ -227,23 +227,92 @@ static void unsupported(struct node *n, const char *what)
 	diag_error_at("semantic error", &tok, n->loc, "tapster does not support %s yet", what);
 }
 
-/* A write to a $target, @cast or @var: guru mode only, as in stap, which names the kind. */
-static void refuse_target_write(struct elab *e, struct node *lhs)
+static bool resolve_target(struct elab *e, struct node *n, bool quiet);
+static bool resolve_cast(struct elab *e, struct node *n, bool quiet);
+
+/* The $target, @cast or @var an assignment or ++/-- writes (through `&`, as stap reports
+ * it), or NULL. */
+static struct node *written_target(const struct node *n)
 {
-	bool is_cast = lhs->kind == N_CAST && lhs->text;
-	bool is_var = lhs->kind == N_ATVAR;
+	struct node *lhs = n->lhs;
+
+	if (n->kind != N_PREINC && n->kind != N_POSTINC && n->kind != N_ASSIGN)
+		return NULL;
+	if (lhs && lhs->kind == N_UNARY && lhs->op == '&')
+		lhs = lhs->lhs;
+	if (lhs && (lhs->kind == N_TARGET || lhs->kind == N_CAST || lhs->kind == N_ATVAR))
+		return lhs;
+	return NULL;
+}
+
+static bool refuse_write_at(struct node *target, const char *message)
+{
+	bool is_cast = target->kind == N_CAST && target->text;
+	bool is_var = target->kind == N_ATVAR;
+	char *owned = target->kind == N_TARGET && target->suffix && !target->comps ?
+		xasprintf("%s%s", target->text, target->suffix) : NULL;
 	struct token_desc tok = is_cast ? (struct token_desc){ "operator", "@cast" } :
 				is_var	? (struct token_desc){ "operator", "@var" } :
-					  node_token(lhs);
+				owned	? (struct token_desc){ "identifier", owned } :
+					  node_token(target);
 
+	diag_error_at("semantic error", &tok, target->loc, "%s", message);
+	free(owned);
+	return false;
+}
+
+/* What stap refuses before it resolves a written target, in its order; false after its
+ * error. */
+static bool write_permitted(struct elab *e, struct node *n, struct node *target)
+{
 	if (!e->env || !e->env->guru)
-		diag_error_at("semantic error", &tok, lhs->loc,
-			      "write to %s not permitted; need stap -g",
-			      is_cast ? "@cast context variable" :
-			      is_var  ? "@var variable" : "target variable");
+		return refuse_write_at(target, target->kind == N_CAST ?
+				       "write to @cast context variable not permitted; need stap -g" :
+				       target->kind == N_ATVAR ?
+				       "write to @var variable not permitted; need stap -g" :
+				       "write to target variable not permitted; need stap -g");
+	if (target->kind == N_TARGET && target->text[1] == '$')
+		return refuse_write_at(target, "cannot write to context variable");
+	if (target->suffix)
+		return refuse_write_at(target, "cannot write to pretty-printed variable");
+	if (target->kind == N_TARGET && e->probe && e->probe->is_return &&
+	    strcmp(target->text, "$return"))
+		return refuse_write_at(target,
+				       "write to target variable not permitted in .return probes");
+	if (n->kind != N_ASSIGN || n->op != '=') {
+		struct token_desc tok = node_token(n);
+
+		diag_error_at("semantic error", &tok, n->loc, "Only the following assign operator"
+			      " is implemented on target variables:  =");
+		return false;
+	}
+	if (n->lhs != target)
+		return refuse_write_at(target, "cannot write to member address");
+	return true;
+}
+
+/*
+ * A write to a $target, @cast or @var: guru mode only, as in stap, which takes `=` alone;
+ * resolved as a read, then checked that it can be stored (target_check_write); pass 3
+ * stores it (gen_target_write).
+ */
+static void resolve_target_write(struct elab *e, struct node *n, struct node *target)
+{
+	bool resolved;
+
+	if (!write_permitted(e, n, target))
+		return;
+	target_resolving_write(true);
+	if (target->kind == N_TARGET)
+		resolved = resolve_target(e, target, false);
+	else if (target->kind == N_CAST)
+		resolved = resolve_cast(e, target, false);
 	else
-		diag_error_at("semantic error", &tok, lhs->loc,
-			      "tapster does not support writing target variables yet");
+		resolved = target_resolve_atvar(e->env, e->probe, target, false);
+	target_resolving_write(false);
+	if (resolved && target->sym)
+		target_check_write(e->probe, target);
+	resolve_node(e, n->rhs);
 }
 
 /* The pattern of `=~` / `!~` compiles, or stap's error about it, located at the literal. */
@@ -800,9 +869,7 @@ void resolve_node(struct elab *e, struct node *n)
 	case N_BINARY:
 	case N_EXPR_STMT:
 	case N_RETURN:
-		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&
-		    n->lhs && (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST ||
-			       n->lhs->kind == N_ATVAR)) {
+		if (written_target(n)) {
 			if (n->lhs->kind == N_TARGET && on_procfs(e->probe)) {
 				if (procfs_value_assign(e->probe, n))
 					resolve_node(e, n);
@@ -813,7 +880,7 @@ void resolve_node(struct elab *e, struct node *n)
 					resolve_node(e, n);
 				return;
 			}
-			refuse_target_write(e, n->lhs);
+			resolve_target_write(e, n, written_target(n));
 			return;
 		}
 		if ((n->kind == N_PREINC || n->kind == N_POSTINC || n->kind == N_ASSIGN) &&

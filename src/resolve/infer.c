@@ -163,11 +163,27 @@ static enum type infer_binary(struct elab *e, struct node *n)
 	return TYPE_LONG;
 }
 
+static bool is_target(const struct node *n)
+{
+	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR;
+}
+
 static enum type infer_assign(struct elab *e, struct node *n)
 {
 	if (n->op == OP_STATS_ADD) {
 		expect(e, n->lhs, TYPE_STATS);
 		expect(e, n->rhs, TYPE_LONG);
+		return TYPE_LONG;
+	}
+	if (n->op == '=' && is_target(n->lhs)) {
+		/* A $target, @cast or @var written (guru mode): stap names the value's type as
+		 * the expected one and the target's, long, as found. */
+		enum type have = infer(e, n->rhs);
+
+		if (have != TYPE_UNKNOWN && have != TYPE_LONG)
+			type_error(e, n->rhs, have, TYPE_LONG);
+		else if (have == TYPE_UNKNOWN)
+			expect(e, n->rhs, TYPE_LONG);
 		return TYPE_LONG;
 	}
 	if (n->op == '=')

@@ -82,3 +82,10 @@ char *target_location_c(const struct dwexpr *e)
 	free(b);
 	return c;
 }
+
+const char *target_location_register(const struct dwexpr *e)
+{
+	if (e->kind != DWX_REGISTER || e->value == 7)
+		return NULL;
+	return register_name(e->value);
+}

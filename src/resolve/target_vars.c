@@ -59,8 +59,18 @@ static bool fail(struct walk *w, const char *fmt, ...)
 	return false;
 }
 
+/* Resolving the target of a write: stap reports no "unresolved type" after its error. */
+static bool resolving_write;
+
+void target_resolving_write(bool on)
+{
+	resolving_write = on;
+}
+
 void target_report_untyped(const struct token_desc *tok, struct loc loc)
 {
+	if (resolving_write)
+		return;
 	for (int i = 0; i < 2; i++)
 		diag_error_at("semantic error", tok, loc, "unresolved type ");
 }
@@ -459,6 +469,8 @@ static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die 
 		w->a->base = BASE_EXPR;
 		w->a->expr = target_location_c(expr);
 		w->a->lvalue = loc == DWLOC_ADDRESS;
+		if (!w->a->lvalue)
+			w->a->reg = target_location_register(expr);
 		w->a->base_size = ktypes_size(w->kt, w->type);
 		w->a->base_signed = ktypes_is_signed(w->kt, w->type);
 		if (!w->a->lvalue && (w->a->base_size > 8 || !w->a->base_size))
@@ -604,7 +616,7 @@ static bool unresolved(struct node *n, bool quiet)
 		diag_error_at("semantic error", &tok, n->loc,
 			      "unresolved target-symbol expression");
 		/* stap goes on to type the expression and reports it twice more as untyped. */
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 2 && !resolving_write; i++)
 			diag_error_at("semantic error", &tok, n->loc, "unresolved type ");
 	}
 	free(owned);
@@ -1426,4 +1438,64 @@ bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *
 	}
 	target_report_untyped(&tok, n->loc);
 	return false;
+}
+
+/* ---- Writes (guru mode) ---- */
+
+/* The token stap reports a write's error at: the $name, @cast or @var. */
+static struct token_desc write_token(struct node *n)
+{
+	if (n->kind == N_CAST)
+		return (struct token_desc){ "operator", "@cast" };
+	if (n->kind == N_ATVAR)
+		return (struct token_desc){ "operator", "@var" };
+	return (struct token_desc){ "identifier", n->text };
+}
+
+static bool refuse_write(struct node *n, const char *message)
+{
+	struct token_desc tok = write_token(n);
+
+	diag_error_at("semantic error", &tok, n->loc, "%s", message);
+	return false;
+}
+
+/* Whether the access `a` (one point's) names something a store can change. */
+static bool access_writable(struct node *n, const struct target_access *a)
+{
+	if (a->base == BASE_PER_POINT) {
+		for (int i = 0; i < a->npoints; i++)
+			if (!access_writable(n, a->per_point[i]))
+				return false;
+		return true;
+	}
+	if (a->address_of)
+		return refuse_write(n, "cannot write to array address");
+	if (a->lvalue || a->base == BASE_PARAM || a->base == BASE_RETURN)
+		return true;
+	if (a->base == BASE_EXPR && a->reg)
+		return true;
+	return refuse_write(n, "tapster cannot write a variable whose value is computed at this"
+			    " address [man error::dwarf]");
+}
+
+bool target_check_write(struct derived_probe *p, struct node *n)
+{
+	const struct target_access *a = n->sym;
+
+	if (!a)
+		return false;
+	if (n->kind == N_TARGET && on_tracepoints(p) && !a->lvalue) {
+		char *message = xasprintf("write to tracepoint variable '%s' not permitted; need"
+					  " stap -g", n->text);
+
+		refuse_write(n, message);
+		free(message);
+		return false;
+	}
+	if (n->kind == N_TARGET && on_process_events(p))
+		return refuse_write(n, "tapster cannot write the target variables of this probe");
+	if (n->kind == N_TARGET && on_uprobes(p) && !p->is_return)
+		return refuse_write(n, "tapster cannot write the target variables of this probe");
+	return access_writable(n, a);
 }

@@ -42,6 +42,9 @@ struct target_access {
 	bool address_of;		/* an array or struct, or the operand of '&': its
 					 * address is the value */
 	const char *location;		/* what an error is reported at, as a C literal */
+	/* BASE_EXPR, not an lvalue: the pt_regs member when the location is a register, which
+	 * a write (guru mode) sets; NULL for a computed value. */
+	const char *reg;
 	/* BASE_PER_POINT: the access at each point of the probe, in order (DWARF variables
 	 * whose locations differ from point to point); chosen by the point that fired. */
 	struct target_access **per_point;
@@ -78,13 +81,25 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
  * always false. */
 bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet);
+/* Guru mode: whether the resolved $target, @cast or @var `n` in the probe `p` (NULL in a
+ * function) can be written (an integer, pointer, enum or bitfield in memory, a parameter's
+ * register or stack slot, $return); false after stap's error. */
+bool target_check_write(struct derived_probe *p, struct node *n);
+/* Between true and false: the target of a write is being resolved, whose errors stap does
+ * not follow with "unresolved type". */
+void target_resolving_write(bool on);
 /* A DWARF location (dwtypes.h) as the C expression of a BASE_EXPR access, malloc'd
  * (target_location.c). */
 struct dwexpr;
 char *target_location_c(const struct dwexpr *e);
+/* The pt_regs member a location that is a register (not the stack pointer) names, else NULL. */
+const char *target_location_register(const struct dwexpr *e);
 /* Pass 3: the C expression of a resolved access (translate_target.c). */
 struct body;
 char *gen_target(struct body *b, struct node *n);
+/* Pass 3 of `n = value` (guru mode), `n` checked by target_check_write: `value` evaluated,
+ * then stored; the C of the value stored. */
+char *gen_target_write(struct body *b, struct node *n, struct node *value);
 
 /* Whether `d` is a point of stap's kprobe family (kprobe.function, kprobe.module...),
  * which has no target variables. */

@@ -696,6 +696,8 @@ static char *gen_assign(struct body *b, struct node *n)
 
 	if (n->op == OP_STATS_ADD && n->lhs->kind == N_IDENT && per_cpu_stats(n->lhs->sym))
 		return gen_stat_add_part(b, n);
+	if (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST || n->lhs->kind == N_ATVAR)
+		return gen_target_write(b, n->lhs, n->rhs);
 	ref = gen_lvalue(b, n->lhs, n->rhs, &value);
 
 	if (n->op == OP_STATS_ADD) {

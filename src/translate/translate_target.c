@@ -11,11 +11,17 @@
 #include "resolve/target_vars.h"
 #include "translate/translate.h"
 
+/* The C type of an integer of `size` bytes. */
+static const char *int_cast(uint32_t size, bool is_signed)
+{
+	return size == 1 ? (is_signed ? "s8" : "u8") :
+	       size == 2 ? (is_signed ? "s16" : "u16") :
+	       size == 4 ? (is_signed ? "s32" : "u32") : "u64";
+}
+
 static char *base_value(struct body *b, const struct target_access *a)
 {
-	const char *cast = a->base_size == 1 ? (a->base_signed ? "s8" : "u8") :
-			   a->base_size == 2 ? (a->base_signed ? "s16" : "u16") :
-			   a->base_size == 4 ? (a->base_signed ? "s32" : "u32") : "u64";
+	const char *cast = int_cast(a->base_size, a->base_signed);
 
 	switch (a->base) {
 	case BASE_PARAM:
@@ -85,12 +91,12 @@ char *gen_target(struct body *b, struct node *n)
 	return gen_access(b, n->sym);
 }
 
-static char *gen_access(struct body *b, const struct target_access *a)
+/* The access's base, then its steps, into a temporary: the address a read or write is at
+ * (an lvalue), or the value itself. */
+static char *gen_address(struct body *b, const struct target_access *a)
 {
-	char *addr, *base, *value;
+	char *addr, *base;
 
-	if (a->base == BASE_PER_POINT)
-		return gen_per_point(b, a);
 	addr = body_temp(b, TYPE_LONG);
 	base = base_value(b, a);
 
@@ -108,6 +114,16 @@ static char *gen_access(struct body *b, const struct target_access *a)
 	free(base);
 	for (int i = 0; i < a->nsteps; i++)
 		gen_step(b, addr, &a->steps[i], a->location);
+	return addr;
+}
+
+static char *gen_access(struct body *b, const struct target_access *a)
+{
+	char *addr, *value;
+
+	if (a->base == BASE_PER_POINT)
+		return gen_per_point(b, a);
+	addr = gen_address(b, a);
 	if (!a->lvalue || a->address_of)
 		return addr;
 	value = body_temp(b, TYPE_LONG);
@@ -123,4 +139,82 @@ static char *gen_access(struct body *b, const struct target_access *a)
 	body_check_error(b);
 	free(addr);
 	return value;
+}
+
+/* ---- Writes (guru mode) ---- */
+
+static void gen_write(struct body *b, const struct target_access *a, const char *value);
+
+static void gen_write_per_point(struct body *b, const struct target_access *a,
+				const char *value)
+{
+	emit(b, "switch (c->pp->point) {");
+	for (int i = 0; i < a->npoints; i++) {
+		emit(b, "case %d: {", i);
+		gen_write(b, a->per_point[i], value);
+		emit(b, "break;");
+		emit(b, "}");
+	}
+	emit(b, "}");
+}
+
+/* A value held in a register (a parameter at the entry, $return, a DWARF register
+ * location): the register the function goes on with, as wide as the type (sign- or
+ * zero-extended, as the compiler would pass it); a parameter past the sixth, its stack
+ * slot. */
+static void gen_write_register(struct body *b, const struct target_access *a,
+			       const char *value)
+{
+	char *narrowed = xasprintf("(u64)(int64_t)(%s)%s",
+				   int_cast(a->base_size, a->base_signed), value);
+
+	switch (a->base) {
+	case BASE_PARAM:
+		emit(b, "tap_set_arg(c, %d, %s, %s);", a->param, narrowed, a->location);
+		body_check_error(b);
+		break;
+	case BASE_RETURN:
+		emit(b, "if (c->regs)");
+		emit(b, "\tregs_set_return_value(c->regs, (unsigned long)%s);", narrowed);
+		break;
+	default:
+		emit(b, "if (c->regs)");
+		emit(b, "\tc->regs->%s = (unsigned long)%s;", a->reg, narrowed);
+		break;
+	}
+	free(narrowed);
+}
+
+static void gen_write(struct body *b, const struct target_access *a, const char *value)
+{
+	char *addr;
+
+	if (a->base == BASE_PER_POINT) {
+		gen_write_per_point(b, a, value);
+		return;
+	}
+	if (!a->lvalue && !a->nsteps) {
+		gen_write_register(b, a, value);
+		return;
+	}
+	addr = gen_address(b, a);
+	if (a->bit_size)
+		emit(b, "tap_kwrite_bits(c, (unsigned long)%s, %u, %u, (u64)%s, %s);", addr,
+		     a->bit_offset, a->bit_size, value, a->location);
+	else
+		emit(b, "tap_kwrite(c, (unsigned long)%s, %u, (u64)%s, %s);", addr, a->size, value,
+		     a->location);
+	body_check_error(b);
+	free(addr);
+}
+
+char *gen_target_write(struct body *b, struct node *n, struct node *value)
+{
+	char *computed = gen_expr(b, value);
+	char *stored = body_temp(b, TYPE_LONG);
+
+	emit(b, "%s = %s;", stored, computed);
+	free(computed);
+	gen_write(b, n->sym, stored);
+	return stored;
 }
