@@ -89,10 +89,12 @@ struct tap_map {
 	struct list_head used, free;
 	int count, capacity;
 	void *pool;
-	/* A sharded array's (shards.h): the entries its shards may still add, and what gives
-	 * them back when an insertion here would need them. */
+	/* A sharded array's (shards.h): the entries its shards may still add, what gives
+	 * them back when an insertion here would need them, and what makes them forget a key
+	 * removed here (NULL: every key). */
 	int reserved;
 	void (*reclaim)(struct tap_map *m);
+	void (*forget)(struct tap_map *m, struct tap_map_entry *e);
 	void *shards;
 };
 
@@ -239,11 +241,19 @@ static struct tap_map_entry *tap_map_find(const struct tap_map *m, const union t
 	return tap_map_find_hashed(m, keys, tap_map_hash(m, keys));
 }
 
-static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
+static void tap_map_unlink(struct tap_map *m, struct tap_map_entry *e)
 {
 	hlist_del(&e->chain);
 	list_move(&e->order, &m->free);
 	m->count--;
+}
+
+static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
+{
+	/* A sharded array's shards keep the keys they know it has: they forget this one. */
+	if (unlikely(m->shards))
+		m->forget(m, e);
+	tap_map_unlink(m, e);
 }
 
 /* A new entry for `keys`, whose hash is `hash`, its value zero or ""; NULL and an error
@@ -406,6 +416,12 @@ static void tap_map_delete(struct tap_map *m, const union tap_key *keys)
 
 static void tap_map_clear(struct tap_map *m)
 {
+	if (unlikely(m->shards)) {
+		m->forget(m, NULL);
+		while (!list_empty(&m->used))
+			tap_map_unlink(m, list_first_entry(&m->used, struct tap_map_entry, order));
+		return;
+	}
 	while (!list_empty(&m->used))
 		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
 }

@@ -15,25 +15,30 @@
  * merging CPU (under the global's write lock) writes: a merge adds the difference to the
  * global. No lock, no atomic on the hot path.
  *
- * An array: two shards per CPU, each a small map with a lock of its own. An update takes the
- * first shard of its CPU, or the second when a merge holds the first (a merge holds one
- * shard at a time and merges are serialized by the global's lock, so one of the two is
- * always free: an update never waits), finds or inserts the key there and adds to its value.
- * A merge takes each shard's lock in turn (an update holds it for a lookup and an add, never
- * from a nested probe: it spins until it has it), adds its entries into the global map and
- * empties it.
+ * An array: two shards per CPU, each a small map (TAP_SHARD_ENTRIES entries at most) with
+ * a lock of its own. An update takes the first shard of its CPU, or the second when a merge
+ * holds the first (a merge holds one shard at a time and merges are serialized by the
+ * global's lock, so one of the two is always free: an update never waits), finds or inserts
+ * the key there and adds to its value. A merge takes each shard's lock in turn (an update
+ * holds it for a lookup and an add, never from a nested probe: it spins until it has it)
+ * and adds its values into the global map; the shard keeps its keys, their values 0 and
+ * marked as known to the global map (stamp 0), so that the next updates of the same keys
+ * insert nothing. A full shard makes room by dropping such a key. A key removed from the
+ * global map (delete) is removed from the shards too (tap_map.forget).
  *
- * MAXMAPENTRIES (or the declared size): each shard may hold at most its `budget` entries,
- * and the budgets of all shards are reserved in the global map (tap_map.reserved): its
- * entries plus every budget never pass its capacity, so no merge ever overflows it and an
- * update that inserts into a shard within its budget cannot be one stap would refuse. An
- * insertion into a shard whose budget is used up takes the slow path: the global's lock
- * (MAXTRYLOCK tries, counted and skipped as any lock timeout), every shard merged, and the
- * update done in the global map itself, which errs exactly when stap's would. An insertion
- * into the global map that would need reserved room first takes every budget back
- * (merging every shard: then its count is the number of distinct keys), so the overflow
- * error comes at the very update it would come in stap. A merge gives the shard it
- * emptied a new budget: an even share of the room left, at most the shard's size.
+ * MAXMAPENTRIES (or the declared size): a shard may hold at most its `budget` keys that
+ * are not known to the global map (`fresh`), and the budgets of all shards are reserved in
+ * the global map (tap_map.reserved): its entries plus every budget never pass its
+ * capacity, so no merge ever overflows it and an update that inserts into a shard within
+ * its budget cannot be one stap would refuse. An insertion into a shard whose budget is
+ * used up takes the slow path: the global's lock (MAXTRYLOCK tries, counted and skipped as
+ * any lock timeout), every shard merged, and the update done in the global map itself,
+ * which errs exactly when stap's would. An insertion into the global map that would need
+ * reserved room first takes every budget back (merging every shard: then its count is the
+ * number of distinct keys), so the overflow error comes at the very update it would come
+ * in stap. A merge gives the shard it emptied a new budget: an even share of the room
+ * left, at most the shard's size. A full array's updates of keys it has stay on the fast
+ * path; only keys it lacks go the slow way, as they must, to err.
  *
  * foreach order: every shard insertion takes a stamp from the array's clock (an atomic
  * increment, once per new key per shard between merges, not per update); keys new to the
@@ -89,7 +94,8 @@ static void tap_sscalar_merge(int64_t *global, struct tap_sscalar_part __percpu 
 
 struct tap_shard {
 	atomic_t lock;		/* 1 while an update or a merge holds it */
-	int budget;		/* entries it may hold */
+	int budget;		/* keys new to the global map it may hold */
+	int fresh;		/* ... and those it holds: its entries with a stamp */
 	struct tap_map map;
 } ____cacheline_aligned;
 
@@ -118,7 +124,7 @@ static void tap_shard_lock(struct tap_shard *s)
 		cpu_relax();
 }
 
-/* The budget of a shard just emptied: an even share of the room the global map has left. */
+/* The budget of a shard just merged: an even share of the room the global map has left. */
 static int tap_shard_share(const struct tap_smap *sm, const struct tap_shard *s)
 {
 	const struct tap_map *g = sm->global;
@@ -136,27 +142,43 @@ static int tap_stamp_compare(void *priv, const struct list_head *la, const struc
 	return (s32)(a->stamp - b->stamp) > 0;
 }
 
-/* Shard s's entries added into the global map, s emptied and given `budget` (-1: a share);
- * the global's write lock held. */
+static __always_inline int64_t *tap_shard_value(struct tap_map *m, struct tap_map_entry *e)
+{
+	return tap_map_value(m, e);
+}
+
+/*
+ * Shard s's values added into the global map, and its new keys inserted there; s keeps its
+ * keys (stamp 0: known to the global map), with value 0, so that the next updates of them
+ * need no insertion; it gets `budget` (-1: a share). The global's write lock held.
+ */
 static void tap_shard_merge(struct tap_smap *sm, struct tap_shard *s, int budget)
 {
 	struct tap_map *g = sm->global;
 	union tap_key keys[TAP_MAX_KEYS];
 	struct tap_map_entry *e, *ge;
+	int64_t *value;
 
 	tap_shard_lock(s);
-	g->reserved -= s->budget;	/* its entries take the room it held */
+	g->reserved -= s->budget;	/* its new keys take the room it held */
 	list_for_each_entry(e, &s->map.used, order) {
+		value = tap_shard_value(&s->map, e);
+		if (!e->stamp && !*value)
+			continue;
 		tap_map_entry_keys(&s->map, e, keys);
 		ge = tap_map_find_hashed(g, keys, e->hash);
 		if (!ge) {
+			if (WARN_ON_ONCE(list_empty(&g->free)))
+				continue;
 			ge = tap_map_insert_free(g, keys, e->hash);
 			ge->stamp = e->stamp;
 		}
-		*(int64_t *)tap_map_value(g, ge) = (int64_t)((u64)*(int64_t *)tap_map_value(g, ge) +
-							     (u64)*(int64_t *)tap_map_value(&s->map, e));
+		*(int64_t *)tap_map_value(g, ge) =
+			(int64_t)((u64)*(int64_t *)tap_map_value(g, ge) + (u64)*value);
+		*value = 0;
+		e->stamp = 0;
 	}
-	tap_map_clear(&s->map);
+	s->fresh = 0;
 	s->budget = budget < 0 ? tap_shard_share(sm, s) : budget;
 	g->reserved += s->budget;
 	tap_shard_unlock(s);
@@ -193,6 +215,33 @@ static void tap_smap_reclaim(struct tap_map *g)
 	tap_smap_merge_budget(g->shards, 0);
 }
 
+/* An entry removed from the global map (delete), or all of them (e NULL): the shards forget
+ * it, and what they added to it since the merge, which came after the removal's probe took
+ * the lock (the removal is taken to follow it). */
+static void tap_smap_forget(struct tap_map *g, struct tap_map_entry *ge)
+{
+	struct tap_smap *sm = g->shards;
+	union tap_key keys[TAP_MAX_KEYS];
+	struct tap_map_entry *e;
+	struct tap_shard *s;
+	int i;
+
+	if (ge)
+		tap_map_entry_keys(g, ge, keys);
+	for (i = 0; i < sm->nshards; i++) {
+		s = &sm->shards[i];
+		tap_shard_lock(s);
+		if (!ge) {
+			tap_map_clear(&s->map);
+			s->fresh = 0;
+		} else if ((e = tap_map_find_hashed(&s->map, keys, ge->hash))) {
+			s->fresh -= e->stamp != 0;
+			tap_map_unlink(&s->map, e);
+		}
+		tap_shard_unlock(s);
+	}
+}
+
 static int tap_smap_init(struct tap_smap *sm, struct tap_map *global, struct tap_lock *lock)
 {
 	int i, size;
@@ -209,6 +258,7 @@ static int tap_smap_init(struct tap_smap *sm, struct tap_map *global, struct tap
 			return -ENOMEM;
 	global->shards = sm;
 	global->reclaim = tap_smap_reclaim;
+	global->forget = tap_smap_forget;
 	for (i = 0; i < sm->nshards; i++) {
 		sm->shards[i].budget = tap_shard_share(sm, &sm->shards[i]);
 		global->reserved += sm->shards[i].budget;
@@ -228,6 +278,28 @@ static void tap_smap_free(struct tap_smap *sm)
 	sm->shards = NULL;
 }
 
+/* A new key's stamp: never 0, which marks the keys the global map has. */
+static __always_inline u32 tap_smap_stamp(struct tap_smap *sm)
+{
+	u32 stamp = (u32)atomic_inc_return(&sm->clock);
+
+	return stamp ? stamp : (u32)atomic_inc_return(&sm->clock);
+}
+
+/* Room in a full shard: a key it knows the global map has and holds nothing for, the one
+ * inserted first. False when there is none. */
+static noinline bool tap_shard_evict(struct tap_shard *s)
+{
+	struct tap_map_entry *e;
+
+	list_for_each_entry(e, &s->map.used, order)
+		if (!e->stamp && !*tap_shard_value(&s->map, e)) {
+			tap_map_unlink(&s->map, e);
+			return true;
+		}
+	return false;
+}
+
 /* What an update holds until tap_smap_done(): a shard, or (the slow path) the global's lock. */
 struct tap_smap_hold {
 	struct tap_shard *shard;
@@ -238,9 +310,11 @@ struct tap_smap_hold {
  * shard merged, the update's slot in the global map. NULL (nothing held) after an error,
  * or when the lock could not be had: the hit is then skipped (counted as a lock timeout). */
 static noinline int64_t *tap_smap_slot_locked(struct tap_context *c, struct tap_smap *sm,
-					      const union tap_key *keys,
+					      const union tap_key *keys, u32 hash,
 					      struct tap_smap_hold *hold, const char *location)
 {
+	struct tap_shard *s = &sm->shards[2 * smp_processor_id()];
+	struct tap_map_entry *e;
 	struct tap_lock_use use = { sm->lock, true };
 	void *slot;
 
@@ -255,6 +329,16 @@ static noinline int64_t *tap_smap_slot_locked(struct tap_context *c, struct tap_
 		tap_unlock(&use);
 		return NULL;
 	}
+	/* The CPU's first shard learns the key, known to the global map now, so that its
+	 * next updates take the fast path (a full array's keys too). Only a merge, which
+	 * needs the global's lock, could hold the shard. */
+	tap_shard_lock(s);
+	if (!tap_map_find_hashed(&s->map, keys, hash) &&
+	    (!list_empty(&s->map.free) || tap_shard_evict(s))) {
+		e = tap_map_insert_free(&s->map, keys, hash);
+		e->stamp = 0;
+	}
+	tap_shard_unlock(s);
 	hold->shard = NULL;
 	hold->smap = sm;
 	return slot;
@@ -280,12 +364,14 @@ static __always_inline int64_t *tap_smap_slot_desc(struct tap_context *c, struct
 		cpu_relax();
 	e = tap_map_find_desc(&s->map, d, keys, hash);
 	if (unlikely(!e)) {
-		if (unlikely(s->map.count >= s->budget)) {
+		if (unlikely(s->fresh >= s->budget ||
+			     (list_empty(&s->map.free) && !tap_shard_evict(s)))) {
 			tap_shard_unlock(s);
-			return tap_smap_slot_locked(c, sm, keys, hold, location);
+			return tap_smap_slot_locked(c, sm, keys, hash, hold, location);
 		}
 		e = tap_map_insert_free(&s->map, keys, hash);
-		e->stamp = (u32)atomic_inc_return(&sm->clock);
+		e->stamp = tap_smap_stamp(sm);
+		s->fresh++;
 	}
 	hold->shard = s;
 	return (int64_t *)(e->data + tap_desc_value_offset(d));
