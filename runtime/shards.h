@@ -54,6 +54,8 @@
 #include "globals.h"
 #include "maps.h"
 
+/* -DTAP_SHARDS_OFF: an array's updates all take the slow path, the global's write lock, as
+ * stap's take it (for comparison: make bench). */
 #ifndef TAP_SHARD_ENTRIES
 #define TAP_SHARD_ENTRIES 128	/* entries of a shard, at most */
 #endif
@@ -96,6 +98,7 @@ struct tap_shard {
 	atomic_t lock;		/* 1 while an update or a merge holds it */
 	int budget;		/* keys new to the global map it may hold */
 	int fresh;		/* ... and those it holds: its entries with a stamp */
+	bool dirty;		/* updated since its last merge */
 	struct tap_map map;
 } ____cacheline_aligned;
 
@@ -147,20 +150,15 @@ static __always_inline int64_t *tap_shard_value(struct tap_map *m, struct tap_ma
 	return tap_map_value(m, e);
 }
 
-/*
- * Shard s's values added into the global map, and its new keys inserted there; s keeps its
- * keys (stamp 0: known to the global map), with value 0, so that the next updates of them
- * need no insertion; it gets `budget` (-1: a share). The global's write lock held.
- */
-static void tap_shard_merge(struct tap_smap *sm, struct tap_shard *s, int budget)
+/* Shard s's values added into the global map and its new keys inserted there; s keeps its
+ * keys (stamp 0: known to the global map) with value 0, so that the next updates of them
+ * need no insertion. Both locks held. */
+static void tap_shard_add_into(struct tap_map *g, struct tap_shard *s)
 {
-	struct tap_map *g = sm->global;
 	union tap_key keys[TAP_MAX_KEYS];
 	struct tap_map_entry *e, *ge;
 	int64_t *value;
 
-	tap_shard_lock(s);
-	g->reserved -= s->budget;	/* its new keys take the room it held */
 	list_for_each_entry(e, &s->map.used, order) {
 		value = tap_shard_value(&s->map, e);
 		if (!e->stamp && !*value)
@@ -179,6 +177,19 @@ static void tap_shard_merge(struct tap_smap *sm, struct tap_shard *s, int budget
 		e->stamp = 0;
 	}
 	s->fresh = 0;
+	s->dirty = false;
+}
+
+/* Shard s merged (when it was updated since its last merge), and given `budget` (-1: a
+ * share); the global's write lock held. */
+static void tap_shard_merge(struct tap_smap *sm, struct tap_shard *s, int budget)
+{
+	struct tap_map *g = sm->global;
+
+	tap_shard_lock(s);
+	g->reserved -= s->budget;	/* its new keys take the room it held */
+	if (s->dirty)
+		tap_shard_add_into(g, s);
 	s->budget = budget < 0 ? tap_shard_share(sm, s) : budget;
 	g->reserved += s->budget;
 	tap_shard_unlock(s);
@@ -300,6 +311,22 @@ static noinline bool tap_shard_evict(struct tap_shard *s)
 	return false;
 }
 
+/* The slow path's: the CPU's first shard learns the key, known to the global map now, so
+ * that its next updates take the fast path (a full array's keys too). Only a merge, which
+ * needs the global's lock (held), could hold the shard. */
+static void tap_shard_learn(struct tap_shard *s, const union tap_key *keys, u32 hash)
+{
+	struct tap_map_entry *e;
+
+	tap_shard_lock(s);
+	if (!tap_map_find_hashed(&s->map, keys, hash) &&
+	    (!list_empty(&s->map.free) || tap_shard_evict(s))) {
+		e = tap_map_insert_free(&s->map, keys, hash);
+		e->stamp = 0;
+	}
+	tap_shard_unlock(s);
+}
+
 /* What an update holds until tap_smap_done(): a shard, or (the slow path) the global's lock. */
 struct tap_smap_hold {
 	struct tap_shard *shard;
@@ -313,8 +340,6 @@ static noinline int64_t *tap_smap_slot_locked(struct tap_context *c, struct tap_
 					      const union tap_key *keys, u32 hash,
 					      struct tap_smap_hold *hold, const char *location)
 {
-	struct tap_shard *s = &sm->shards[2 * smp_processor_id()];
-	struct tap_map_entry *e;
 	struct tap_lock_use use = { sm->lock, true };
 	void *slot;
 
@@ -329,16 +354,9 @@ static noinline int64_t *tap_smap_slot_locked(struct tap_context *c, struct tap_
 		tap_unlock(&use);
 		return NULL;
 	}
-	/* The CPU's first shard learns the key, known to the global map now, so that its
-	 * next updates take the fast path (a full array's keys too). Only a merge, which
-	 * needs the global's lock, could hold the shard. */
-	tap_shard_lock(s);
-	if (!tap_map_find_hashed(&s->map, keys, hash) &&
-	    (!list_empty(&s->map.free) || tap_shard_evict(s))) {
-		e = tap_map_insert_free(&s->map, keys, hash);
-		e->stamp = 0;
-	}
-	tap_shard_unlock(s);
+#ifndef TAP_SHARDS_OFF
+	tap_shard_learn(&sm->shards[2 * smp_processor_id()], keys, hash);
+#endif
 	hold->shard = NULL;
 	hold->smap = sm;
 	return slot;
@@ -359,6 +377,10 @@ static __always_inline int64_t *tap_smap_slot_desc(struct tap_context *c, struct
 	u32 hash = tap_map_hash_desc(d, keys);
 	unsigned int i = 0;
 
+#ifdef TAP_SHARDS_OFF
+	/* For comparison (make bench): every update of an array under its lock, as stap's. */
+	return tap_smap_slot_locked(c, sm, keys, hash, hold, location);
+#endif
 	/* A merge holds at most one of the two, for the time it takes to empty it. */
 	while (!tap_shard_trylock(s = &pair[i++ & 1]))
 		cpu_relax();
@@ -373,6 +395,7 @@ static __always_inline int64_t *tap_smap_slot_desc(struct tap_context *c, struct
 		e->stamp = tap_smap_stamp(sm);
 		s->fresh++;
 	}
+	s->dirty = true;
 	hold->shard = s;
 	return (int64_t *)(e->data + tap_desc_value_offset(d));
 }
