@@ -3,7 +3,7 @@
 # Counting from a hot probe on two CPUs (`make bench-shards`): bench/vm/hot2.stp (a getppid
 # return probe with an @entry timing aggregate and m[execname(), cpu()]++, a timer printing
 # now and then) for SESSIONS sessions of SECONDS s each while bench/vm/hot2 calls getppid on
-# both vCPUs and counts its calls, once as tapster builds it (the updates of m in per-CPU
+# every vCPU and counts its calls, once as tapster builds it (the updates of m in per-CPU
 # shards, runtime/shards.h) and once with -DTAP_SHARDS_OFF (every update under m's lock, as
 # stap's). Prints per variant the sessions that ended in an error (MAXSKIPPED), the skipped
 # probes, and the sessions whose count differs from the workload's.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The workload of bench/run-shards-bench.sh: one child pinned to each of CPUs 0 and 1,
- * each calling getppid() for SECONDS seconds and counting its calls; prints their sum.
+ * The workload of bench/run-shards-bench.sh: one child pinned to each online CPU, each
+ * calling getppid() for SECONDS seconds and counting its calls; prints their sum.
  *
  *   hot2 SECONDS
  */
@@ -26,13 +26,14 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 3;
-	long *counts = mmap(NULL, 2 * sizeof(long), PROT_READ | PROT_WRITE,
+	int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN), cpu;
+	long *counts = mmap(NULL, (size_t)cpus * sizeof(long), PROT_READ | PROT_WRITE,
 			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int cpu;
+	long total = 0;
 
 	if (counts == MAP_FAILED)
 		return 1;
-	for (cpu = 0; cpu < 2; cpu++) {
+	for (cpu = 0; cpu < cpus; cpu++) {
 		if (fork() == 0) {
 			cpu_set_t set;
 			double end = now() + seconds;
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 	}
 	while (wait(NULL) > 0)
 		;
-	printf("%ld\n", counts[0] + counts[1]);
+	for (cpu = 0; cpu < cpus; cpu++)
+		total += counts[cpu];
+	printf("%ld\n", total);
 	return 0;
 }
