@@ -4,8 +4,9 @@
 # return probe with an @entry timing aggregate and m[execname(), cpu()]++, a timer printing
 # now and then) for SESSIONS sessions of SECONDS s each while bench/vm/hot2 calls getppid on
 # every vCPU and counts its calls, once as tapster builds it (the updates of m in per-CPU
-# shards, runtime/shards.h) and once with -DTAP_SHARDS_OFF (every update under m's lock, as
-# stap's). Prints per variant the sessions that ended in an error (MAXSKIPPED), the skipped
+# shards, runtime/shards.h) and once with -DTAP_SHARDS_OFF (every update under m's lock,
+# held around the update alone: stap holds it for the whole body, so the comparison favours
+# the lock). Prints per variant the sessions that ended in an error (MAXSKIPPED), the skipped
 # probes, and the sessions whose count differs from the workload's.
 #   run-shards-bench.sh SRCDIR BUILDDIR
 # BENCH_SHARDS_SESSIONS (default 20), BENCH_SHARDS_SECONDS (default 3), BENCH_SHARDS_CPUS

@@ -54,8 +54,9 @@
 #include "globals.h"
 #include "maps.h"
 
-/* -DTAP_SHARDS_OFF: an array's updates all take the slow path, the global's write lock, as
- * stap's take it (for comparison: make bench). */
+/* -DTAP_SHARDS_OFF: an array's updates all take the slow path, the global's write lock
+ * around the update (for comparison: make bench-shards; stap holds it for the whole probe
+ * body, so this is the lighter of the two). */
 #ifndef TAP_SHARD_ENTRIES
 #define TAP_SHARD_ENTRIES 128	/* entries of a shard, at most */
 #endif
@@ -378,7 +379,7 @@ static __always_inline int64_t *tap_smap_slot_desc(struct tap_context *c, struct
 	unsigned int i = 0;
 
 #ifdef TAP_SHARDS_OFF
-	/* For comparison (make bench): every update of an array under its lock, as stap's. */
+	/* For comparison (make bench-shards): every update of an array under its lock. */
 	return tap_smap_slot_locked(c, sm, keys, hash, hold, location);
 #endif
 	/* A merge holds at most one of the two, for the time it takes to empty it. */
