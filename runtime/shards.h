@@ -113,7 +113,7 @@ struct tap_smap {
 
 static __always_inline bool tap_shard_trylock(struct tap_shard *s)
 {
-	return atomic_read(&s->lock) == 0 && atomic_cmpxchg_acquire(&s->lock, 0, 1) == 0;
+	return atomic_cmpxchg_acquire(&s->lock, 0, 1) == 0;
 }
 
 static __always_inline void tap_shard_unlock(struct tap_shard *s)
@@ -124,7 +124,7 @@ static __always_inline void tap_shard_unlock(struct tap_shard *s)
 /* A merge's: the holder is an update on another CPU, a lookup and an add from its end. */
 static void tap_shard_lock(struct tap_shard *s)
 {
-	while (!tap_shard_trylock(s))
+	while (atomic_read(&s->lock) || !tap_shard_trylock(s))
 		cpu_relax();
 }
 
