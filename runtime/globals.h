@@ -6,7 +6,8 @@
  * that it sees and leaves them consistent while probes that share nothing run in parallel.
  * A lock not got within MAXTRYLOCK tries, TRYLOCKDELAY us apart, makes the probe hit
  * skipped (the locks taken are given back), counted for that global and reported at the
- * end in stap's words.
+ * end in stap's words. The updates of a sharded global (shards.h) take no lock: its other
+ * uses take it for writing and merge the CPUs' parts first.
  *
  * The generated module defines tap_globals_init() and tap_globals_free(), which make and
  * free its arrays (maps.h), and tap_locks[], every global's lock.

@@ -75,6 +75,7 @@ struct tap_map_entry {
 	struct hlist_node chain;
 	struct list_head order;	/* insertion order while used, else the free list */
 	u32 hash;
+	u32 stamp;		/* a sharded array's: when it was first inserted (shards.h) */
 	char data[];		/* the keys, then the value */
 };
 
@@ -88,6 +89,13 @@ struct tap_map {
 	struct list_head used, free;
 	int count, capacity;
 	void *pool;
+	/* A sharded array's (shards.h): the entries its shards may still add, what gives
+	 * them back when an insertion here would need them, and what makes them forget a key
+	 * removed here (NULL: every key). */
+	int reserved;
+	void (*reclaim)(struct tap_map *m);
+	void (*forget)(struct tap_map *m, struct tap_map_entry *e);
+	void *shards;
 };
 
 static __always_inline size_t tap_slot_size(bool is_string)
@@ -103,7 +111,8 @@ static size_t tap_stat_size(const struct tap_map_desc *desc)
 	       (desc->hist ? desc->hist->buckets * sizeof(int64_t) : 0);
 }
 
-static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
+static int tap_map_init_capacity(struct tap_map *m, const struct tap_map_desc *desc,
+				  int capacity)
 {
 	size_t offset = 0;
 	int i;
@@ -116,7 +125,7 @@ static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
 	m->value_offset = offset;
 	offset += desc->stat_value ? tap_stat_size(desc) : tap_slot_size(desc->string_value);
 	m->entry_size = ALIGN(sizeof(struct tap_map_entry) + offset, 8);
-	m->capacity = desc->max_entries > 0 ? desc->max_entries : MAXMAPENTRIES;
+	m->capacity = capacity;
 	m->nbuckets = roundup_pow_of_two(max(m->capacity, 16));
 	m->buckets = kvcalloc(m->nbuckets, sizeof(*m->buckets), GFP_KERNEL);
 	m->pool = kvcalloc(m->capacity, m->entry_size, GFP_KERNEL);
@@ -130,6 +139,12 @@ static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
 		list_add_tail(&e->order, &m->free);
 	}
 	return 0;
+}
+
+static int tap_map_init(struct tap_map *m, const struct tap_map_desc *desc)
+{
+	return tap_map_init_capacity(m, desc,
+				     desc->max_entries > 0 ? desc->max_entries : MAXMAPENTRIES);
 }
 
 static void tap_map_free(struct tap_map *m)
@@ -226,29 +241,46 @@ static struct tap_map_entry *tap_map_find(const struct tap_map *m, const union t
 	return tap_map_find_hashed(m, keys, tap_map_hash(m, keys));
 }
 
-static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
+static void tap_map_unlink(struct tap_map *m, struct tap_map_entry *e)
 {
 	hlist_del(&e->chain);
 	list_move(&e->order, &m->free);
 	m->count--;
 }
 
+static void tap_map_remove(struct tap_map *m, struct tap_map_entry *e)
+{
+	/* A sharded array's shards keep the keys they know it has: they forget this one. */
+	if (unlikely(m->shards))
+		m->forget(m, e);
+	tap_map_unlink(m, e);
+}
+
 /* A new entry for `keys`, whose hash is `hash`, its value zero or ""; NULL and an error
  * when the array is full. */
-static struct tap_map_entry *tap_map_insert(struct tap_context *c, struct tap_map *m,
-					    const union tap_key *keys, u32 hash,
-					    const char *location)
+/* An entry's keys, as a lookup takes them. */
+static void tap_map_entry_keys(const struct tap_map *m, struct tap_map_entry *e,
+			       union tap_key *keys)
+{
+	int i;
+
+	for (i = 0; i < m->desc->nkeys; i++) {
+		void *slot = tap_map_key_slot(m, e, i);
+
+		if (m->desc->string_key[i])
+			keys[i].s = slot;
+		else
+			keys[i].l = *(int64_t *)slot;
+	}
+}
+
+/* A new entry for `keys` from the free list, which has one. */
+static struct tap_map_entry *tap_map_insert_free(struct tap_map *m, const union tap_key *keys,
+						 u32 hash)
 {
 	struct tap_map_entry *e;
 	int i;
 
-	if (list_empty(&m->free)) {
-		if (!m->desc->wrap) {
-			tap_set_error(c, m->desc->overflow, location);
-			return NULL;
-		}
-		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
-	}
 	e = list_first_entry(&m->free, struct tap_map_entry, order);
 	list_move_tail(&e->order, &m->used);
 	memset(e->data, 0, m->entry_size - sizeof(*e));
@@ -264,6 +296,30 @@ static struct tap_map_entry *tap_map_insert(struct tap_context *c, struct tap_ma
 	hlist_add_head(&e->chain, &m->buckets[e->hash & (m->nbuckets - 1)]);
 	m->count++;
 	return e;
+}
+
+static struct tap_map_entry *tap_map_insert(struct tap_context *c, struct tap_map *m,
+					    const union tap_key *keys, u32 hash,
+					    const char *location)
+{
+	/* A sharded array's shards hold room of it: they give it back when it is needed. */
+	if (unlikely(m->reserved) && m->count + m->reserved >= m->capacity) {
+		struct tap_map_entry *e;
+
+		m->reclaim(m);
+		/* ... which may have brought the key itself. */
+		e = tap_map_find_hashed(m, keys, hash);
+		if (e)
+			return e;
+	}
+	if (list_empty(&m->free)) {
+		if (!m->desc->wrap) {
+			tap_set_error(c, m->desc->overflow, location);
+			return NULL;
+		}
+		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
+	}
+	return tap_map_insert_free(m, keys, hash);
 }
 
 /* The entry of `keys`, made (its value zero or "") when there is none; NULL and an error
@@ -360,6 +416,12 @@ static void tap_map_delete(struct tap_map *m, const union tap_key *keys)
 
 static void tap_map_clear(struct tap_map *m)
 {
+	if (unlikely(m->shards)) {
+		m->forget(m, NULL);
+		while (!list_empty(&m->used))
+			tap_map_unlink(m, list_first_entry(&m->used, struct tap_map_entry, order));
+		return;
+	}
 	while (!list_empty(&m->used))
 		tap_map_remove(m, list_first_entry(&m->used, struct tap_map_entry, order));
 }

@@ -330,22 +330,6 @@ static struct tap_stat *tap_pmap_gather_key(struct tap_context *c, struct tap_ma
 	return tap_pmap_gather_into((struct tap_stat *)c->stat_scratch, pmap, keys);
 }
 
-/* An entry's keys, as a lookup takes them. */
-static void tap_map_entry_keys(const struct tap_map *m, struct tap_map_entry *e,
-			       union tap_key *keys)
-{
-	int i;
-
-	for (i = 0; i < m->desc->nkeys; i++) {
-		void *slot = tap_map_key_slot(m, e, i);
-
-		if (m->desc->string_key[i])
-			keys[i].s = slot;
-		else
-			keys[i].l = *(int64_t *)slot;
-	}
-}
-
 /* Every entry gathered into `agg`, for foreach: its entries in the order the CPUs' maps
  * list them, CPU after CPU. False, and the array's error, when `agg` is full. */
 static bool tap_pmap_gather(struct tap_context *c, struct tap_map *agg, struct tap_map *pmap,

@@ -39,6 +39,7 @@ struct var {
 	int64_t hist_start, hist_stop, hist_interval;	/* HIST_LINEAR */
 	bool variance;		/* @variance is taken of it, or an array sorted on it */
 	int64_t variance_shift;
+	bool sharded;		/* pass 3: kept in per-CPU parts (translate/shards.h) */
 	struct var *next;
 };
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "parse/ast_copy.h"
+#include "translate/shards.h"
 #include "util.h"
 
 enum lock_mode { LOCK_NONE, LOCK_READ, LOCK_WRITE };
@@ -13,6 +14,9 @@ struct collect {
 	unsigned char *mode;		/* per global, in program->globals order */
 	bool *added;			/* per global: the body feeds it with <<< */
 	const struct node *unlocked_add;	/* the s of the `s <<< v` being walked */
+	/* The update of a sharded global being walked, and the global's name in it: they
+	 * change only this CPU's part, without the lock (shards.h). */
+	const struct node *shard_update, *shard_ident;
 	const struct used_function **seen;	/* functions already walked into */
 	int nseen;
 };
@@ -73,15 +77,23 @@ static bool visit(const struct node *n, void *ctx)
 	struct collect *c = ctx;
 
 	switch (n->kind) {
+	case N_EXPR_STMT:
+		c->shard_update = shard_update(n);
+		if (c->shard_update)
+			c->shard_ident = c->shard_update->lhs->kind == N_INDEX ?
+					 c->shard_update->lhs->lhs : c->shard_update->lhs;
+		break;
 	case N_IDENT:
 		/* s <<< v needs no lock: s is a scalar of statistics, kept per CPU. */
-		if (n != c->unlocked_add)
+		if (n != c->unlocked_add && n != c->shard_ident)
 			note(c, n->sym, LOCK_READ);
 		break;
 	case N_ASSIGN:
 	case N_PREINC:
 	case N_POSTINC:
 	case N_DELETE:
+		if (n == c->shard_update)
+			break;
 		if (n->kind == N_ASSIGN && n->op == OP_STATS_ADD) {
 			const struct node *target = node_changed_var(n);
 			int i = target ? global_index(c, target->sym) : -1;
@@ -128,12 +140,16 @@ struct lock_plan lock_plan_for(const struct program *program, const struct node 
 	for (int k = 0; entries && k < entries->len; k++)
 		node_any(entries->items[k], visit, &c);
 	plan.uses = xcalloc((size_t)nglobals + 1, sizeof(*plan.uses));
-	for (const struct var *g = program->globals; g; g = g->next, i++)
+	for (const struct var *g = program->globals; g; g = g->next, i++) {
+		/* Any other use of a sharded global merges its parts into it first. */
+		if (g->sharded && c.mode[i] != LOCK_NONE)
+			c.mode[i] = LOCK_WRITE;
 		if (c.mode[i] != LOCK_NONE || c.added[i])
 			plan.uses[plan.len++] = (struct lock_use){ g, c.mode[i] != LOCK_NONE,
 								   c.mode[i] == LOCK_WRITE,
 								   c.mode[i] == LOCK_WRITE ||
 								   c.added[i] };
+	}
 	free(c.mode);
 	free(c.added);
 	free(c.seen);

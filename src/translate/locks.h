@@ -6,7 +6,9 @@
  * it may change, for the whole body (runtime/globals.h). A foreach counts as a change.
  * Statistics are kept per CPU (runtime/pstat.h): <<< into a scalar needs no lock and into an
  * array a read lock, as each CPU adds to its own part; reading them takes a write lock, as
- * that gathers the parts.
+ * that gathers the parts. A sharded global (shards.h) is not locked by the updates that
+ * only change its CPU's part, and is locked for writing by any other use, which merges its
+ * parts first.
  */
 #ifndef TAPSTER_LOCKS_H
 #define TAPSTER_LOCKS_H

@@ -11,6 +11,7 @@
 #include "parse/ast_copy.h"
 #include "diag.h"
 #include "translate/locks.h"
+#include "translate/shards.h"
 #include "providers/emit.h"
 #include "providers/providers.h"
 #include "translate/regex_table.h"
@@ -208,11 +209,27 @@ static void translate_function(struct module *m, struct used_function *f)
 static void plan_locks(struct body *b, struct strbuf *code, const char *name,
 		       struct lock_plan plan)
 {
+	struct strbuf merges = { 0 };
+
 	free(b->locks);
+	free(b->merges);
 	b->locks = NULL;
 	b->nlocks = 0;
 	for (int i = 0; i < plan.len; i++)
 		b->nlocks += plan.uses[i].locked;
+	/* A sharded global's parts merged into it, once its lock is held (shards.h). */
+	for (int i = 0; i < plan.len; i++) {
+		const struct var *g = plan.uses[i].global;
+
+		if (!plan.uses[i].locked || !g->sharded)
+			continue;
+		if (g->arity)
+			sb_addf(&merges, "\ttap_smap_merge(&tap_sm_%s);\n", g->c_name);
+		else
+			sb_addf(&merges, "\ttap_sscalar_merge(&tap_g_%s, tap_ss_%s);\n", g->c_name,
+				g->c_name);
+	}
+	b->merges = sb_steal(&merges);
 	if (b->nlocks) {
 		b->locks = xstrdup(name);
 		sb_addf(code, "static const struct tap_lock_use %s[] = {\n", name);
@@ -239,6 +256,8 @@ static void lock_globals(const struct body *b, struct strbuf *code)
 {
 	if (b->locks)
 		sb_addf(code, "\tif (!tap_lock_all(%s, %d))\n\t\treturn;\n", b->locks, b->nlocks);
+	if (b->merges)
+		sb_add(code, b->merges);
 }
 
 static void unlock_globals(const struct body *b, struct strbuf *code)
@@ -518,6 +537,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	add_unit(m, xasprintf("probe_%d", p->index), &b.fields, sb_steal(&code));
 	free(b.code.buf);
 	free(b.locks);
+	free(b.merges);
 	free(what);
 	free(comment);
 }
@@ -552,6 +572,13 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,
 		v->c_name);
 	sb_addf(release, "\ttap_map_free(&tap_m_%s);\n", v->c_name);
+	/* A sharded array: its updates' shards (shards.h), merged into tap_m_. */
+	if (v->sharded) {
+		fprintf(m->out, "static struct tap_smap tap_sm_%s;\n", v->c_name);
+		sb_addf(init, "\tif (tap_smap_init(&tap_sm_%s, &tap_m_%s, &tap_lock_%s))\n"
+			"\t\treturn -ENOMEM;\n", v->c_name, v->c_name, v->c_name);
+		sb_addf(release, "\ttap_smap_free(&tap_sm_%s);\n", v->c_name);
+	}
 	/* An array of statistics: <<< fills one map per CPU; tap_m_ is what they gather to. */
 	if (v->type == TYPE_STATS) {
 		fprintf(m->out, "static struct tap_map *tap_pm_%s;\n", v->c_name);
@@ -588,6 +615,15 @@ static void write_stat_parts(struct module *m, const struct var *v, struct strbu
 	sb_addf(release, "\ttap_pstat_free(&tap_ps_%s);\n", v->c_name);
 }
 
+/* A sharded scalar's parts, one per CPU (runtime/shards.h). */
+static void write_scalar_parts(struct module *m, const struct var *v, struct strbuf *init,
+			       struct strbuf *release)
+{
+	fprintf(m->out, "static struct tap_sscalar_part __percpu *tap_ss_%s;\n", v->c_name);
+	sb_addf(init, "\tif (tap_sscalar_init(&tap_ss_%s))\n\t\treturn -ENOMEM;\n", v->c_name);
+	sb_addf(release, "\ttap_sscalar_free(tap_ss_%s);\n", v->c_name);
+}
+
 /* A linear histogram stap cannot make: the session fails at its start, as stap's does
  * when it allocates the global (runtime/globals.h). */
 static void write_hist_failure(struct strbuf *init, const struct var *v)
@@ -619,6 +655,8 @@ static void write_arrays(struct module *m)
 			write_array(m, v, &init, &release);
 		else if (v->type == TYPE_STATS)
 			write_stat_parts(m, v, &init, &release);
+		else if (v->sharded)
+			write_scalar_parts(m, v, &init, &release);
 	fprintf(m->out, "\nstatic int tap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n"
 		"static void tap_globals_free(void)\n{\n%s}\n\n", init.buf, release.buf);
 	free(init.buf);
@@ -974,14 +1012,15 @@ static void write_module(struct module *m)
 	fputs("#include \"context.h\"\n#include \"print.h\"\n#include \"values.h\"\n"
 	      "#include \"format.h\"\n"
 	      "#include \"globals.h\"\n"
-	      "#include \"pstat.h\"\n", m->out);
+	      "#include \"pstat.h\"\n"
+	      "#include \"shards.h\"\n", m->out);
 	for (int i = 0; point_emitters[i]; i++)
 		if (point_emitters[i]->runtime_header)
 			fprintf(m->out, "#include \"%s\"\n", point_emitters[i]->runtime_header);
 	fputs("#include \"kread.h\"\n\n", m->out);
 	regex_write_programs(&m->regexes, m->out);
-	write_arrays(m);
 	write_locks(m);
+	write_arrays(m);
 	for (struct embed *e = m->program->embeds; e; e = e->next)
 		fprintf(m->out, "%s\n\n", e->code);
 	write_user_symbols(m);
@@ -1114,6 +1153,7 @@ int translate(struct session *session, struct program *program, FILE *out)
 	m.units_tail = &m.units;
 	emit_start(&m);
 	collect_conditions(&m);
+	shards_decide(program);
 	for (struct used_function *f = program->functions; f; f = f->next)
 		translate_function(&m, f);
 	for (struct derived_probe *p = program->probes; p; p = p->next)

@@ -40,6 +40,8 @@ struct body {
 	char *locks;			/* the table of the locks a probe body holds (its
 					 * globals'), or NULL when it uses none */
 	int nlocks;
+	char *merges;			/* the merges of its sharded globals' parts, after the
+					 * locks */
 	bool writes_conditions;		/* it may write a global of a kprobe condition */
 	struct regex_table *regexes;	/* the module's patterns (regex_table.h) */
 	/* The globals that conditions of kprobe probes read: a write to one is noted in the

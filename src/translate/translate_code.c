@@ -17,6 +17,7 @@
 
 #include "parse/format.h"
 #include "translate/regex_table.h"
+#include "translate/shards.h"
 #include "resolve/target_vars.h"
 #include "translate/translate.h"
 
@@ -688,6 +689,41 @@ static char *gen_stat_add_part(struct body *b, struct node *n)
 	emit(b, "}");
 	free(value);
 	return saved;
+}
+
+/* x++, x += v and the like, as a statement, of a sharded global (translate/shards.h,
+ * runtime/shards.h): this CPU's part changed, without the global's lock. */
+static void gen_shard_update(struct body *b, const struct node *u)
+{
+	const struct var *v = shard_update_var(u);
+	bool minus = u->kind == N_ASSIGN ? u->op == OP_ASSIGN_BASE + '-' : u->op == OP_DEC;
+	struct node *value = u->kind == N_ASSIGN ? u->rhs : NULL;
+	char *delta = NULL, *keys, *loc;
+
+	if (!v->arity) {
+		delta = value ? gen_expr(b, value) : xstrdup("1");
+		emit(b, "this_cpu_%s(tap_ss_%s->added, %s);", minus ? "sub" : "add", v->c_name,
+		     delta);
+		free(delta);
+		return;
+	}
+	keys = gen_keys(b, u->lhs, value, &delta);
+	loc = location_literal(u->lhs->lhs);
+	emit(b, "{");
+	b->indent++;
+	emit(b, "struct tap_smap_hold hold;");
+	emit(b, "int64_t *part = tap_smap_slot_desc(c, &tap_sm_%s, &tap_md_%s, %s, &hold, %s);",
+	     v->c_name, v->c_name, keys, loc);
+	emit(b, "if (unlikely(!part))");
+	emit_error_goto(b, "\t");
+	emit(b, "*part = (int64_t)((uint64_t)*part %c (uint64_t)(%s));", minus ? '-' : '+',
+	     delta ? delta : "1");
+	emit(b, "tap_smap_done(&hold);");
+	b->indent--;
+	emit(b, "}");
+	free(delta);
+	free(keys);
+	free(loc);
 }
 
 static char *gen_assign(struct body *b, struct node *n)
@@ -1364,6 +1400,12 @@ void gen_stmt(struct body *b, struct node *n)
 	case N_EXPR_STMT: {
 		char *value;
 
+		if (shard_update(n)) {
+			gen_shard_update(b, shard_update(n));
+			check_error(b);
+			record_actions(b, 1, n, false);
+			return;
+		}
 		if (n->lhs->kind == N_POSTINC) {
 			value = gen_incdec(b, n->lhs, false);
 			note_condition_write(b, n->lhs->lhs);
