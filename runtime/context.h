@@ -197,6 +197,18 @@ static __always_inline void tap_context_exit(struct tap_context *c)
 	local_dec(&c->busy);
 }
 
+/* One whole hit of `body` at `pp` (timers, perf events, watchpoints): begun, run, ended. */
+static __always_inline void tap_context_run(const struct tap_probe_point *pp, struct pt_regs *regs,
+					    void (*body)(struct tap_context *c))
+{
+	struct tap_context *c = tap_context_enter(pp, regs, TAP_RUNNING);
+
+	if (c) {
+		body(c);
+		tap_context_exit(c);
+	}
+}
+
 /* Ends a hit that tap_context_enter_irqsave() began. */
 static __always_inline void tap_context_exit_irqrestore(struct tap_context *c, unsigned long flags)
 {

@@ -53,12 +53,8 @@ static void tap_hwbkpt_hit(struct perf_event *bp, struct perf_sample_data *data,
 			   struct pt_regs *regs)
 {
 	struct tap_hwbkpt *h = bp->overflow_handler_context;
-	struct tap_context *c = tap_context_enter(h->pp, regs, TAP_RUNNING);
 
-	if (c) {
-		h->body(c);
-		tap_context_exit(c);
-	}
+	tap_context_run(h->pp, regs, h->body);
 }
 
 /* The kernel's address of `symbol`, or 0 when it has none. */

@@ -44,12 +44,8 @@ static void tap_perf_overflow(struct perf_event *event, struct perf_sample_data 
 			      struct pt_regs *regs)
 {
 	struct tap_perf *p = event->overflow_handler_context;
-	struct tap_context *c = tap_context_enter(p->pp, regs, TAP_RUNNING);
 
-	if (c) {
-		p->body(c);
-		tap_context_exit(c);
-	}
+	tap_context_run(p->pp, regs, p->body);
 }
 
 static void tap_perf_release(struct tap_perf *p)

@@ -63,12 +63,8 @@ static ktime_t tap_timer_period(const struct tap_timer *t)
 static enum hrtimer_restart tap_timer_fn(struct hrtimer *timer)
 {
 	struct tap_timer *t = container_of(timer, struct tap_timer, timer);
-	struct tap_context *c = tap_context_enter(t->pp, NULL, TAP_RUNNING);
 
-	if (c) {
-		t->body(c);
-		tap_context_exit(c);
-	}
+	tap_context_run(t->pp, NULL, t->body);
 	if (tap_session_state() >= TAP_STOPPING)
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(timer, tap_timer_period(t));

@@ -238,13 +238,9 @@ static void no_match(const struct probe_point *point, const struct dw_spec *spec
 	size_t count;
 	const char *const *names = ks && !diag_quiet() ? ksyms_names(ks, &count) : NULL;
 	char *similar = names && spec ? similar_names(spec->function, names, count) : xstrdup("");
-	/* stap names DWARF's suggestions "similar functions". */
-	char *reason = !strncmp(similar, " (similar: ", 11) ?
-		       xasprintf("no match (similar functions: %s", similar + 11) :
-		       xasprintf("no match%s", similar);
 
-	provider_refuse(point, reason);
-	free(reason);
+	/* stap names DWARF's suggestions "similar functions". */
+	provider_no_match(point, similar, "functions", "functions");
 	free(similar);
 }
 

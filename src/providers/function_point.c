@@ -64,7 +64,7 @@ void add_function_point(const struct function_match *m, const char *name,
 void function_no_match(const struct probe_point *point, const char *pattern,
 		       const char *const *names, size_t count)
 {
-	char *similar = pattern_has_glob(pattern) || !names ? xstrdup("") :
+	char *similar = pattern_has_glob(pattern) || !names || diag_quiet() ? xstrdup("") :
 			similar_names(pattern, names, count);
 	char *reason = xasprintf("no match%s", similar);
 

@@ -30,17 +30,12 @@ static void process_no_match(const struct probe_point *point, const char *patter
 			     const struct ufunc *funcs, size_t count)
 {
 	const char **names = xcalloc(count + 1, sizeof(*names));
-	char *similar, *reason;
+	char *similar;
 
 	for (size_t i = 0; i < count; i++)
 		names[i] = funcs[i].name;
 	similar = similar_names(pattern, names, count);
-	if (!strncmp(similar, " (similar: ", 11))
-		reason = xasprintf("no match (similar functions: %s", similar + 11);
-	else
-		reason = xasprintf("no match%s", similar);
-	provider_refuse(point, reason);
-	free(reason);
+	provider_no_match(point, similar, "functions", "functions");
 	free(similar);
 	free(names);
 }
@@ -147,7 +142,7 @@ static void mark_no_match(const struct probe_point *point, const char *provider_
 {
 	const char **names = xcalloc(count + 1, sizeof(*names));
 	size_t distinct = 0;
-	char *similar, *reason;
+	char *similar;
 
 	for (size_t i = 0; i < count; i++) {
 		size_t j = 0;
@@ -160,13 +155,7 @@ static void mark_no_match(const struct probe_point *point, const char *provider_
 			names[distinct++] = marks[i].name;
 	}
 	similar = similar_names_within(pattern, names, distinct, 1000);
-	if (!strncmp(similar, " (similar: ", 11))
-		reason = xasprintf("no match (similar mark%s: %s", strchr(similar, ',') ? "s" : "",
-				   similar + 11);
-	else
-		reason = xstrdup("no match");
-	provider_refuse(point, reason);
-	free(reason);
+	provider_no_match(point, similar, "mark", "marks");
 	free(similar);
 	free(names);
 }

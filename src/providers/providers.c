@@ -325,3 +325,16 @@ void provider_refuse(const struct probe_point *point, const char *reason)
 	diag_continue();
 	diag_error("semantic error", "%s\n", reason);
 }
+
+void provider_no_match(const struct probe_point *point, const char *similar, const char *one,
+		       const char *many)
+{
+	const char *prefix = " (similar: ";
+	char *reason = !strncmp(similar, prefix, strlen(prefix)) ?
+		       xasprintf("no match (similar %s: %s", strchr(similar, ',') ? many : one,
+				 similar + strlen(prefix)) :
+		       xstrdup("no match");
+
+	provider_refuse(point, reason);
+	free(reason);
+}

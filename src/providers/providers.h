@@ -113,6 +113,10 @@ void provider_error_at(const struct probe_point *point, const struct component *
 		       const char *reason);
 /* An unlocated reason after "while resolving probe point", e.g. "no match". */
 void provider_refuse(const struct probe_point *point, const char *reason);
+/* stap's "no match", with `similar` (similar_names()'s " (similar: a, b)", or "") as
+ * "(similar KIND: a, b)": `one` for a single name, `many` for several. */
+void provider_no_match(const struct probe_point *point, const char *similar, const char *one,
+		       const char *many);
 
 /* A component as stap names its token: "identifier 'foo'", or "keyword" for return,
  * function and the language's other keywords. */

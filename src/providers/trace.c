@@ -113,19 +113,14 @@ static void no_match(const struct probe_point *point, const struct tracepoints *
 		     const char *name)
 {
 	const char **names = xcalloc(t->count + t->module_count + 1, sizeof(*names));
-	char *similar, *reason;
+	char *similar;
 
 	for (size_t i = 0; i < t->count; i++)
 		names[i] = t->items[i].name;
 	for (size_t i = 0; i < t->module_count; i++)
 		names[t->count + i] = t->module_items[i].tp.name;
 	similar = similar_names(name, names, t->count + t->module_count);
-	if (*similar)
-		reason = xasprintf("no match (similar tracepoints: %s", similar + strlen(" (similar: "));
-	else
-		reason = xstrdup("no match");
-	provider_refuse(point, reason);
-	free(reason);
+	provider_no_match(point, similar, "tracepoints", "tracepoints");
 	free(similar);
 	free(names);
 }
