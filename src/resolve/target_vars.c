@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse/ast_copy.h"
 #include "cstr.h"
 #include "diag.h"
 #include "target/dwtypes.h"
@@ -607,7 +606,7 @@ static const char *token_text(struct node *n, char **owned)
 	return n->text;
 }
 
-static bool unresolved(struct node *n, bool quiet)
+bool target_unresolved(struct node *n, bool quiet)
 {
 	char *owned;
 	struct token_desc tok = { "identifier", token_text(n, &owned) };
@@ -673,7 +672,7 @@ static const struct ktypes *types_of(const struct provider_env *env, const char 
 }
 
 /* The types of the function of point `d`; NULL after reporting why at `n`. */
-static const struct ktypes *point_types(const struct provider_env *env,
+const struct ktypes *target_point_types(const struct provider_env *env,
 					const struct derived_point *d, struct node *n, bool quiet)
 {
 	const char *error;
@@ -796,7 +795,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return resolve_return_register(n);
 	}
 	if (!on_functions(p) || !env || !env->types)
-		return unresolved(n, quiet);
+		return target_unresolved(n, quiet);
 	struct target_access **all = NULL;
 	int nall = 0;
 	bool differ = false;
@@ -804,7 +803,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		struct target_access *a;
 
-		kt = point_types(env, d, n, quiet);
+		kt = target_point_types(env, d, n, quiet);
 		if (!kt)
 			return false;
 		a = resolve_at(kt, n, quiet, d);
@@ -964,167 +963,9 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 	return true;
 }
 
-static struct node *target_node(const char *name, struct loc loc)
-{
-	struct node *t = node_new(N_TARGET, loc);
-
-	t->text = xasprintf("$%s", name);
-	return t;
-}
-
-/*
- * Pretty printing ($x$, $x$$, $$parms$ ...), as stap 4.8 prints (checked in the VM): a
- * struct "{.a=1, .b=0xffff..., <union>={...}, .c={...}}" (one level with $, every level with
- * $$), integers and enums in decimal, chars as '%#c', char arrays and char pointers as a
- * quoted string, other pointers as %#x, arrays of other types "[...]". A pointer to a struct
- * at the top is followed; a pointer to an integer at the top is its value in decimal. It all
- * becomes one sprintf of the fields read as $target expressions; stap's string limit cuts it
- * (MAXSTRINGLEN - 1), so fields are only added while the text is shorter than that.
- */
-/* stap's MAXSTRINGLEN: a pretty-printed value is cut to one less. */
-#define PRETTY_STRING_MAX 512
-
-struct pretty {
-	const struct ktypes *kt;
-	struct strbuf format;
-	struct node_list args;
-	struct loc loc;
-};
-
-/* A copy of the $target `base` with `field` (NULL: none) appended to its components. */
-static struct node *field_node(const struct node *base, const char *field)
-{
-	struct node *copy = node_copy(base);
-	struct target_comp **tail = &copy->comps;
-
-	free(copy->suffix);
-	copy->suffix = NULL;
-	while (*tail)
-		tail = &(*tail)->next;
-	if (field) {
-		*tail = xcalloc(1, sizeof(**tail));
-		(*tail)->kind = COMP_FIELD;
-		(*tail)->field = xstrdup(field);
-		(*tail)->loc = base->loc;
-	}
-	return copy;
-}
-
-static bool is_char(const struct ktypes *kt, ktype_id id)
-{
-	ktype_id s = ktypes_strip(kt, id);
-	char *name;
-	bool result;
-
-	if (ktypes_kind(kt, s) != KT_INT || ktypes_size(kt, s) != 1)
-		return false;
-	name = ktypes_name(kt, s);
-	result = strstr(name, "char") != NULL;
-	free(name);
-	return result;
-}
-
-static void pretty_arg(struct pretty *pp, const char *conversion, struct node *arg)
-{
-	sb_add(&pp->format, conversion);
-	node_list_push(&pp->args, arg);
-}
-
-static void pretty_string_at(struct pretty *pp, struct node *address)
-{
-	struct node *call = node_new(N_CALL, pp->loc);
-
-	call->text = xstrdup("__tap_pretty_string");
-	node_list_push(&call->args, address);
-	pretty_arg(pp, "%s", call);
-}
-
-static void pretty_value(struct pretty *pp, struct node *value, ktype_id type, int depth,
-			 bool top);
-
-/* `value` stays the caller's. */
-static void pretty_members(struct pretty *pp, const struct node *value, ktype_id type, int depth)
-{
-	int count = ktypes_nmembers(pp->kt, type);
-
-	sb_addc(&pp->format, '{');
-	for (int i = 0; i < count && pp->format.len < PRETTY_STRING_MAX; i++) {
-		struct kmember m;
-		enum ktype_kind kind;
-
-		ktypes_member_at(pp->kt, type, i, &m);
-		if (i)
-			sb_add(&pp->format, ", ");
-		if (*m.name) {
-			sb_addf(&pp->format, ".%s=", m.name);
-			pretty_value(pp, field_node(value, m.name), m.type, depth - 1, false);
-			continue;
-		}
-		/* An anonymous member: its fields are reached by name through the outer. */
-		kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, m.type));
-		sb_add(&pp->format, kind == KT_UNION ? "<union>=" : "<class>=");
-		if (depth > 1)
-			pretty_members(pp, value, ktypes_strip(pp->kt, m.type), depth - 1);
-		else
-			sb_add(&pp->format, "{...}");
-	}
-	sb_addc(&pp->format, '}');
-}
-
-static void pretty_value(struct pretty *pp, struct node *value, ktype_id type, int depth,
-			 bool top)
-{
-	ktype_id s = ktypes_strip(pp->kt, type);
-	enum ktype_kind kind = ktypes_kind(pp->kt, s);
-	ktype_id target = ktypes_strip(pp->kt, ktypes_target(pp->kt, s));
-	enum ktype_kind target_kind = ktypes_kind(pp->kt, target);
-
-	if (kind == KT_STRUCT || kind == KT_UNION) {
-		if (depth > 0)
-			pretty_members(pp, value, s, depth);
-		else
-			sb_add(&pp->format, "{...}");
-		node_free(value);
-	} else if (kind == KT_PTR && top && (target_kind == KT_STRUCT || target_kind == KT_UNION)) {
-		pretty_members(pp, value, target, depth);
-		node_free(value);
-	} else if ((kind == KT_PTR || (kind == KT_ARRAY && depth > 0)) &&
-		   is_char(pp->kt, target)) {
-		/* A char array past the depth is "[...]" like any array; a pointer isn't. */
-		pretty_string_at(pp, value);
-	} else if (kind == KT_ARRAY && depth > 0) {
-		/* stap shows the first element only: "[33, ...]". */
-		struct node *first = field_node(value, NULL);
-		struct target_comp **tail = &first->comps;
-
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = xcalloc(1, sizeof(**tail));
-		(*tail)->kind = COMP_INDEX_NUM;
-		(*tail)->loc = value->loc;
-		sb_addc(&pp->format, '[');
-		pretty_value(pp, first, ktypes_target(pp->kt, s), depth - 1, false);
-		sb_add(&pp->format, ktypes_array_len(pp->kt, s) > 1 ? ", ...]" : "]");
-		node_free(value);
-	} else if (kind == KT_ARRAY) {
-		sb_add(&pp->format, "[...]");
-		node_free(value);
-	} else if (kind == KT_PTR) {
-		pretty_arg(pp, top && target_kind == KT_INT ? "%d" : "%#x", value);
-	} else if (is_char(pp->kt, s)) {
-		pretty_arg(pp, "'%#c'", value);
-	} else if (kind == KT_INT || kind == KT_ENUM) {
-		pretty_arg(pp, !ktypes_is_signed(pp->kt, s) && ktypes_size(pp->kt, s) == 8 ?
-			   "%u" : "%d", value);
-	} else {
-		sb_add(&pp->format, "?");
-		node_free(value);
-	}
-}
-
 /* The type `$name` plus `n`'s components has in the probe's first function; 0 (after
  * stap's error) when it doesn't resolve. */
-static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, struct node *n)
+ktype_id target_type_of(const struct ktypes *kt, struct derived_probe *p, struct node *n)
 {
 	struct target_access *a = xcalloc(1, sizeof(*a));
 	char *owned;
@@ -1143,33 +984,10 @@ static ktype_id target_type(const struct ktypes *kt, struct derived_probe *p, st
 	return type;
 }
 
-/* `n` becomes sprintf(format, values...), or the string "" when there are no values. */
-static void become_sprintf(struct node *n, struct pretty *pp)
-{
-	n->kind = pp->args.len ? N_PRINT : N_STRING;
-	free(n->text);
-	free(n->suffix);
-	n->suffix = NULL;
-	n->comps = NULL;
-	n->lhs = NULL;
-	if (pp->args.len) {
-		n->text = xstrdup("sprintf");
-		node_list_push(&n->args, node_string(pp->format.buf, n->loc));
-		for (int i = 0; i < pp->args.len; i++)
-			node_list_push(&n->args, pp->args.items[i]);
-		free(pp->args.items);
-	} else {
-		/* No values: the text is all there is (it holds no '%'). */
-		n->text = xstrdup(pp->format.buf ? pp->format.buf : "");
-		n->raw = xstrdup(n->text);
-	}
-	free(pp->format.buf);
-}
-
 /* The type @cast(addr, "type")->comps names, with *kt set to the types it is in; 0 (after
  * stap's error) when it doesn't. */
-static ktype_id cast_type(const struct provider_env *env, struct derived_probe *p,
-			  struct node *n, const struct ktypes **kt)
+ktype_id target_cast_type(const struct provider_env *env, struct derived_probe *p,
+			 struct node *n, const struct ktypes **kt)
 {
 	struct target_access *a = xcalloc(1, sizeof(*a));
 	struct walk w = { NULL, n, { "operator", "@cast" }, false, a, 0, NULL, true };
@@ -1189,170 +1007,20 @@ static ktype_id cast_type(const struct provider_env *env, struct derived_probe *
 	return type;
 }
 
-bool target_expand_pretty(const struct provider_env *env, struct derived_probe *p,
-			  struct node *n)
+
+bool target_no_return_local(const struct ktypes *kt, struct derived_probe *p, struct node *n)
 {
-	const struct ktypes *kt;
-	struct pretty pp = { 0 };
-	ktype_id type;
+	char *owned;
+	struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0, NULL,
+			  false };
 
-	if (n->kind == N_TARGET && (!on_functions(p) || !env || !env->types))
-		return unresolved(n, false);
-	if (n->kind == N_CAST) {
-		type = cast_type(env, p, n, &kt);
-	} else {
-		kt = point_types(env, p->points, n, false);
-		type = kt ? target_type(kt, p, n) : 0;
-	}
-	if (!type)
-		return false;
-	pp.kt = kt;
-	pp.loc = n->loc;
-	sb_add(&pp.format, "");
-	pretty_value(&pp, field_node(n, NULL), type, !strcmp(n->suffix, "$$") ? 32 : 1, true);
-	become_sprintf(n, &pp);
-	return true;
-}
-
-/* One "name=value" of $$locals/$$vars from DWARF: "name=?" where the variable has no
- * location at `pc`, a struct or union "{...}" and an array "[...]" (stap's forms), the
- * value itself with `depth` ($$vars$). */
-static void pretty_dwarf_var(struct pretty *pp, Dwarf_Die *fn, struct dwvar *v, Dwarf_Addr pc,
-			     struct node *n, bool after, int depth)
-{
-	ktype_id type = dwtypes_var_type(&v->die);
-	enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
-
-	sb_addf(&pp->format, "%s%s=", after ? " " : "", v->name);
-	if (!target_local_readable(pp->kt, fn, v, pc))
-		sb_add(&pp->format, "?");
-	else if (depth)
-		pretty_value(pp, target_node(v->name, n->loc), type, depth, true);
-	else if (kind == KT_STRUCT || kind == KT_UNION)
-		sb_add(&pp->format, "{...}");
-	else if (kind == KT_ARRAY)
-		sb_add(&pp->format, "[...]");
-	else
-		pretty_arg(pp, "%#x", target_node(v->name, n->loc));
-}
-
-/* $$locals' part: "name=0x..." for each local visible at the probe, "name=?" where it has
- * no location there, a struct or union "{...}" and an array "[...]" (stap's forms). */
-static void add_dwarf_locals(struct pretty *pp, ktype_id proto, struct node *n, bool after,
-			     int depth)
-{
-	Dwarf_Die fn;
-	Dwarf_Addr pc = 0;
-	struct dwvar *vars;
-	size_t count = target_dwarf_scope(pp->kt, proto, &fn, &pc, &vars);
-
-	for (size_t i = 0; i < count; i++) {
-		if (vars[i].is_param)
-			continue;
-		pretty_dwarf_var(pp, &fn, &vars[i], pc, n, after, depth);
-		after = true;
-	}
-	free(vars);
-}
-
-/* $$vars, $$parms, $$locals at a point inside a function: what is visible at its pc, each
- * "name=?" where it has no location there. */
-static bool expand_point_vars(struct pretty *pp, const struct derived_point *d, struct node *n,
-			      bool want_params, bool want_locals, int depth)
-{
-	struct dwtypes *dt = ktypes_dwarf(pp->kt);
-	Dwarf_Die scope, frame;
-	struct dwvar *vars;
-	size_t count = target_point_vars(dt, d, &scope, &frame, &vars);
-	bool after = false;
-
-	for (size_t i = 0; i < count; i++) {
-		if (vars[i].is_param ? !want_params : !want_locals)
-			continue;
-		pretty_dwarf_var(pp, &frame, &vars[i], d->pc, n, after, depth);
-		after = true;
-	}
-	free(vars);
-	return true;
-}
-
-bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
-			struct node *n)
-{
-	const struct ktypes *kt;
-	struct pretty pp = { 0 };
-	bool want_return = !strcmp(n->text, "$$return");
-	bool want_params = !strcmp(n->text, "$$parms") || !strcmp(n->text, "$$vars");
-	bool want_locals = !strcmp(n->text, "$$locals") || !strcmp(n->text, "$$vars");
-	int depth = !n->suffix ? 0 : !strcmp(n->suffix, "$$") ? 32 : 1;
-
-	if (on_tracepoints(p))
-		return trace_expand_vars(env, p, n);
-	if (on_marks(p))
-		return mark_expand_vars(p, n);
-	if (!on_functions(p) || !env || !env->types)
-		return unresolved(n, false);
-	kt = point_types(env, p->points, n, false);
-	if (!kt)
-		return false;
-	if (target_in_function_body(kt, p->points) && want_return) {
-		/* stap looks "$return" up as a local of the point, and fails. */
-		char *owned;
-		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
-				  NULL, false };
-
+	if (target_in_function_body(kt, p->points))
 		dwarf_point_var(&w, p->points, "$return");
-		target_report_untyped(&w.tok, n->loc);
-		free(owned);
-		return false;
-	}
-	if (target_in_function_body(kt, p->points)) {
-		pp.kt = kt;
-		pp.loc = n->loc;
-		sb_add(&pp.format, "");
-		expand_point_vars(&pp, p->points, n, want_params, want_locals, depth);
-		become_sprintf(n, &pp);
-		return true;
-	}
-	ktype_id proto = ktypes_function(kt, p->points->function);
-
-	if (want_return && !p->is_return) {
-		/* stap looks "$return" up as a local, and fails. */
-		char *owned;
-		struct walk w = { kt, n, { "identifier", token_text(n, &owned) }, false, NULL, 0,
-				  NULL, false };
-
-		no_such_local(&w, proto, p->points, "$return");
-		target_report_untyped(&w.tok, n->loc);
-		free(owned);
-		return false;
-	}
-	pp.kt = kt;
-	pp.loc = n->loc;
-	sb_add(&pp.format, "");
-	/* BTF knows no locals: $$locals is "", $$vars is $$parms. */
-	for (int i = 0; want_params && i < ktypes_nparams(kt, proto); i++) {
-		const char *name = ktypes_param_name(kt, proto, i);
-
-		sb_addf(&pp.format, "%s%s=", i ? " " : "", name);
-		if (depth)
-			pretty_value(&pp, target_node(name, n->loc), ktypes_param_type(kt, proto, i),
-				     depth, true);
-		else
-			pretty_arg(&pp, "%#x", target_node(name, n->loc));
-	}
-	if (want_locals && ktypes_dwarf(kt))
-		add_dwarf_locals(&pp, proto, n, want_params && ktypes_nparams(kt, proto), depth);
-	if (want_return && p->is_return && ktypes_return_type(kt, proto)) {
-		sb_add(&pp.format, "return=");
-		if (depth)
-			pretty_value(&pp, target_node("return", n->loc),
-				     ktypes_return_type(kt, proto), depth, true);
-		else
-			pretty_arg(&pp, "%#x", target_node("return", n->loc));
-	}
-	become_sprintf(n, &pp);
-	return true;
+	else
+		no_such_local(&w, ktypes_function(kt, p->points->function), p->points, "$return");
+	target_report_untyped(&w.tok, n->loc);
+	free(owned);
+	return false;
 }
 
 /*

@@ -69,7 +69,7 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 bool target_walk(const struct ktypes *kt, struct node *n, bool quiet, struct target_access *a,
 		 ktype_id type);
 /* $$parms / $$return ($$vars, $$locals): `n` rewritten into the sprintf that makes the
- * string; false after an error. */
+ * string; false after an error (target_pretty.c, as the next). */
 bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 			struct node *n);
 
@@ -77,6 +77,17 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
  * error. */
 bool target_expand_pretty(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n);
+/* For target_pretty.c: the type `$name` plus `n`'s components has in the probe's first
+ * function, and the type @cast `n` names (*kt set to the types it is in); 0 after stap's
+ * error. The types of point `d`'s function, NULL after reporting why at `n`. stap's errors
+ * for an unresolved `n`, and for "$return" looked up as a local (always false). */
+ktype_id target_type_of(const struct ktypes *kt, struct derived_probe *p, struct node *n);
+ktype_id target_cast_type(const struct provider_env *env, struct derived_probe *p,
+			 struct node *n, const struct ktypes **kt);
+const struct ktypes *target_point_types(const struct provider_env *env,
+					const struct derived_point *d, struct node *n, bool quiet);
+bool target_unresolved(struct node *n, bool quiet);
+bool target_no_return_local(const struct ktypes *kt, struct derived_probe *p, struct node *n);
 /* @var("name"[, "module"]): stap's error, or tapster's when it can't be typed;
  * always false. */
 bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
