@@ -487,61 +487,182 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	return taken > 0;
 }
 
-/* stap's error for a line without code: the nearest lines before and after that have. */
-static void no_line_records(int line, const char *file, const struct dw_line *lines, size_t n)
+/*
+ * kernel.statement("f@file:LINES"), as stap 4.8 finds its addresses: compilation unit by
+ * unit, each unit's out-of-line copies, then its inlined instances. In each, a line is
+ * probed at its lowest address there; "*" takes the lines from the one at the entry on, in
+ * order, up to the first the function has no code for. An address is probed once per site
+ * that has code there.
+ */
+struct statement_search {
+	const struct probe_point *point;
+	const struct dwpoints *dp;
+	const struct ksyms *ks;
+	struct dw_spec *spec;
+	struct derived_point ***tail;
+	uint64_t *probed;		/* the addresses taken in the unit */
+	size_t nprobed, cap, taken;
+	/* The first unit whose sites lack the one line asked for, for stap's error. */
+	int missing_line;
+	const char *missing_file;
+	struct dw_line *missing_lines;
+	size_t nmissing;
+};
+
+static bool first_at(struct statement_search *ss, uint64_t pc)
 {
-	int before = 0, after = 0;
+	for (size_t i = 0; i < ss->nprobed; i++)
+		if (ss->probed[i] == pc)
+			return false;
+	if (ss->nprobed == ss->cap) {
+		ss->cap = ss->cap ? ss->cap * 2 : 64;
+		ss->probed = xrealloc(ss->probed, ss->cap * sizeof(*ss->probed));
+	}
+	ss->probed[ss->nprobed++] = pc;
+	return true;
+}
+
+static void take_line(struct statement_search *ss, const struct dw_site *site, int line,
+		      uint64_t pc)
+{
+	const char *symbol;
+	uint64_t offset;
+
+	if (!placement(ss->dp, ss->ks, pc, &symbol, &offset))
+		return;
+	add_derived_point(ss->tail, site_point(ss->point, NULL, ss->dp, site, line, pc, symbol,
+					       offset, PROVIDER_KPROBE));
+	ss->taken++;
+}
+
+/* The address of `line` in `lines` (sorted), or 0. */
+static uint64_t line_pc(const struct dw_line *lines, size_t n, int line)
+{
+	for (size_t i = 0; i < n && lines[i].line <= line; i++)
+		if (lines[i].line == line)
+			return lines[i].pc;
+	return 0;
+}
+
+/* The line asked of `site` first: the one line, the range's first, or the line relative to
+ * its declaration. */
+static int first_wanted(const struct dw_spec *spec, const struct dw_site *site)
+{
+	return spec->lines == LINES_RELATIVE ? site->line + spec->first : spec->first;
+}
+
+/* stap's error for a line without code: the nearest lines before and after, up to five
+ * lines away, that a site of the unit has. */
+static void no_line_records(struct statement_search *ss)
+{
+	int line = ss->missing_line, before = 0, after = 0;
 	struct strbuf sb = { 0 };
 
-	for (size_t i = 0; i < n; i++) {
-		if (lines[i].line < line)
-			before = lines[i].line;
-		else if (lines[i].line > line && !after)
-			after = lines[i].line;
+	for (size_t i = 0; i < ss->nmissing; i++) {
+		int l = ss->missing_lines[i].line;
+
+		if (l < line && l >= line - 5 && l > before)
+			before = l;
+		else if (l > line && l <= line + 5 && (!after || l < after))
+			after = l;
 	}
 	if (before && after)
 		sb_addf(&sb, " (try :%d or :%d)", before, after);
 	else if (before || after)
 		sb_addf(&sb, " (try :%d)", before ? before : after);
-	diag_error("semantic error", "no line records for %s:%d [man error::dwarf]%s\n", file,
-		   line, sb.buf ? sb.buf : "");
+	diag_error("semantic error", "no line records for %s:%d [man error::dwarf]%s\n",
+		   ss->missing_file, line, sb.buf ? sb.buf : "");
 	free(sb.buf);
 }
 
-static bool line_wanted(const struct dw_spec *spec, int line)
+/* Keeps the lines of a unit that lacks the one line asked for, for the error. */
+static void note_missing(struct statement_search *ss, const struct dw_site *site,
+			 struct dw_line **lines, const size_t *nlines, size_t n)
 {
-	return spec->lines == LINES_ALL || (line >= spec->first && line <= spec->last);
+	if (ss->missing_file)
+		return;
+	ss->missing_line = first_wanted(ss->spec, site);
+	ss->missing_file = site->file;
+	for (size_t k = 0; k < n; k++) {
+		ss->missing_lines = xrealloc(ss->missing_lines, (ss->nmissing + nlines[k] + 1) *
+					     sizeof(*ss->missing_lines));
+		memcpy(ss->missing_lines + ss->nmissing, lines[k], nlines[k] * sizeof(**lines));
+		ss->nmissing += nlines[k];
+	}
 }
 
-/* The statement points of one out-of-line function; false when an exact line it lacks
- * was asked for (nothing added). */
-static size_t add_statements(const struct probe_point *point, const struct dwpoints *dp,
-			     const struct ksyms *ks, const struct dw_site *site,
-			     struct dw_spec *spec, struct derived_point ***tail,
-			     struct dw_line **lines, size_t *nlines)
+static void push_line(struct dw_line **found, size_t *n, int line, uint64_t pc)
 {
-	const char *symbol;
-	uint64_t offset;
-	size_t added = 0;
+	*found = xrealloc(*found, (*n + 1) * sizeof(**found));
+	(*found)[(*n)++] = (struct dw_line){ line, pc };
+}
 
-	if (spec->lines == LINES_NONE) {
-		if (!placement(dp, ks, site->pc, &symbol, &offset))
-			return 0;
-		add_derived_point(tail, site_point(point, NULL, dp, site, site->line, site->pc,
-						   symbol, offset, PROVIDER_KPROBE));
-		return 1;
+/* The points of one unit's sites `unit` (n of them). The line records: for "*" site by
+ * site, for lines line by line (each at every site that has it); then each address once,
+ * as a point of every site that has code there, named by the record's line. */
+static void unit_statements(struct statement_search *ss, const struct dw_site **unit, size_t n)
+{
+	struct dw_line **lines = xcalloc(n + 1, sizeof(*lines)), *found = NULL;
+	size_t *nlines = xcalloc(n + 1, sizeof(*nlines)), nfound = 0;
+	bool all = ss->spec->lines == LINES_ALL;
+
+	for (size_t k = 0; k < n; k++) {
+		lines[k] = dwpoints_lines(ss->dp, unit[k], all, &nlines[k]);
+		for (size_t i = 0; all && i < nlines[k]; i++)
+			push_line(&found, &nfound, lines[k][i].line, lines[k][i].pc);
 	}
-	*lines = dwpoints_lines(dp, site, nlines);
-	for (size_t i = 0; i < *nlines; i++) {
-		const struct dw_line *l = &(*lines)[i];
+	for (int line = ss->spec->first; !all && line <= ss->spec->last; line++) {
+		for (size_t k = 0; k < n; k++) {
+			int wanted = ss->spec->lines == LINES_RELATIVE ?
+					     first_wanted(ss->spec, unit[k]) : line;
+			uint64_t pc = line_pc(lines[k], nlines[k], wanted);
 
-		if (!line_wanted(spec, l->line) || !placement(dp, ks, l->pc, &symbol, &offset))
+			if (pc)
+				push_line(&found, &nfound, wanted, pc);
+		}
+	}
+	ss->nprobed = 0;
+	for (size_t i = 0; i < nfound; i++) {
+		if (!first_at(ss, found[i].pc))
 			continue;
-		add_derived_point(tail, site_point(point, NULL, dp, site, l->line, l->pc, symbol,
-						   offset, PROVIDER_KPROBE));
-		added++;
+		for (size_t k = 0; k < n; k++)
+			if (dwpoints_site_has(ss->dp, unit[k], found[i].pc))
+				take_line(ss, unit[k], found[i].line, found[i].pc);
 	}
-	return added;
+	if (!nfound && ss->spec->lines != LINES_ALL && ss->spec->lines != LINES_RANGE)
+		note_missing(ss, unit[0], lines, nlines, n);
+	for (size_t k = 0; k < n; k++)
+		free(lines[k]);
+	free(lines);
+	free(nlines);
+	free(found);
+}
+
+/* The sites of `sites` that match, unit by unit: in each, the out-of-line copies, then the
+ * inlined instances, in DIE order. */
+static void find_statements(struct statement_search *ss, const struct dw_site *sites,
+			    size_t count)
+{
+	const struct dw_site **unit = xcalloc(count + 1, sizeof(*unit));
+
+	for (size_t start = 0, end; start < count; start = end) {
+		size_t n = 0;
+
+		for (end = start; end < count && sites[end].cu == sites[start].cu; end++)
+			;
+		for (int inlined = 0; inlined < 2; inlined++)
+			for (size_t i = start; i < end; i++)
+				if (sites[i].is_inline == inlined && site_matches(&sites[i], ss->spec))
+					unit[n++] = &sites[i];
+		if (!n)
+			continue;
+		if (ss->spec->lines == LINES_NONE)
+			for (size_t k = 0; k < n; k++)
+				take_line(ss, unit[k], unit[k]->line, unit[k]->pc);
+		else
+			unit_statements(ss, unit, n);
+	}
+	free(unit);
 }
 
 bool derive_dwarf_statement(const struct probe_point *point, const struct component *stmt,
@@ -550,12 +671,11 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 {
 	const struct dwpoints *dp = dwpoints_of(di);
 	const struct ksyms *ks = env->symbols ? env->symbols(env->ctx) : NULL;
-	const struct dw_site *missing = NULL;
 	struct dw_site *sites;
-	struct dw_line *missing_lines = NULL;
-	size_t count, nmissing = 0, taken = 0;
-	int missing_line = 0;
 	struct dw_spec spec;
+	struct statement_search ss = { point, dp, ks, &spec, tail, NULL, 0, 0, 0, 0, NULL, NULL,
+				       0 };
+	size_t count;
 
 	if (stmt->next) {
 		provider_invalid_suffix(point, stmt->next);
@@ -568,36 +688,18 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 		no_match(point, NULL, NULL);
 		return false;
 	}
+	if (spec.lines == LINES_ONE || spec.lines == LINES_RELATIVE)
+		spec.last = spec.first;
 	sites = dwpoints_sites_named(dp, spec.function, spec.literal, &count);
-	for (size_t i = 0; i < count; i++) {
-		struct dw_line *lines = NULL;
-		size_t nlines = 0, added;
-		struct dw_spec one = spec;
-
-		if (sites[i].is_inline || !site_matches(&sites[i], &spec))
-			continue;
-		if (spec.lines == LINES_RELATIVE) {
-			one.first = one.last = sites[i].line + spec.first;
-			one.lines = LINES_ONE;
-		}
-		added = add_statements(point, dp, ks, &sites[i], &one, tail, &lines, &nlines);
-		taken += added;
-		if (!added && one.lines == LINES_ONE && !missing) {
-			missing = &sites[i];
-			missing_lines = lines;
-			nmissing = nlines;
-			missing_line = one.first;
-			continue;
-		}
-		free(lines);
-	}
-	if (!taken) {
-		if (missing)
-			no_line_records(missing_line, missing->file, missing_lines, nmissing);
+	find_statements(&ss, sites, count);
+	if (!ss.taken) {
+		if (ss.missing_file)
+			no_line_records(&ss);
 		no_match(point, NULL, ks);
 	}
-	free(missing_lines);
+	free(ss.missing_lines);
+	free(ss.probed);
 	free(sites);
 	free_spec(&spec);
-	return taken > 0;
+	return ss.taken > 0;
 }

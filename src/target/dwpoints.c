@@ -836,36 +836,6 @@ uint64_t dwpoints_symbol_address(const struct dwpoints *dp, const char *name)
 }
 
 
-/* Address ranges, to tell which of a function's addresses belong to what it inlined. */
-struct ranges {
-	uint64_t (*r)[2];
-	size_t n, cap;
-};
-
-static void add_ranges(struct ranges *rs, Dwarf_Die *die)
-{
-	Dwarf_Addr base, start, end;
-	ptrdiff_t offset = 0;
-
-	while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
-		if (rs->n == rs->cap) {
-			rs->cap = rs->cap ? rs->cap * 2 : 16;
-			rs->r = xrealloc(rs->r, rs->cap * sizeof(*rs->r));
-		}
-		rs->r[rs->n][0] = start;
-		rs->r[rs->n][1] = end;
-		rs->n++;
-	}
-}
-
-static bool in_ranges(const struct ranges *rs, uint64_t pc)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (pc >= rs->r[i][0] && pc < rs->r[i][1])
-			return true;
-	return false;
-}
-
 /* The callees of `parent`: its inlined instances with a low pc, through lexical blocks. */
 static void collect_inlined(Dwarf_Die *parent, const char *comp_dir, struct dw_site **sites,
 			    size_t *n, size_t *cap)
@@ -901,22 +871,35 @@ struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, siz
 	return sites;
 }
 
+bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, uint64_t pc)
+{
+	Dwarf_Die die;
+
+	return dwarf_offdie(dp->dwarf, site->die, &die) && dwarf_haspc(&die, pc) == 1;
+}
+
+/* A line record of the site's file: its line, its address, whether the site has it. */
+struct file_line {
+	int line;
+	uint64_t pc;
+	bool in_site;
+};
+
 static int by_line_then_pc(const void *a, const void *b)
 {
-	const struct dw_line *x = a, *y = b;
+	const struct file_line *x = a, *y = b;
 
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* The records of `lines` in `own`, of the file `file`, from `first_line` on (what the
- * function inlined from earlier in its file is left out). */
-static struct dw_line *collect_lines(Dwarf_Lines *lines, size_t nlines, const char *file,
-				     int first_line, const char *comp_dir,
-				     const struct ranges *own, size_t *count)
+/* The line records of the compilation unit that are of `file`, sorted by line, then by
+ * address; in_site set for those at an address of `site`. */
+static struct file_line *file_lines(Dwarf_Lines *lines, size_t nlines, const char *file,
+				    const char *comp_dir, Dwarf_Die *site, size_t *count)
 {
-	struct dw_line *out = NULL;
+	struct file_line *out = NULL;
 	size_t n = 0, cap = 0;
 
 	for (size_t i = 0; i < nlines; i++) {
@@ -926,43 +909,91 @@ static struct dw_line *collect_lines(Dwarf_Lines *lines, size_t nlines, const ch
 		int lineno;
 
 		if (!l || dwarf_lineaddr(l, &pc) || dwarf_lineendsequence(l, &end) || end ||
-		    !in_ranges(own, pc) || dwarf_lineno(l, &lineno) || lineno < first_line)
-			continue;
-		if (strcmp(display_file(dwarf_linesrc(l, NULL, NULL), comp_dir), file))
+		    dwarf_lineno(l, &lineno) ||
+		    strcmp(display_file(dwarf_linesrc(l, NULL, NULL), comp_dir), file))
 			continue;
 		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
+			cap = cap ? cap * 2 : 256;
 			out = xrealloc(out, cap * sizeof(*out));
 		}
-		out[n++] = (struct dw_line){ lineno, pc };
+		out[n++] = (struct file_line){ lineno, pc, dwarf_haspc(site, pc) == 1 };
 	}
+	if (out)
+		qsort(out, n, sizeof(*out), by_line_then_pc);
 	*count = n;
 	return out;
 }
 
+/* The line stap's "*" starts from: the record at the site's entry `pc` when one is exactly
+ * there (as libdw finds it), else the first record of the unit (in address order, of any
+ * file) that is in the site; 0 when none is. */
+static int entry_line(Dwarf_Die *cu, Dwarf_Lines *lines, size_t nlines, Dwarf_Die *site,
+		      uint64_t pc)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+	Dwarf_Addr at;
+	int lineno = 0;
+
+	if (l && !dwarf_lineaddr(l, &at) && at == pc && !dwarf_lineno(l, &lineno))
+		return lineno;
+	for (size_t i = 0; i < nlines; i++) {
+		l = dwarf_onesrcline(lines, i);
+		if (l && !dwarf_lineaddr(l, &at) && dwarf_haspc(site, at) == 1 &&
+		    !dwarf_lineno(l, &lineno))
+			return lineno;
+	}
+	return 0;
+}
+
+/* Of the records `all` (sorted), each line's first that is in the site, in line order;
+ * with `walk`, only the run of lines from `from` on that each have one. */
+static struct dw_line *site_lines(const struct file_line *all, size_t n, bool walk, int from,
+				  size_t *count)
+{
+	struct dw_line *out = xcalloc(n + 1, sizeof(*out));
+	size_t kept = 0, i = 0;
+
+	while (walk && i < n && all[i].line < from)
+		i++;
+	if (walk && (i == n || all[i].line != from))
+		i = n;
+	while (i < n) {
+		const struct file_line *first = NULL;
+		size_t j;
+
+		for (j = i; j < n && all[j].line == all[i].line; j++)
+			if (!first && all[j].in_site)
+				first = &all[j];
+		if (first)
+			out[kept++] = (struct dw_line){ first->line, first->pc };
+		else if (walk)
+			break;
+		i = j;
+	}
+	*count = kept;
+	return out;
+}
+
 struct dw_line *dwpoints_lines(const struct dwpoints *dp, const struct dw_site *site,
-			       size_t *count)
+			       bool from_entry, size_t *count)
 {
 	Dwarf_Die die, cu;
 	Dwarf_Attribute attr;
 	Dwarf_Lines *lines;
-	struct ranges own = { 0 };
+	struct file_line *all;
 	struct dw_line *out;
-	size_t nlines, n, kept = 0;
+	size_t nlines, n;
+	int from = 0;
 
 	*count = 0;
 	if (!dwarf_offdie(dp->dwarf, site->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL) ||
 	    dwarf_getsrclines(&cu, &lines, &nlines))
 		return NULL;
-	add_ranges(&own, &die);
-	out = collect_lines(lines, nlines, site->file, site->line,
-			    dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), &own, &n);
-	free(own.r);
-	if (out)
-		qsort(out, n, sizeof(*out), by_line_then_pc);
-	for (size_t i = 0; i < n; i++)
-		if (!kept || out[kept - 1].line != out[i].line)
-			out[kept++] = out[i];
-	*count = kept;
+	all = file_lines(lines, nlines, site->file,
+			 dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), &die, &n);
+	if (from_entry)
+		from = entry_line(&cu, lines, nlines, &die, site->pc);
+	out = site_lines(all, n, from_entry, from, count);
+	free(all);
 	return out;
 }

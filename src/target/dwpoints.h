@@ -68,14 +68,19 @@ bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc);
  * takes only those as callees), in DIE order. The array is the caller's. */
 struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, size_t *count);
 
-/* The source lines of the out-of-line function at `site` that have code in it, in its
- * declaration's file from its declaration's line on, each with the lowest address that
- * has it, in line order. The array is the caller's. */
+/* Whether `site` (its DIE's ranges) has code at `pc`. */
+bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, uint64_t pc);
+
+/* The source lines of `site` (an out-of-line function or an inlined instance) that have
+ * code in it, in its declaration's file, each with the lowest address in it that has the
+ * line, in line order. With `from_entry`, stap's "*": only the lines from the one at the
+ * site's entry on, in the order of the file's lines, up to the first that has no code in
+ * the site. The array is the caller's. */
 struct dw_line {
 	int line;
 	uint64_t pc;
 };
 struct dw_line *dwpoints_lines(const struct dwpoints *dp, const struct dw_site *site,
-			       size_t *count);
+			       bool from_entry, size_t *count);
 
 #endif
