@@ -13,18 +13,12 @@
 # (default 2). The guest runs under TCG (one host thread for all vCPUs, as the testsuite's).
 set -u
 srcdir=$1 builddir=$2
-tapster=$builddir/src/tapster
-vmrun=$builddir/testsuite/tapster-vmrun
-loader=$builddir/loader/tapster-run
+bench_name=bench-shards
+. "$srcdir/bench/vm-common.sh"
 work=${BENCH_SHARDS_WORK:-$builddir/bench/shards-work}
 sessions=${BENCH_SHARDS_SESSIONS:-20}
 seconds=${BENCH_SHARDS_SECONDS:-3}
 cpus=${BENCH_SHARDS_CPUS:-2}
-
-fail() {
-	echo "bench-shards: FAILED: $*" >&2
-	exit 1
-}
 
 rm -rf "$work"
 mkdir -p "$work" || exit 1

@@ -35,9 +35,8 @@
 set -u
 srcdir=$1 builddir=$2
 smoke=${3:-}
-tapster=$builddir/src/tapster
-vmrun=$builddir/testsuite/tapster-vmrun
-loader=$builddir/loader/tapster-run
+bench_name=bench-vm
+. "$srcdir/bench/vm-common.sh"
 work=${BENCH_VM_WORK:-$builddir/bench/vm-work}
 calls=${BENCH_VM_CALLS:-50000}
 profile_calls=${BENCH_VM_PROFILE_CALLS:-1000000}
@@ -50,11 +49,6 @@ if [ "$smoke" = --smoke ]; then
 	floors=b
 	check_goals=0
 fi
-
-fail() {
-	echo "bench-vm: FAILED: $*" >&2
-	exit 1
-}
 
 rm -rf "$work"
 mkdir -p "$work/floors" || exit 1
