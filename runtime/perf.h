@@ -11,18 +11,37 @@
  * registration error, which ends the session. The counters are released at the stop;
  * releasing one takes it off its CPU, after which its handler no longer runs.
  *
+ * .process("PATH") points count in the tasks that run PATH instead: an event per task
+ * (each thread of such a process), made in the task, by a task work, when it execs PATH,
+ * when a task running PATH forks or clones (the new task, before it first runs), and at
+ * the start for the tasks already running it (tap_perf_tasks[], at most TAP_PERF_TASKS
+ * at a time; a dead task's slot is reused). A .counter("NAME") point (sample 0) has no
+ * overflow: @perf("NAME") in a uprobe's probe reads its value in the current task
+ * (tap_perf_read(), before the handler takes the context: reading may sleep). An event
+ * the kernel refuses for a task is stap's warning "perf probe '...' is not supported by
+ * this kernel (RC).", once a point, and the session goes on; @perf of such a counter is
+ * 0, with stap's error line.
+ *
  * The generated module defines tap_perfs[TAP_NUM_PERF].
  */
 #ifndef TAP_PERF_H
 #define TAP_PERF_H
 
 #include <linux/cpu.h>
+#include <linux/binfmts.h>
+#include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/tracepoint.h>
 
 #include "context.h"
 #include "kprobes.h"
+#include "user_inode.h"
 
 struct tap_perf {
 	u32 type;
@@ -30,7 +49,11 @@ struct tap_perf {
 	u64 sample;
 	const struct tap_probe_point *pp;
 	void (*body)(struct tap_context *c);
-	struct perf_event **events;	/* one per possible CPU, NULL where none */
+	const char *path;	/* .process("PATH"): counted in the tasks running it; NULL: every CPU */
+	const char *counter;	/* .counter("NAME"), or NULL */
+	struct perf_event **events;	/* every CPU: one per possible CPU, NULL where none */
+	struct inode *inode;	/* PATH's, held while the session runs */
+	bool refused;		/* the kernel refused a task's event: warned */
 };
 
 #ifndef TAP_NUM_PERF
@@ -48,6 +71,19 @@ static void tap_perf_overflow(struct perf_event *event, struct perf_sample_data 
 	tap_context_run(p->pp, regs, p->body);
 }
 
+static struct perf_event *tap_perf_event(struct tap_perf *p, int cpu, struct task_struct *task)
+{
+	struct perf_event_attr attr = {
+		.type = p->type,
+		.size = sizeof(attr),
+		.config = p->config,
+		.sample_period = p->sample,
+	};
+
+	return perf_event_create_kernel_counter(&attr, cpu, task,
+						p->sample ? tap_perf_overflow : NULL, p);
+}
+
 static void tap_perf_release(struct tap_perf *p)
 {
 	int cpu;
@@ -63,12 +99,6 @@ static void tap_perf_release(struct tap_perf *p)
 
 static int tap_perf_create(struct tap_perf *p)
 {
-	struct perf_event_attr attr = {
-		.type = p->type,
-		.size = sizeof(attr),
-		.config = p->config,
-		.sample_period = p->sample,
-	};
 	int cpu, rc = 0;
 
 	p->events = kcalloc(nr_cpu_ids, sizeof(*p->events), GFP_KERNEL);
@@ -76,8 +106,7 @@ static int tap_perf_create(struct tap_perf *p)
 		return -ENOMEM;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		struct perf_event *event = perf_event_create_kernel_counter(&attr, cpu, NULL,
-									    tap_perf_overflow, p);
+		struct perf_event *event = tap_perf_event(p, cpu, NULL);
 
 		if (IS_ERR(event)) {
 			rc = PTR_ERR(event);
@@ -88,6 +117,281 @@ static int tap_perf_create(struct tap_perf *p)
 	cpus_read_unlock();
 	return rc;
 }
+
+/* ---- .process("PATH"): an event per task ---- */
+
+#define TAP_PERF_TASKS 256
+static struct tap_perf_task {
+	struct tap_perf *p;
+	struct task_struct *task;	/* held */
+	struct perf_event *event;
+} tap_perf_tasks[TAP_PERF_TASKS];
+static DEFINE_MUTEX(tap_perf_tasks_lock);
+static bool tap_perf_finding;		/* some point has a PATH */
+static bool tap_perf_stopping;
+static atomic_t tap_perf_pending = ATOMIC_INIT(0);
+
+static __printf(1, 2) void tap_perf_say(const char *fmt, ...)
+{
+	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
+	va_list ap;
+
+	if (!c)
+		return;
+	va_start(ap, fmt);
+	tap_vprint_message(c, TAP_CHANNEL_STDERR, fmt, ap);
+	va_end(ap);
+	tap_context_exit_process(c);
+}
+
+static void tap_perf_drop(struct tap_perf_task *s)
+{
+	perf_event_release_kernel(s->event);
+	put_task_struct(s->task);
+	s->p = NULL;
+	s->task = NULL;
+	s->event = NULL;
+}
+
+/* A slot for p's event of task t, else NULL (it has one, or none is free); under the lock. */
+static struct tap_perf_task *tap_perf_slot(struct tap_perf *p, struct task_struct *t)
+{
+	struct tap_perf_task *free_slot = NULL, *dead_slot = NULL;
+	int j;
+
+	for (j = 0; j < TAP_PERF_TASKS; j++) {
+		struct tap_perf_task *s = &tap_perf_tasks[j];
+
+		if (s->p == p && s->task == t)
+			return NULL;
+		if (!s->p && !free_slot)
+			free_slot = s;
+		if (s->p && s->task->exit_state && !dead_slot)
+			dead_slot = s;
+	}
+	if (!free_slot && dead_slot) {
+		tap_perf_drop(dead_slot);
+		free_slot = dead_slot;
+	}
+	return free_slot;
+}
+
+/* Gives task t the events of the points whose PATH it runs; may sleep. */
+static void tap_perf_attach(struct task_struct *t)
+{
+	int i;
+
+	mutex_lock(&tap_perf_tasks_lock);
+	for (i = 0; i < TAP_NUM_PERF && !READ_ONCE(tap_perf_stopping); i++) {
+		struct tap_perf *p = &tap_perfs[i];
+		struct tap_perf_task *s;
+		struct perf_event *event;
+
+		if (!p->inode || !tap_task_runs(t, p->inode))
+			continue;
+		s = tap_perf_slot(p, t);
+		if (!s)
+			continue;
+		event = tap_perf_event(p, -1, t);
+		if (IS_ERR(event)) {
+			if (!p->refused)
+				tap_perf_say("WARNING: perf probe '%s' is not supported by this"
+					     " kernel (%ld).\n", p->pp->pp, PTR_ERR(event));
+			p->refused = true;
+			continue;
+		}
+		get_task_struct(t);
+		s->p = p;
+		s->task = t;
+		s->event = event;
+	}
+	mutex_unlock(&tap_perf_tasks_lock);
+}
+
+static bool tap_perf_wanted(struct task_struct *t)
+{
+	int i;
+
+	if (t->flags & PF_KTHREAD)
+		return false;
+	for (i = 0; i < TAP_NUM_PERF; i++)
+		if (tap_perfs[i].inode && tap_task_runs(t, tap_perfs[i].inode))
+			return true;
+	return false;
+}
+
+static void tap_perf_attach_work(struct callback_head *cb)
+{
+	if (!READ_ONCE(tap_perf_stopping))
+		tap_perf_attach(current);
+	kfree(cb);
+	atomic_dec(&tap_perf_pending);
+}
+
+static void tap_perf_queue(struct task_struct *t)
+{
+	struct callback_head *cb;
+
+	if (READ_ONCE(tap_perf_stopping) || !tap_perf_wanted(t))
+		return;
+	cb = kzalloc(sizeof(*cb), GFP_ATOMIC);
+	if (!cb)
+		return;
+	init_task_work(cb, tap_perf_attach_work);
+	atomic_inc(&tap_perf_pending);
+	if (task_work_add(t, cb, TWA_RESUME)) {
+		atomic_dec(&tap_perf_pending);
+		kfree(cb);
+	}
+}
+
+static void tap_perf_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	tap_perf_queue(child);
+}
+
+static void tap_perf_exec(void *data, struct task_struct *p, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	tap_perf_queue(current);
+}
+
+static struct tap_perf_tracepoint {
+	const char *name;
+	void *handler;
+	struct tracepoint *tp;
+	bool registered;
+} tap_perf_tracepoints[] = {
+	{ "sched_process_fork", tap_perf_fork },
+	{ "sched_process_exec", tap_perf_exec },
+};
+
+static void tap_perf_found(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tap_perf_tracepoints); i++)
+		if (!strcmp(tap_perf_tracepoints[i].name, tp->name))
+			tap_perf_tracepoints[i].tp = tp;
+}
+
+/* The tasks running a PATH at the start: taken under RCU, given their events after. */
+static void tap_perf_walk(void)
+{
+	struct task_struct *g, *t, **found;
+	int n = 0, i;
+
+	found = kcalloc(TAP_PERF_TASKS, sizeof(*found), GFP_KERNEL);
+	if (!found)
+		return;
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (n < TAP_PERF_TASKS && !(t->flags & PF_EXITING) && tap_perf_wanted(t)) {
+			get_task_struct(t);
+			found[n++] = t;
+		}
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		tap_perf_attach(found[i]);
+		put_task_struct(found[i]);
+	}
+	kfree(found);
+}
+
+static int tap_perf_find_start(void)
+{
+	int i, rc;
+
+	tap_perf_stopping = false;
+	for (i = 0; i < TAP_NUM_PERF; i++) {
+		struct tap_perf *p = &tap_perfs[i];
+
+		if (!p->path)
+			continue;
+		tap_perf_finding = true;
+		p->inode = tap_user_inode(p->path, &rc);
+		if (rc == -ENOMEM)
+			return rc;	/* not there: it sees no task, as stap's */
+	}
+	if (!tap_perf_finding)
+		return 0;
+	for_each_kernel_tracepoint(tap_perf_found, NULL);
+	for (i = 0; i < ARRAY_SIZE(tap_perf_tracepoints); i++) {
+		struct tap_perf_tracepoint *t = &tap_perf_tracepoints[i];
+
+		rc = t->tp ? tracepoint_probe_register(t->tp, t->handler, NULL) : -ENOENT;
+		if (rc)
+			return rc;
+		t->registered = true;
+	}
+	tap_perf_walk();
+	return 0;
+}
+
+static void tap_perf_find_stop(void)
+{
+	bool any = false;
+	int i;
+
+	WRITE_ONCE(tap_perf_stopping, true);
+	for (i = 0; i < ARRAY_SIZE(tap_perf_tracepoints); i++) {
+		if (!tap_perf_tracepoints[i].registered)
+			continue;
+		tracepoint_probe_unregister(tap_perf_tracepoints[i].tp,
+					    tap_perf_tracepoints[i].handler, NULL);
+		tap_perf_tracepoints[i].registered = false;
+		any = true;
+	}
+	if (any)
+		tracepoint_synchronize_unregister();
+	while (atomic_read(&tap_perf_pending) > 0)
+		msleep(10);
+	mutex_lock(&tap_perf_tasks_lock);
+	for (i = 0; i < TAP_PERF_TASKS; i++)
+		if (tap_perf_tasks[i].p)
+			tap_perf_drop(&tap_perf_tasks[i]);
+	mutex_unlock(&tap_perf_tasks_lock);
+	for (i = 0; i < TAP_NUM_PERF; i++) {
+		if (tap_perfs[i].inode)
+			iput(tap_perfs[i].inode);
+		tap_perfs[i].inode = NULL;
+	}
+}
+
+/*
+ * @perf("NAME"): the value of counter NAME in the current task, 0 where it has none; a
+ * counter the kernel refused is stap's error line. From a uprobe's handler, before it
+ * takes the context (it may sleep).
+ */
+static s64 tap_perf_read(const char *name)
+{
+	struct tap_perf *refused = NULL;
+	s64 value = 0;
+	u64 enabled, running;
+	int j;
+
+	mutex_lock(&tap_perf_tasks_lock);
+	for (j = 0; j < TAP_PERF_TASKS; j++) {
+		struct tap_perf_task *s = &tap_perf_tasks[j];
+
+		if (s->p && s->task == current && !strcmp(s->p->counter ?: "", name)) {
+			value = perf_event_read_value(s->event, &enabled, &running);
+			break;
+		}
+	}
+	mutex_unlock(&tap_perf_tasks_lock);
+	if (j < TAP_PERF_TASKS)
+		return value;
+	for (j = 0; j < TAP_NUM_PERF; j++)
+		if (tap_perfs[j].counter && !strcmp(tap_perfs[j].counter, name) &&
+		    tap_perfs[j].refused)
+			refused = &tap_perfs[j];
+	if (refused)
+		tap_perf_say("ERROR: _stp_perf_read - probe '%s' is not supported by this kernel\n",
+			     refused->pp->pp);
+	return 0;
+}
 #endif
 
 /* ---- The provider's parts in the session (providers.h) ---- */
@@ -97,6 +401,7 @@ static void tap_perf_stop(void)
 #if TAP_NUM_PERF > 0
 	int i;
 
+	tap_perf_find_stop();
 	for (i = 0; i < TAP_NUM_PERF; i++)
 		tap_perf_release(&tap_perfs[i]);
 #endif
@@ -110,14 +415,18 @@ static int tap_perf_start(void)
 	int i, rc;
 
 	for (i = 0; i < TAP_NUM_PERF; i++) {
+		if (tap_perfs[i].path || tap_perfs[i].counter)
+			continue;
 		rc = tap_perf_create(&tap_perfs[i]);
 		if (rc) {
 			tap_report_registration_error(tap_perfs[i].pp, rc);
 			return rc;
 		}
 	}
-#endif
+	return tap_perf_find_start();
+#else
 	return 0;
+#endif
 }
 
 #endif

@@ -146,22 +146,6 @@ static bool tap_tf_claim_end(pid_t tgid)
 	return claimed;
 }
 
-static bool tap_tf_runs(struct task_struct *t, struct inode *inode)
-{
-	struct mm_struct *mm = t->mm;
-	struct file *exe;
-	bool same = false;
-
-	if (!mm || !inode)
-		return false;
-	rcu_read_lock();
-	exe = rcu_dereference(mm->exe_file);
-	/* The executable may be an overlay's file: the inode under it, as looked up. */
-	same = exe && (file_inode(exe) == inode || d_real_inode(exe->f_path.dentry) == inode);
-	rcu_read_unlock();
-	return same;
-}
-
 /* With -c or -x: the target process or one of its descendants. */
 static bool tap_tf_in_target(struct task_struct *t)
 {
@@ -188,7 +172,7 @@ static bool tap_tf_sees(int i, struct task_struct *t, bool exiting)
 	if (e->pid)
 		return t->tgid == e->pid;
 	if (e->path)
-		return exiting ? tap_tf_remembered(t->tgid, i) : tap_tf_runs(t, e->inode);
+		return exiting ? tap_tf_remembered(t->tgid, i) : tap_task_runs(t, e->inode);
 	return !tap_target_pid || tap_tf_in_target(t);
 }
 

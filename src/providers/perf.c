@@ -6,8 +6,9 @@
  * run PATH (without one, the -c command), .counter("NAME") only counts, for @perf("NAME")
  * (no probe body runs); -p2 shows their period as stap does, 0 for a counter. The tapset's
  * perf.hw.*, perf.sw.* and perf.hw_cache.* (tapsets/perf.stp) name the usual events.
- * runtime/perf.h runs the system-wide points; .process and .counter are derived (-p2, -l)
- * but pass 3 does not translate them yet.
+ * runtime/perf.h runs them: the system-wide points on every CPU, the .process ones in the
+ * tasks running PATH; @perf("NAME") reads a counter (src/resolve/target_perf.c). A counter
+ * without .process counts in the file of the probe that reads it.
  */
 #include "providers/providers.h"
 #include "providers/emit.h"
@@ -90,10 +91,43 @@ static bool is_named(const struct component *comp, const char *name, bool string
 	       (string_arg ? !comp->arg || comp->arg->kind == N_STRING : !comp->arg);
 }
 
+/*
+ * The counters derived so far, by name and where their .counter is written: a name once
+ * (stap's "duplicate counter name", at the component after config(C)); the same point
+ * derived again (through an alias used twice, a wildcard) is not another counter.
+ */
+static struct counter_seen { char *name; struct loc loc; } *counters_seen;
+static size_t ncounters_seen;
+
+static bool same_loc(struct loc a, struct loc b)
+{
+	return a.source == b.source && a.line == b.line && a.col == b.col &&
+	       a.expansion == b.expansion;
+}
+
+static bool note_counter(const struct probe_point *point, const struct component *first,
+			 const struct component *comp)
+{
+	for (size_t i = 0; i < ncounters_seen; i++) {
+		if (strcmp(counters_seen[i].name, comp->arg->text))
+			continue;
+		if (same_loc(counters_seen[i].loc, comp->loc))
+			return true;
+		provider_error_at(point, first, "duplicate counter name");
+		return false;
+	}
+	counters_seen = xrealloc(counters_seen, (ncounters_seen + 1) * sizeof(*counters_seen));
+	counters_seen[ncounters_seen++] = (struct counter_seen){ xstrdup(comp->arg->text),
+								 comp->loc };
+	return true;
+}
+
 /* What follows config(C): .sample(N), or [.process[("PATH")]][.counter("NAME")]. */
 static bool read_suffix(const struct probe_point *point, const struct component *comp,
 			const struct provider_env *env, struct perf_suffix *s)
 {
+	const struct component *first = comp;
+
 	s->sample = PERF_DEFAULT_SAMPLE;
 	if (comp && !strcmp(comp->name, "sample") && comp->arg && comp->arg->kind == N_NUMBER) {
 		if (!read_sample(point, comp, &s->sample))
@@ -101,12 +135,18 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 		comp = comp->next;
 	} else {
 		if (is_named(comp, "process", true)) {
+			/* stap takes nothing after a bare .process */
+			if (!comp->arg && comp->next) {
+				provider_invalid_suffix(point, comp);
+				return false;
+			}
 			if (!read_process(point, comp, env, &s->process))
 				return false;
 			comp = comp->next;
 		}
 		if (comp && !strcmp(comp->name, "counter") && component_string(comp)) {
-			if (!read_counter(point, comp, &s->counter))
+			if (!read_counter(point, comp, &s->counter) ||
+			    !note_counter(point, first, comp))
 				return false;
 			s->sample = 0;
 			comp = comp->next;
@@ -193,16 +233,34 @@ const struct provider provider_perf = {
 
 /* ---- Pass 3: runtime/perf.h's table ---- */
 
+/* The file a counter without .process counts in: that of the first probe on
+ * process("PATH").function points reading it (target_perf.c), else NULL (never read). */
+static const char *counter_reader_file(const struct program *program, const char *counter)
+{
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		for (int i = 0; i < p->nperf_reads; i++)
+			if (!strcmp(p->perf_reads[i], counter) && p->points)
+				return p->points->symbol;
+	return NULL;
+}
+
 static void perf_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 		       const struct derived_point *d, int pp)
 {
 	struct emit_one_table *s = state;
+	const char *file = d->perf_process;
+	char *path, *counter;
 
-	(void)ctx;
+	if (!file && d->perf_counter)
+		file = counter_reader_file(ctx->program, d->perf_counter);
+	path = file ? ctx->c_string(file) : xstrdup("NULL");
+	counter = d->perf_counter ? ctx->c_string(d->perf_counter) : xstrdup("NULL");
 	sb_addf(&s->entries, "\t{ .type = (u32)%" PRId64 ", .config = (u64)%" PRId64 ", .sample = %"
-		PRId64 "ULL, .pp = &tap_pp_%d, .body = probe_%d },\n", d->perf_type,
-		d->perf_config, d->perf_sample, pp, p->index);
+		PRId64 "ULL, .pp = &tap_pp_%d, .body = probe_%d, .path = %s, .counter = %s },\n",
+		d->perf_type, d->perf_config, d->perf_sample, pp, p->index, path, counter);
 	s->count++;
+	free(path);
+	free(counter);
 }
 
 static const char *perf_type_name(const struct derived_point *d)

@@ -347,6 +347,32 @@ const struct provider provider_process = {
 
 /* ---- Pass 3: a handler each, and the table tap_uprobes[] (runtime/uprobes.h) ---- */
 
+/*
+ * A probe with @perf (p->perf_reads, target_perf.c): the uprobe's handler reads the
+ * counters first, preemptible (runtime/perf.h's tap_perf_read() may sleep), then runs the
+ * usual handler (tap_uprobe_N_run(), written before), whose body finds the values at
+ * c->point_data.
+ */
+static void perf_read_handler(struct emit_ctx *ctx, const struct derived_probe *p, int pp,
+				  bool ret)
+{
+	if (ret)
+		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
+			" unsigned long func, struct pt_regs *regs)\n{\n", pp);
+	else
+		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
+			" struct pt_regs *regs)\n{\n", pp);
+	sb_addf(ctx->points, "\ts64 perf[%d];\n\n", p->nperf_reads);
+	for (int i = 0; i < p->nperf_reads; i++) {
+		char *name = ctx->c_string(p->perf_reads[i]);
+
+		sb_addf(ctx->points, "\tperf[%d] = tap_perf_read(%s);\n", i, name);
+		free(name);
+	}
+	sb_addf(ctx->points, "\treturn tap_uprobe_%d_run(uc, %sregs, perf);\n}\n\n", pp,
+		ret ? "func, " : "");
+}
+
 static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 			  const struct derived_point *d, int pp)
 {
@@ -357,13 +383,18 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 
 	/* The handler runs in the task, preemptible (emit_enter()). */
 	if (ret)
-		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
-			" unsigned long func, struct pt_regs *regs)\n{\n", pp);
+		sb_addf(ctx->points, "static int tap_uprobe_%d%s(struct uprobe_consumer *uc,"
+			" unsigned long func, struct pt_regs *regs%s)\n{\n", pp,
+			p->nperf_reads ? "_run" : "", p->nperf_reads ? ", const s64 *perf" : "");
 	else
-		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
-			" struct pt_regs *regs)\n{\n", pp);
-	emit_handler(ctx, p->index, &(struct handler_text){ descriptor, "", false, "", "",
-							    "\treturn 0;\n}\n\n", true, NULL });
+		sb_addf(ctx->points, "static int tap_uprobe_%d%s(struct uprobe_consumer *uc,"
+			" struct pt_regs *regs%s)\n{\n", pp, p->nperf_reads ? "_run" : "",
+			p->nperf_reads ? ", const s64 *perf" : "");
+	emit_handler(ctx, p->index, &(struct handler_text){
+		descriptor, "", false, p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "",
+		"", "\treturn 0;\n}\n\n", true, NULL });
+	if (p->nperf_reads)
+		perf_read_handler(ctx, p, pp, ret);
 	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
 		" .offset = 0x%llx, .ref_ctr_offset = 0x%llx },\n", ret ? "ret_handler" : "handler",
 		pp, pp, path, (unsigned long long)d->offset, (unsigned long long)d->semaphore);

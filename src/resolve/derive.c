@@ -593,6 +593,15 @@ static bool varies_per_point(const struct node *n, void *ctx)
 }
 
 /* A derived probe for `points`, running `body`, resolved in its own scope. */
+/* Points that are all perf .counter("NAME") points (perf.c): no body runs for them. */
+static bool only_counters(const struct derived_point *points)
+{
+	for (const struct derived_point *d = points; d; d = d->next)
+		if (d->kind != PROVIDER_PERF || !d->perf_counter)
+			return false;
+	return true;
+}
+
 static void add_derived(struct expansion_state *x, struct derived_point *points,
 			const struct node *body, bool copy)
 {
@@ -629,6 +638,13 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 		d->listed_name = xstrdup(x->alias_pp);
 	}
 	d->body = copy ? node_copy(body) : (struct node *)body;
+	if (only_counters(points)) {
+		/* A perf counter only counts: stap's body for it is `next`. */
+		struct node *block = node_new(N_BLOCK, d->body->loc);
+
+		node_list_push(&block->body, node_new(N_NEXT, d->body->loc));
+		d->body = block;
+	}
 	if (x->cond) {
 		/* stap runs the body only while the condition holds: if (!(cond)) next. */
 		struct node *guard = node_new(N_IF, x->cond->loc);

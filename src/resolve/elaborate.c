@@ -981,7 +981,10 @@ void resolve_node(struct elab *e, struct node *n)
 		return;
 	}
 	case N_PERF:
-		unsupported(n, "@perf");
+		/* In a process("PATH").function probe, the probe's local __perf_read_NAME. */
+		if (e->probe && !e->function &&
+		    perf_read_resolve(e->program, e->probe, n) && n->kind == N_IDENT)
+			resolve_node(e, n);
 		return;
 	case N_EMBEDDED_EXPR:
 	case N_EMBEDDED_STMT:

@@ -181,6 +181,16 @@ static void clear_scope(struct scope *scope)
 		v->nreads = v->nwrites = 0;
 }
 
+static void count_perf_read(struct derived_probe *p, const char *counter)
+{
+	char *name = xasprintf("__perf_read_%s", counter);
+
+	for (struct var *v = p->scope.vars; v; v = v->next)
+		if (v->nreads && !strcmp(v->name, name))
+			v->nwrites++;
+	free(name);
+}
+
 static void count_uses(struct optimizer *o)
 {
 	for (struct var *v = o->program->globals; v; v = v->next)
@@ -196,6 +206,10 @@ static void count_uses(struct optimizer *o)
 	for (struct derived_probe *p = o->program->probes; p; p = p->next)
 		for (int i = 0; i < p->entries.len; i++)
 			walk_slot(o, &p->entries.items[i], count_node);
+	/* The locals of @perf are set by the handler (target_perf.c). */
+	for (struct derived_probe *p = o->program->probes; p; p = p->next)
+		for (int i = 0; i < p->nperf_reads; i++)
+			count_perf_read(p, p->perf_reads[i]);
 }
 
 /* ---- Side effects ---- */

@@ -148,6 +148,11 @@ struct derived_probe {
 	const char *alias_name;
 	struct loc alias_loc;
 	char *listed_name;		/* via an alias: the alias named, as -l lists it */
+	/* The perf counters its @perf("NAME") read (target_perf.c), each into its local
+	 * __perf_read_NAME as the probe is hit. */
+	char **perf_reads;
+	int nperf_reads;
+	bool perf_refused;		/* a counter it reads is not there: said once */
 	struct derived_probe *next;
 };
 

@@ -164,6 +164,10 @@ bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, 
  * lifetime or system-call point; $syscall, $argN, $return there. */
 bool on_process_events(const struct derived_probe *p);
 bool process_target_resolve(struct derived_probe *p, struct node *n, bool quiet);
+/* @perf("NAME") in process("PATH").function probes (target_perf.c): made the probe's local
+ * __perf_read_NAME, noted in p->perf_reads, when a counter NAME of the file was derived
+ * before; else stap's errors (true: done), or false where @perf stays (not such a probe). */
+bool perf_read_resolve(const struct program *program, struct derived_probe *p, struct node *n);
 /* In process("PATH").mark probes (target_mark.c): whether every point of `p` is an SDT
  * marker; $argN, and $$name, $$provider, $$parms expanded; the count of a marker's
  * operands (-L lists as many $argN). */

@@ -90,6 +90,21 @@ static void init_locals(struct strbuf *code, const struct scope *scope)
 	}
 }
 
+/* The locals of @perf("NAME"): the counters' values the handler read (c->point_data, in the
+ * order of p->perf_reads; runtime/perf.h). */
+static void init_perf_reads(struct strbuf *code, const struct derived_probe *p)
+{
+	for (int i = 0; i < p->nperf_reads; i++) {
+		char *name = xasprintf("__perf_read_%s", p->perf_reads[i]);
+
+		for (struct var *v = p->scope.vars; v; v = v->next)
+			if (!strcmp(v->name, name))
+				sb_addf(code, "\tl->v_%s = ((const int64_t *)c->point_data)[%d];\n",
+					name, i);
+		free(name);
+	}
+}
+
 /* Script text (a file name, a probe point) made safe inside a C comment: no "*" "/" to end
  * it early, no "/" "*" for gcc's -Wcomment. */
 static char *comment_text(const char *s)
@@ -340,6 +355,7 @@ static void probe_body(struct module *m, struct derived_probe *p, struct body *b
 		sb_add(code, "\t(void)e;\n");
 	sb_add(code, "\n\t(void)l;\n");
 	init_locals(code, &p->scope);
+	init_perf_reads(code, p);
 	lock_globals(b, code);
 	b->condition = condition;
 	gen_stmt(b, p->body);
@@ -1076,6 +1092,14 @@ static bool translatable(const struct node *n)
 		       translatable(n->foreach->limit) && translatable(n->foreach->body);
 	case N_DELETE:
 		return n->lhs->kind != N_INDEX || translatable_list(&n->lhs->args);
+	case N_PERF: {
+		/* Left by pass 2 outside process("PATH").function probes, as stap's. */
+		struct token_desc tok = { "operator", n->text };
+
+		diag_error_at("semantic error", &tok, n->loc,
+			      "cannot translate general @perf expression");
+		return false;
+	}
 	default:
 		break;
 	}
@@ -1118,28 +1142,13 @@ static bool jumps_in_loops(const struct node *n, bool in_loop)
 	}
 }
 
-/* perf .process and .counter points: derived (-p2, -l), not yet run. */
-static bool points_translatable(const struct derived_probe *p)
-{
-	for (const struct derived_point *d = p->points; d; d = d->next) {
-		if (d->kind != PROVIDER_PERF || (!d->perf_process && !d->perf_counter))
-			continue;
-		diag_error_at("semantic error", &(struct token_desc){ "keyword", NULL },
-			      p->probe->loc,
-			      "tapster does not translate perf .process or .counter points yet");
-		return false;
-	}
-	return true;
-}
-
 static bool program_translatable(const struct program *program)
 {
 	for (const struct used_function *f = program->functions; f; f = f->next)
 		if (!translatable(f->function->body) || !jumps_in_loops(f->function->body, false))
 			return false;
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
-		if (!translatable(p->body) || !jumps_in_loops(p->body, false) ||
-		    !points_translatable(p))
+		if (!translatable(p->body) || !jumps_in_loops(p->body, false))
 			return false;
 	return true;
 }
