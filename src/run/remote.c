@@ -141,6 +141,7 @@ void remote_pass_setup(struct session *s)
 		return;
 	s->remotes.count = 0;
 	s->remote_prefix = false;
+	s->output_file = NULL;	/* -o is written by the tapster that merges the output */
 	if (script && s->script_file && !strcmp(s->script_file, "-"))
 		s->script_file = script;
 	if (!strcmp(pass, REMOTE_LOCAL))
