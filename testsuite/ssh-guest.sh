@@ -4,7 +4,8 @@
 # qemu is testsuite/ssh-guest-qemu). Its /job/ holds:
 #   authorized_keys  the test run's public key, for root
 #   host_key         dropbear's host key (made on the host: the guest has no time to spare)
-#   tapster-run      the loader, put on the PATH; a guest without it has none
+#   tapster-run      the loader, put in /usr/sbin: on root's PATH (dropbear's for root),
+#                    not on the PATH of the other user, tracer (a host without tapster-run)
 #   hostname         the guest's host name
 # dropbear and its libraries are placed at their host paths (tapster-vmrun -P). The guest
 # says "ssh-guest: up" on stdout once the server listens, and powers off when /tmp/stop
@@ -19,15 +20,20 @@ ip addr add 10.0.2.15/24 dev eth0
 ip link set eth0 up
 ip route add default via 10.0.2.2
 
-mkdir -p /root/.ssh /dev/pts /var/log
+mkdir -p /dev/pts /var/log
 mount -t devpts devpts /dev/pts
-echo 'root:x:0:0:root:/root:/bin/sh' >/etc/passwd
-echo 'root:x:0:' >/etc/group
+printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'tracer:x:1000:1000::/home/tracer:/bin/sh' \
+	>/etc/passwd
+printf '%s\n' 'root:x:0:' 'tracer:x:1000:' >/etc/group
 echo /bin/sh >/etc/shells
-cp /job/authorized_keys /root/.ssh/authorized_keys
-chmod 700 /root /root/.ssh
-chmod 600 /root/.ssh/authorized_keys
-[ -f /job/tapster-run ] && cp /job/tapster-run /usr/bin/tapster-run
+for home in /root /home/tracer; do
+	mkdir -p $home/.ssh
+	cp /job/authorized_keys $home/.ssh/authorized_keys
+	chmod 700 $home $home/.ssh
+	chmod 600 $home/.ssh/authorized_keys
+done
+chown -R 1000:1000 /home/tracer
+[ -f /job/tapster-run ] && cp /job/tapster-run /usr/sbin/tapster-run
 
 # -F: foreground (here a background job of this script), -E: log to stderr, -s: keys only.
 dropbear -F -E -s -p 22 -r /job/host_key 2>/tmp/dropbear.log &

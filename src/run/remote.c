@@ -335,12 +335,26 @@ static int ssh_capture(const struct remote *r, int index, const char *command, i
 	return status;
 }
 
+/* Whether the target's control master still runs (its socket is there): a command that
+ * would open a connection of its own to a host lost in the middle is not run. */
+static bool master_alive(const struct remote *r, int index)
+{
+	char *socket = xasprintf("%s/ssh-%d", r->dir, index);
+	bool alive = access(socket, F_OK) == 0;
+
+	free(socket);
+	return alive;
+}
+
 static void ssh_close_master(const struct remote *r, int index)
 {
 	static const char *const stop[] = { "-O", "exit", NULL };
-	char **argv = ssh_argv(r, index, stop, NULL);
+	char **argv;
 	char *out;
 
+	if (!master_alive(r, index))
+		return;
+	argv = ssh_argv(r, index, stop, NULL);
 	/* "Exit request sent." goes to stderr: kept out of the session's. */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int saved = dup(STDERR_FILENO);
@@ -558,7 +572,8 @@ static int copy_and_run(const struct remote *r, int index, const char *ko, const
 	shell_quote(&sb, dir);
 	cleanup = xasprintf("rm -rf %s", sb.buf);
 	free(sb.buf);
-	ssh_run(r, index, cleanup);
+	if (master_alive(r, index))
+		ssh_run(r, index, cleanup);
 	free(cleanup);
 	free(dir);
 	if (status != 0)
