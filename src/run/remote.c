@@ -477,11 +477,12 @@ static bool read_facts(const char *text, struct facts *f)
 /* The remote shell's command: tapster-run in the module's directory, and beside it a
  * reader of our standard input that sends each signal name it reads to the loader (ssh
  * carries no signal), or TERM when the connection goes. */
-static char *run_command(const struct remote *r, const char *dir, const char *loader,
-			 const char *ko_name)
+static char *run_command(const struct remote *r, int index, const char *dir,
+			 const char *loader, const char *ko_name)
 {
 	char **loader_args = run_loader_args(r->s, ko_name);
 	struct strbuf sb = { 0 };
+	char *param;
 
 	sb_add(&sb, "cd ");
 	shell_quote(&sb, dir);
@@ -493,6 +494,15 @@ static char *run_command(const struct remote *r, const char *dir, const char *lo
 		sb_addc(&sb, ' ');
 		shell_quote(&sb, *a);
 	}
+	/* remote_id(), remote_uri(): module parameters, after the module as -G's. */
+	param = xasprintf("remote_id=%d", index);
+	sb_addc(&sb, ' ');
+	shell_quote(&sb, param);
+	free(param);
+	param = xasprintf("remote_uri=%s", r->targets[index].url);
+	sb_addc(&sb, ' ');
+	shell_quote(&sb, param);
+	free(param);
 	sb_add(&sb, " </dev/null 3<&-");
 	free_argv(loader_args);
 	return sb_steal(&sb);
@@ -566,7 +576,7 @@ static int copy_and_run(const struct remote *r, int index, const char *ko, const
 			free(dir);
 		return 1;
 	}
-	command = run_command(r, dir, loader, base);
+	command = run_command(r, index, dir, loader, base);
 	status = pending_signal ? 0 : run_session(r, index, command);
 	free(command);
 	shell_quote(&sb, dir);
