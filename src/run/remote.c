@@ -135,15 +135,12 @@ char *remote_url_error(const char *url)
 void remote_pass_setup(struct session *s)
 {
 	const char *pass = getenv(REMOTE_PASS_ENV);
-	const char *script = getenv(REMOTE_SCRIPT_ENV);
 
 	if (!pass)
 		return;
 	s->remotes.count = 0;
 	s->remote_prefix = false;
 	s->output_file = NULL;	/* -o is written by the tapster that merges the output */
-	if (script && s->script_file && !strcmp(s->script_file, "-"))
-		s->script_file = script;
 	if (!strcmp(pass, REMOTE_LOCAL))
 		return;
 	s->kernel = pass;
@@ -154,6 +151,18 @@ void remote_pass_setup(struct session *s)
 }
 
 /* ---- processes ---- */
+
+/* A pass of the session run again reads `-`'s script, kept by remote_run(), on its stdin. */
+static void stdin_from_script(void)
+{
+	const char *script = getenv(REMOTE_SCRIPT_ENV);
+	int fd = script ? open(script, O_RDONLY) : -1;
+
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		close(fd);
+	}
+}
 
 struct args {
 	char **v;
@@ -399,6 +408,7 @@ static char *build_for(const struct remote *r, const char *release, const char *
 			dup2(fds[1], STDOUT_FILENO);
 		setenv(REMOTE_PASS_ENV, release, 1);
 		setenv(REMOTE_MODULE_DIR_ENV, build_dir, 1);
+		stdin_from_script();
 		execv("/proc/self/exe", r->argv);
 		_exit(127);
 	}
@@ -729,6 +739,7 @@ static void start_worker(const struct remote *r, struct slot *sl, int index)
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGHUP, SIG_DFL);
 			setenv(REMOTE_PASS_ENV, REMOTE_LOCAL, 1);
+			stdin_from_script();
 			execv("/proc/self/exe", r->argv);
 			_exit(127);
 		}
