@@ -50,6 +50,15 @@ static int tap_target_ns_pid;
 module_param_named(target_ns_pid, tap_target_ns_pid, int, 0400);
 MODULE_PARM_DESC(target_ns_pid, "pid whose namespaces the ns_* functions use");
 
+/* remote_id(), remote_uri(): the host's index among a --remote session's hosts and the
+ * --remote URL that named it, given by tapster there; -1 and "" otherwise. */
+static int tap_remote_id = -1;
+module_param_named(remote_id, tap_remote_id, int, 0400);
+MODULE_PARM_DESC(remote_id, "index of this host among the session's --remote hosts");
+static char *tap_remote_uri;
+module_param_named(remote_uri, tap_remote_uri, charp, 0400);
+MODULE_PARM_DESC(remote_uri, "the --remote URL of this host");
+
 /* stp_pid(): the loader's pid (stap's stapio). */
 static int tap_loader_pid;
 module_param_named(stp_pid, tap_loader_pid, int, 0400);

@@ -39,6 +39,7 @@
 #include "options.h"
 #include "session.h"
 #include "target_setup.h"
+#include "run/remote.h"
 #include "translate/translate.h"
 #include "progress.h"
 #include "util.h"
@@ -475,7 +476,9 @@ static int run_passes(struct session *s)
 		return 0;
 	}
 	if (s->last_pass == 4) {
-		char *dest = xasprintf("%s.ko", name);
+		/* -p4 copies NAME.ko here; a --remote pass into its own directory. */
+		char *dest = s->module_dir ? xasprintf("%s/%s.ko", s->module_dir, name) :
+				  xasprintf("%s.ko", name);
 		char *cmd = xasprintf("cp '%s' '%s'", ko, dest);
 
 		if (system(cmd) != 0) {
@@ -603,7 +606,12 @@ int main(int argc, char **argv)
 
 	program_invocation_name = (char *)"tapster";
 	argv[0] = program_invocation_name;	/* getopt's messages say "tapster:" */
+	/* --remote runs tapster again with these, as given (getopt permutes argv). */
+	char **given = xcalloc((size_t)argc + 1, sizeof(*given));
+
+	memcpy(given, argv, sizeof(*argv) * (size_t)argc);
 	parse_command_line(&s, argc, argv);
+	remote_pass_setup(&s);
 	diag_set_warnings(!s.suppress_warnings);
 	diag_set_warnings_are_errors(s.warnings_are_errors);
 	/* As stap's, --color=auto by default: on a terminal that is not "dumb". */
@@ -612,6 +620,11 @@ int main(int argc, char **argv)
 	diag_set_suppression(s.verbose == 0);
 	diag_set_verbosity(s.verbose);
 	locate_pieces(&s);
+	if (s.remotes.count && !s.dump && !s.list_pattern) {
+		status = check_pieces(&s) ? remote_run(&s, given) : 1;
+		free(given);
+		return status;
+	}
 	if (s.last_pass >= 3 && !s.dump && (!check_pieces(&s) || !make_tmpdir(&s)))
 		return 1;
 	status = run_passes(&s);

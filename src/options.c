@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "build/cache.h"
+#include "run/remote.h"
 #include "target/usyms.h"
 #include "util.h"
 
@@ -131,6 +132,12 @@ void usage(FILE *out)
 	      "   --trust-servers[=TRUST]      the same\n"
 	      "   --use-server-on-error[=yes|no]  the same\n"
 	      "   --download-debuginfo[=WHEN]  refused: it needs ABRT, which Debian has not\n"
+	      "   --remote=URL   run pass 5 on the host URL over ssh: [USER@]HOST,\n"
+	      "                  ssh://[USER@]HOST[:PORT], or direct:// (this host); repeat it\n"
+	      "                  for several hosts (the module is built once per kernel)\n"
+	      "   --remote-prefix  begin each output line with \"N: \", N the index of\n"
+	      "                  its --remote\n"
+	      "   --remote-max=N run at most N --remote sessions at once (default 16)\n"
 	      "   --vm           run pass 5 in the bundled VM\n"
 	      "   --no-vm        never run pass 5 in the bundled VM\n"
 	      "   --vm-cpus N    virtual CPUs of the bundled VM (default 2)\n"
@@ -488,7 +495,8 @@ enum {
 	OPT_SAVE_UPROBES, OPT_EXAMPLE, OPT_COLOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU,
 	OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_RLIMIT_FSIZE, OPT_RUNTIME, OPT_BPF,
 	OPT_USE_SERVER, OPT_LIST_SERVERS, OPT_TRUST_SERVERS, OPT_USE_SERVER_ON_ERROR,
-	OPT_DOWNLOAD_DEBUGINFO, OPT_MONITOR, OPT_INTERACTIVE,
+	OPT_DOWNLOAD_DEBUGINFO, OPT_MONITOR, OPT_INTERACTIVE, OPT_REMOTE, OPT_REMOTE_PREFIX,
+	OPT_REMOTE_MAX,
 };
 
 static const struct option long_options[] = {
@@ -537,10 +545,27 @@ static const struct option long_options[] = {
 	{ "trust-servers", optional_argument, NULL, OPT_TRUST_SERVERS },
 	{ "use-server-on-error", optional_argument, NULL, OPT_USE_SERVER_ON_ERROR },
 	{ "download-debuginfo", optional_argument, NULL, OPT_DOWNLOAD_DEBUGINFO },
+	{ "remote", required_argument, NULL, OPT_REMOTE },
+	{ "remote-prefix", no_argument, NULL, OPT_REMOTE_PREFIX },
+	{ "remote-max", required_argument, NULL, OPT_REMOTE_MAX },
 	{ NULL, 0, NULL, 0 },
 };
 
 #define SHORT_OPTIONS "hVvp:e:E:gwWukm:o:c:x:T:ts:S:bFD:B:G:I:R:d:r:a:l:L:qPi"
+
+/* --remote=URL: checked here (remote.h), each target kept in order: its index is the
+ * --remote-prefix number. */
+static void add_remote(struct session *s, const char *url)
+{
+	char *why = remote_url_error(url);
+
+	if (why) {
+		fprintf(stderr, "ERROR: %s\n", why);
+		free(why);
+		exit(1);
+	}
+	list_add(&s->remotes, url);
+}
 
 /* What a server option would have done, and what tapster does instead. */
 #define NO_SERVERS "tapster has no compile servers; it builds modules on this host (for" \
@@ -710,6 +735,15 @@ static void read_option(struct session *s, int c, bool *privilege_set)
 	case OPT_DOWNLOAD_DEBUGINFO:
 		refuse("--download-debuginfo", "it needs ABRT, which Debian does not have; install"
 		       " the kernel's debug symbols with apt (linux-image-$(uname -r)-dbg)");
+		break;
+	case OPT_REMOTE: add_remote(s, optarg); break;
+	case OPT_REMOTE_PREFIX: s->remote_prefix = true; break;
+	case OPT_REMOTE_MAX:
+		s->remote_max = (int)strtol(optarg, &end, 10);
+		if (*end || s->remote_max < 1 || s->remote_max > 4096) {
+			fputs("ERROR: --remote-max takes a number from 1 to 4096.\n", stderr);
+			exit(1);
+		}
 		break;
 	case OPT_VM: s->vm = VM_FORCE; break;
 	case OPT_NO_VM: s->vm = VM_NEVER; break;

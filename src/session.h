@@ -101,6 +101,10 @@ struct session {
 	bool ldd;		/* --ldd: the shared libraries the -d files need, too */
 	bool disable_cache;	/* --disable-cache: no cache is read or written */
 	bool poison_cache;	/* --poison-cache: none is read; they are written */
+	struct string_list remotes;	/* --remote=URL, in order (their index is the prefix's) */
+	bool remote_prefix;	/* --remote-prefix: "[N] " before each line of target N */
+	int remote_max;		/* --remote-max=N: sessions at once; 0: the default (16) */
+	const char *module_dir;	/* where -p4 copies NAME.ko (-m, --disable-cache); NULL: "." */
 	enum vm_choice vm;
 	int vm_cpus;		/* --vm-cpus N (default 2) */
 

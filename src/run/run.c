@@ -74,6 +74,11 @@ static char **loader_args(const struct session *s, const char *ko, const char *o
 	return argv;
 }
 
+char **run_loader_args(const struct session *s, const char *ko)
+{
+	return loader_args(s, ko, NULL);
+}
+
 static void free_args(char **argv)
 {
 	for (char **p = argv; *p; p++)

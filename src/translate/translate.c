@@ -745,7 +745,8 @@ static void write_scalars(struct module *m)
 /* The module parameters the runtime has (runtime/session.h, transport.h): no -G global
  * may take one's name. */
 static const char *const runtime_params[] = { "target", "stp_pid", "tz_gmtoff", "tz_name",
-					      "user_root", "bufsize", "target_ns_pid", NULL };
+					      "user_root", "bufsize", "target_ns_pid",
+					      "remote_id", "remote_uri", NULL };
 
 /* The scalar global a -G NAME=VALUE names, or NULL. */
 static const struct var *param_global(const struct program *program, const char *item)
