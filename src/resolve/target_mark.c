@@ -263,6 +263,10 @@ static bool no_scope(const struct derived_probe *p, struct node *n, bool quiet)
 					      xstrdup(n->text);
 	struct token_desc tok = { "identifier", name };
 
+	/* stap looks for the file's DWARF then (also for @defined), and warns of its lack. */
+	if (!usyms_has_dwarf(p->points->symbol))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", p->points->symbol);
 	if (!quiet) {
 		diag_error_at("semantic error", &tok, n->loc,
 			      "debuginfo scope not found for module '%s', cannot resolve context"

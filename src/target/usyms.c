@@ -486,6 +486,25 @@ bool usyms_symbol_address(const char *path, const char *name, unsigned long long
 	return found;
 }
 
+bool usyms_is_dynamic(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	bool dynamic = false;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	dynamic = elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &ehdr) &&
+		  ehdr.e_type == ET_DYN;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return dynamic;
+}
+
 bool usyms_has_dwarf(const char *path)
 {
 	int fd = open(path, O_RDONLY);

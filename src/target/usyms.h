@@ -53,6 +53,10 @@ void usyms_free_marks(struct umark *marks, size_t count);
  * (.symtab, else .dynsym); false when it has none. */
 bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr);
 
+/* Whether the ELF file PATH is position-independent (ET_DYN: a shared library, a PIE), whose
+ * addresses stap shows as .dynamic+OFFSET rather than .absolute+OFFSET. */
+bool usyms_is_dynamic(const char *path);
+
 /* Whether the ELF file PATH has DWARF debuginfo (a .debug_info section). */
 bool usyms_has_dwarf(const char *path);
 
