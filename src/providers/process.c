@@ -56,7 +56,7 @@ static char *function_point_text(const struct probe_point *point, const char *fi
 	const struct component *func = point->components->next;
 	struct strbuf sb = { 0 };
 
-	if (library)
+	if (!strcmp(func->name, "library"))
 		func = func->next;
 	sb_addf(&sb, "process(\"%s\")", file);
 	if (library)
@@ -161,7 +161,7 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 	const char *pattern = component_string(func);
 	char exe[PATH_MAX];
 	enum provider_kind kind;
-	struct process_library *libs = NULL, only = { exe, NULL };
+	struct process_library *libs = NULL, only = { exe, NULL, true };
 	size_t nlibs = 1;
 	size_t matched = 0;
 
@@ -175,9 +175,9 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 					      library ? lib->shown : NULL };
 
 		matched += file_functions(point, env, &file, pattern, kind,
-					  !library || nlibs == 1, tail);
+					  !library || (nlibs == 1 && libs[0].named), tail);
 	}
-	if (library && !matched && nlibs > 1)
+	if (library && !matched && !(nlibs == 1 && libs[0].named))
 		provider_refuse(point, "no match");
 	if (library)
 		process_free_libraries(libs, nlibs);

@@ -28,6 +28,7 @@ struct process_library {
 	char *path;	/* its real path, on the host */
 	char *shown;	/* LIB as -l and the point's origin show it: as written when it names
 			 * a file from here, else the library's real path */
+	bool named;	/* LIB named it from here: a "no match" in it names similar points */
 };
 
 /*

@@ -119,7 +119,7 @@ bool process_file(const struct probe_point *point, const struct provider_env *en
 /* ---- .library("LIB") ---- */
 
 static void add_library(struct process_library **libs, size_t *count, const char *path,
-			const char *shown)
+			const char *shown, bool named)
 {
 	for (size_t i = 0; i < *count; i++)
 		if (!strcmp((*libs)[i].path, path))
@@ -127,6 +127,7 @@ static void add_library(struct process_library **libs, size_t *count, const char
 	*libs = xrealloc(*libs, (*count + 1) * sizeof(**libs));
 	(*libs)[*count].path = xstrdup(path);
 	(*libs)[*count].shown = xstrdup(shown);
+	(*libs)[*count].named = named;
 	(*count)++;
 }
 
@@ -140,7 +141,7 @@ static void ldd_libraries(const char *lib, char **ldd, int nldd, struct process_
 
 	for (int i = 0; i < nldd; i++)
 		if (!fnmatch(pattern, ldd[i], 0) && realpath(ldd[i], real))
-			add_library(libs, count, real, real);
+			add_library(libs, count, real, real, false);
 	free(pattern);
 }
 
@@ -163,7 +164,7 @@ static bool glob_libraries(const struct probe_point *point, const char *lib,
 	}
 	for (size_t i = 0; i < found.gl_pathc; i++)
 		if (realpath(found.gl_pathv[i], real))
-			add_library(libs, count, real, real);
+			add_library(libs, count, real, real, false);
 	globfree(&found);
 	return true;
 }
@@ -195,7 +196,7 @@ bool process_libraries(const struct probe_point *point, const char *exe,
 	/* A file LIB names from here (a path, or a name in the current directory) is taken
 	 * as it is, and shown as written. */
 	if (!wildcard && realpath(lib, real)) {
-		add_library(libs, count, real, lib);
+		add_library(libs, count, real, lib, true);
 		return true;
 	}
 	if (!wildcard && strchr(lib, '/')) {

@@ -141,9 +141,9 @@ bool derive_process_marks(const struct probe_point *point, const struct provider
 	}
 	if (!process_libraries(point, exe, library, &libs, &nlibs))
 		return false;
-	/* Of a wildcard LIB (or one that ends several libraries' paths), stap's "no match"
-	 * names no marks. */
-	one = nlibs == 1 && !strpbrk(component_string(library), "*?[");
+	/* Of a LIB found among the process's libraries or globbed, stap's "no match" names no
+	 * marks. */
+	one = nlibs == 1 && libs[0].named;
 	for (size_t i = 0; i < nlibs; i++) {
 		struct mark_file file = { libs[i].path, target_file_path(env, libs[i].path),
 					  target_file_path(env, exe), libs[i].shown,
