@@ -259,6 +259,8 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		return derive_process_marks(point, env, library, provider, func, tail);
 	if (is_string_component(func, "function"))
 		return derive_functions(point, env, library, func, tail);
+	if (!strcmp(func->name, "plt") && (!func->arg || component_string(func)))
+		return derive_process_plt(point, env, library, func, tail);
 	provider_mismatch(point, func, names);
 	return false;
 }
@@ -307,6 +309,26 @@ static const struct probe_type process_types[] = {
 	{ "process(string).library(string).function(string).return", true },
 	{ "process(string).library(string).mark(string)", true },
 	{ "process(string).library(string).provider(string).mark(string)", true },
+	{ "process.plt", true },
+	{ "process.plt.return", true },
+	{ "process.plt(string)", true },
+	{ "process.plt(string).return", true },
+	{ "process.library(string).plt", true },
+	{ "process.library(string).plt.return", true },
+	{ "process.library(string).plt(string)", true },
+	{ "process.library(string).plt(string).return", true },
+	{ "process(number).plt", true },
+	{ "process(number).plt.return", true },
+	{ "process(number).plt(string)", true },
+	{ "process(number).plt(string).return", true },
+	{ "process(string).plt", true },
+	{ "process(string).plt.return", true },
+	{ "process(string).plt(string)", true },
+	{ "process(string).plt(string).return", true },
+	{ "process(string).library(string).plt", true },
+	{ "process(string).library(string).plt.return", true },
+	{ "process(string).library(string).plt(string)", true },
+	{ "process(string).library(string).plt(string).return", true },
 	{ NULL, false },
 };
 

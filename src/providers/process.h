@@ -50,4 +50,10 @@ bool derive_process_marks(const struct probe_point *point, const struct provider
 			  const struct component *library, const struct component *provider,
 			  const struct component *mark, struct derived_point ***tail);
 
+/* process(...)[.library("LIB")].plt[("NAME")][.return] (process_plt.c): uprobes at the PLT
+ * entries whose symbol fits; `plt` is the plt component (without a name: "*"). */
+bool derive_process_plt(const struct probe_point *point, const struct provider_env *env,
+			const struct component *library, const struct component *plt,
+			struct derived_point ***tail);
+
 #endif

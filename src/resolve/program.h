@@ -127,6 +127,7 @@ struct derived_point {
 	char *mark_args;
 	uint64_t semaphore;
 	char *listed;
+	bool plt;		/* process("PATH").plt("NAME"): a PLT entry, `function` NAME */
 	struct derived_point *next;
 };
 

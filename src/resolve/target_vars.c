@@ -786,6 +786,8 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return trace_target_resolve(env, p, n, quiet);
 	if (on_process_events(p))
 		return process_target_resolve(p, n, quiet);
+	if (on_plt(p))
+		return plt_target_resolve(p, n, quiet);
 	if (on_uprobes(p))
 		return uprobe_resolve(p, n, quiet);
 	if (on_marks(p))
@@ -1290,6 +1292,8 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		return trace_expand_vars(env, p, n);
 	if (on_marks(p))
 		return mark_expand_vars(p, n);
+	if (on_plt(p))
+		return plt_expand_vars(p, n);
 	if (!on_functions(p) || !env || !env->types)
 		return unresolved(n, false);
 	kt = point_types(env, p->points, n, false);
