@@ -335,6 +335,7 @@ struct provider_env target_for_providers(struct session *s)
 				      .skip_badvars = s->skip_badvars,
 				      .sysroot = s->sysroot,
 				      .target_path = sysenv_value(s, "PATH"),
-				      .command = s->command, .debuginfo = target_debuginfo,
+				      .command = s->command, .target_pid = s->target_pid,
+				      .debuginfo = target_debuginfo,
 				      .build_dir = s->kernel_build_dir };
 }

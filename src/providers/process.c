@@ -8,6 +8,7 @@
  */
 #include "providers/emit.h"
 #include "providers/function_point.h"
+#include "providers/process.h"
 #include "providers/providers.h"
 
 #include <fnmatch.h>
@@ -40,78 +41,60 @@ static void process_no_match(const struct probe_point *point, const char *patter
 	free(names);
 }
 
-bool find_executable_in(const char *sysroot, const char *search_path, const char *name,
-			char *path)
+/* Where the functions of one file are found, and how the points show them. */
+struct function_file {
+	const char *path;	/* the host's */
+	const char *exe;	/* the process's file, the target's */
+	const char *library;	/* the library component as shown, or NULL */
+};
+
+/* A function point's text: process("FILE").function("f") and the components after
+ * function("f") (.call, .return), with the point's marks. */
+static char *function_point_text(const struct probe_point *point, const char *file,
+				 const char *library, const char *name)
 {
-	const char *dirs = search_path ? search_path : getenv("PATH");
-	const char *root = sysroot ? sysroot : "";
-	char *rooted;
-	bool found;
-
-	while (!strchr(name, '/') && dirs && *dirs) {
-		size_t len = strcspn(dirs, ":");
-		char *candidate = xasprintf("%s%.*s/%s", root, (int)len, dirs, name);
-
-		found = len && access(candidate, X_OK) == 0 && realpath(candidate, path);
-		free(candidate);
-		if (found)
-			return true;
-		dirs += len + (dirs[len] == ':');
-	}
-	/* Under a sysroot, a relative NAME is the target's, from its root. */
-	rooted = sysroot ? xasprintf("%s/%s", sysroot, name) : xstrdup(name);
-	found = realpath(rooted, path) != NULL;
-	free(rooted);
-	return found;
-}
-
-bool find_executable(const char *name, char *path)
-{
-	return find_executable_in(NULL, NULL, name, path);
-}
-
-/* A file's path on the target: under --sysroot, without it. */
-static const char *target_file_path(const struct provider_env *env, const char *host_path)
-{
-	size_t len = env->sysroot ? strlen(env->sysroot) : 0;
-
-	if (len && !strncmp(host_path, env->sysroot, len) && host_path[len] == '/')
-		return host_path + len;
-	return host_path;
-}
-
-/* process("PATH").function("f")'s text as pp() shows it, with PATH made absolute. */
-static char *process_point_text(const struct probe_point *point, const char *path,
-				const char *name)
-{
+	const struct component *func = point->components->next;
 	struct strbuf sb = { 0 };
 
-	sb_addf(&sb, "process(\"%s\").function(\"%s\")", path, name);
-	for (const struct component *c = point->components->next->next; c; c = c->next)
+	if (!strcmp(func->name, "library"))
+		func = func->next;
+	sb_addf(&sb, "process(\"%s\")", file);
+	if (library)
+		sb_addf(&sb, ".library(\"%s\")", library);
+	sb_addf(&sb, ".function(\"%s\")", name);
+	for (const struct component *c = func->next; c; c = c->next)
 		sb_addf(&sb, ".%s", c->name);
 	add_marks(&sb, point);
 	return sb_steal(&sb);
 }
 
-static void add_uprobe_point(const struct probe_point *point, const char *path,
-			     const struct ufunc *f, enum provider_kind kind,
-			     struct derived_point ***tail)
+static void add_uprobe_point(const struct probe_point *point, const struct provider_env *env,
+			     const struct function_file *file, bool dynamic, const struct ufunc *f,
+			     enum provider_kind kind, struct derived_point ***tail)
 {
 	struct derived_point *d = derived_point_new(kind, point);
+	const char *target = target_file_path(env, file->path);
 
 	free(d->pp);
-	d->pp = process_point_text(point, path, f->name);
+	d->pp = function_point_text(point, target, NULL, f->name);
 	/* Placed at a link-time address, as stap places points from DWARF: its -p2 shows
-	 * the point placed as its origin, not the point written. */
+	 * the point placed as its origin (from the process, with its library), not the
+	 * point written. */
 	d->pc = f->vaddr;
 	free(d->origin);
-	d->origin = xstrdup(d->pp);
+	d->origin = file->library ? function_point_text(point, file->exe, file->library, f->name) :
+				    xstrdup(d->pp);
+	if (file->library) {
+		free(d->listed);
+		d->listed = function_point_text(point, file->exe, file->library, f->name);
+	}
 	free(d->function);
 	d->function = xstrdup(f->name);
-	d->symbol = xstrdup(path);
+	d->symbol = xstrdup(target);
 	d->offset = f->offset;
 	free(d->comment);
-	d->comment = xasprintf(" /* pc=.absolute+0x%llx */", f->offset);
+	d->comment = dynamic ? xasprintf(" /* pc=.dynamic+0x%llx */", f->vaddr) :
+			       xasprintf(" /* pc=.absolute+0x%llx */", f->offset);
 	add_derived_point(tail, d);
 }
 
@@ -135,112 +118,108 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 	return true;
 }
 
-/* stap's "no match" of a marker, with the nearest five of the markers of the providers that
- * fit (stap's, at any distance): "similar marks"; plain without such a provider. */
-static void mark_no_match(const struct probe_point *point, const char *provider_pattern,
-			  const char *pattern, const struct umark *marks, size_t count)
+/* The functions of `file` that fit: how many points were added. With `no_match`, none is
+ * stap's error ("no match", with the similar functions of an ELF file). */
+static size_t file_functions(const struct probe_point *point, const struct provider_env *env,
+			     const struct function_file *file, const char *pattern,
+			     enum provider_kind kind, bool no_match, struct derived_point ***tail)
 {
-	const char **names = xcalloc(count + 1, sizeof(*names));
-	size_t distinct = 0;
-	char *similar;
-
-	for (size_t i = 0; i < count; i++) {
-		size_t j = 0;
-
-		if (fnmatch(provider_pattern, marks[i].provider, 0))
-			continue;
-		while (j < distinct && strcmp(names[j], marks[i].name))
-			j++;
-		if (j == distinct)
-			names[distinct++] = marks[i].name;
-	}
-	similar = similar_names_within(pattern, names, distinct, 1000);
-	provider_no_match(point, similar, "mark", "marks");
-	free(similar);
-	free(names);
-}
-
-static void add_mark_point(const struct probe_point *point, const char *path,
-			   const struct umark *m, bool with_provider, struct derived_point ***tail)
-{
-	struct derived_point *d = derived_point_new(PROVIDER_UMARK, point);
-	struct strbuf sb = { 0 };
-
-	/* As stap: pp() and -p2 name the marker's place, -l the marker. */
-	sb_addf(&sb, "process(\"%s\").statement(0x%llx)", path, m->vaddr);
-	add_marks(&sb, point);
-	free(d->pp);
-	d->pp = sb_steal(&sb);
-	free(d->origin);
-	d->origin = xstrdup(d->pp);
-	sb_addf(&sb, "process(\"%s\")", path);
-	if (with_provider)
-		sb_addf(&sb, ".provider(\"%s\")", m->provider);
-	sb_addf(&sb, ".mark(\"%s\")", m->name);
-	d->listed = sb_steal(&sb);
-	d->pc = m->vaddr;
-	free(d->function);
-	d->function = xstrdup(m->name);
-	free(d->module);
-	d->module = xstrdup(m->provider);
-	d->symbol = xstrdup(path);
-	d->offset = m->offset;
-	d->semaphore = m->semaphore;
-	d->mark_args = xstrdup(m->args);
-	free(d->comment);
-	d->comment = xasprintf(" /* pc=.absolute+0x%llx */", m->offset);
-	add_derived_point(tail, d);
-}
-
-/* process("PATH")[.provider("P")].mark("NAME"), `mark` the mark component, `provider`
- * the provider's or NULL: the file's SDT markers that fit. */
-static bool derive_marks(const struct probe_point *point, const struct provider_env *env,
-			 const char *written, const struct component *provider,
-			 const struct component *mark, struct derived_point ***tail)
-{
-	const char *pattern = component_string(mark);
-	const char *provider_pattern = provider ? component_string(provider) : "*";
-	char path[PATH_MAX];
-	struct umark *marks;
 	size_t count = 0, matched = 0;
+	/* stap says "no match" of a file it cannot read as an ELF file. */
+	struct ufunc *funcs = *file->path ? usyms_functions(file->path, &count) : NULL;
+	bool dynamic;
 
-	if (mark->next) {
-		provider_invalid_suffix(point, mark->next);
-		return false;
+	if (!funcs) {
+		if (no_match)
+			provider_refuse(point, "no match");
+		return 0;
 	}
-	marks = find_executable_in(env->sysroot, env->target_path, written, path) ?
-		usyms_marks(path, &count) : NULL;
-	if (!count) {
-		provider_refuse(point, "no match");
-		usyms_free_marks(marks, count);
-		return false;
-	}
+	/* Its symbol table serves where stap would have looked for DWARF, of which it
+	 * warns. */
+	if (!usyms_has_dwarf(file->path))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", file->path);
+	dynamic = usyms_is_dynamic(file->path);
 	for (size_t i = 0; i < count; i++) {
-		if (fnmatch(provider_pattern, marks[i].provider, 0) ||
-		    fnmatch(pattern, marks[i].name, 0))
+		if (fnmatch(pattern, funcs[i].name, 0))
 			continue;
-		add_mark_point(point, target_file_path(env, path), &marks[i], provider != NULL,
-			       tail);
+		add_uprobe_point(point, env, file, dynamic, &funcs[i], kind, tail);
 		matched++;
 	}
-	if (!matched)
-		mark_no_match(point, provider_pattern, pattern, marks, count);
-	else if (!usyms_has_dwarf(path))	/* as stap, of a file with a match */
-		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
-				  " [man warning::debuginfo]", path);
-	usyms_free_marks(marks, count);
+	if (!matched && no_match)
+		process_no_match(point, pattern, funcs, count);
+	usyms_free_functions(funcs, count);
+	return matched;
+}
+
+/* process(...)[.library("LIB")].function("f")[.call|.return]: the functions of the
+ * process's file, or of the libraries LIB names. */
+static bool derive_functions(const struct probe_point *point, const struct provider_env *env,
+			     const struct component *library, const struct component *func,
+			     struct derived_point ***tail)
+{
+	const char *pattern = component_string(func);
+	char exe[PATH_MAX];
+	enum provider_kind kind;
+	struct process_library *libs = NULL, only = { exe, NULL, true };
+	size_t nlibs = 1;
+	size_t matched = 0;
+
+	if (!read_suffix(point, func, &kind) || !process_file(point, env, exe))
+		return false;
+	if (library && !process_libraries(point, exe, library, &libs, &nlibs))
+		return false;
+	for (size_t i = 0; i < nlibs; i++) {
+		const struct process_library *lib = library ? &libs[i] : &only;
+		struct function_file file = { lib->path, target_file_path(env, exe),
+					      library ? lib->shown : NULL };
+
+		matched += file_functions(point, env, &file, pattern, kind,
+					  !library || (nlibs == 1 && libs[0].named), tail);
+	}
+	if (library && !matched && !(nlibs == 1 && libs[0].named))
+		provider_refuse(point, "no match");
+	if (library)
+		process_free_libraries(libs, nlibs);
 	return matched > 0;
+}
+
+/* The components stap knows after process(PID) (no library), and after a bare process
+ * (no insn). */
+static const char *const pid_names[] = { "begin", "end", "function", "insn", "mark", "plt",
+					 "provider", "statement", "syscall", "thread", NULL };
+static const char *const bare_names[] = { "begin", "end", "function", "library", "mark",
+					  "plt", "provider", "statement", "syscall", "thread",
+					  NULL };
+
+/* What stap says may follow process(...) when nothing does. */
+static const char *truncated_follow(const char *written, bool pid)
+{
+	if (written)
+		return "begin end function(number) function(string) insn library(string)"
+		       " mark(string) plt plt(string) provider(string) statement(number)"
+		       " statement(string) syscall thread";
+	if (pid)
+		return "begin end function(number) function(string) insn mark(string) plt"
+		       " plt(string) provider(string) statement(number) statement(string)"
+		       " syscall thread";
+	return "begin end function(number) function(string) library(string) mark(string) plt"
+	       " plt(string) provider(string) statement(number) statement(string) syscall"
+	       " thread";
+}
+
+static bool is_string_component(const struct component *comp, const char *name)
+{
+	return comp && !strcmp(comp->name, name) && component_string(comp);
 }
 
 static bool derive_process(const struct probe_point *point, const struct provider_env *env,
 			   struct derived_point ***tail)
 {
 	const struct component *first = point->components, *func = first->next;
-	const char *written = component_string(first), *pattern;
-	char path[PATH_MAX];
-	enum provider_kind kind;
-	struct ufunc *funcs;
-	size_t count, matched = 0;
+	const struct component *library = NULL, *provider = NULL;
+	const char *written = component_string(first);
+	const char *const *names = written ? process_names : first->arg ? pid_names : bare_names;
 	int64_t pid = 0;
 
 	if (first->arg && !written && !component_number(first, &pid)) {
@@ -250,68 +229,40 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	/* begin, end, thread.*, syscall[.return]: process_events.c's. */
 	if (process_event_component(func))
 		return derive_process_event(point, func, written, pid, tail);
-	if (first->arg && !written) {
-		provider_mismatch(point, first, NULL);
-		return false;
-	}
-	if (func && !strcmp(func->name, "provider") && component_string(func) && written) {
-		const struct component *mark = func->next;
-
-		if (!mark) {
-			provider_truncated(point, func, "mark(string)");
-			return false;
-		}
-		if (strcmp(mark->name, "mark") || !component_string(mark)) {
-			provider_mismatch(point, mark, (const char *const[]){ "mark", NULL });
-			return false;
-		}
-		return derive_marks(point, env, written, func, mark, tail);
-	}
-	if (func && !strcmp(func->name, "mark") && component_string(func) && written)
-		return derive_marks(point, env, written, NULL, func, tail);
-	if (func && (strcmp(func->name, "function") || !component_string(func))) {
-		provider_mismatch(point, func, process_names);
-		return false;
-	}
-	if (!written) {
-		provider_refuse(point, "unspecified process probe is invalid without a -c COMMAND"
-				" or -x PID [man stapprobes]");
-		return false;
-	}
 	if (!func) {
-		provider_truncated(point, first, "function(string)");
+		provider_truncated(point, first, truncated_follow(written, first->arg != NULL));
 		return false;
 	}
-	if (strcmp(func->name, "function") || !component_string(func)) {
-		provider_mismatch(point, func, process_names);
-		return false;
+	if (is_string_component(func, "library") && names != pid_names) {
+		library = func;
+		func = func->next;
+		if (!func) {
+			provider_truncated(point, library, "function(number) function(string)"
+					   " mark(string) plt plt(string) provider(string)"
+					   " statement(number) statement(string)");
+			return false;
+		}
 	}
-	if (!read_suffix(point, func, &kind))
-		return false;
-	pattern = component_string(func);
-	/* stap takes the file by its absolute path, and says "no match" of one it cannot
-	 * read as an ELF file. */
-	funcs = find_executable_in(env->sysroot, env->target_path, written, path) ?
-		usyms_functions(path, &count) : NULL;
-	if (!funcs) {
-		provider_refuse(point, "no match");
-		return false;
+	if (is_string_component(func, "provider")) {
+		provider = func;
+		func = func->next;
+		if (!func) {
+			provider_truncated(point, provider, "mark(string)");
+			return false;
+		}
+		if (!is_string_component(func, "mark")) {
+			provider_mismatch(point, func, (const char *const[]){ "mark", NULL });
+			return false;
+		}
 	}
-	/* Its symbol table serves where stap would have looked for DWARF, of which it
-	 * warns. */
-	if (!usyms_has_dwarf(path))
-		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
-				  " [man warning::debuginfo]", path);
-	for (size_t i = 0; i < count; i++) {
-		if (fnmatch(pattern, funcs[i].name, 0))
-			continue;
-		add_uprobe_point(point, target_file_path(env, path), &funcs[i], kind, tail);
-		matched++;
-	}
-	if (!matched)
-		process_no_match(point, pattern, funcs, count);
-	usyms_free_functions(funcs, count);
-	return matched > 0;
+	if (is_string_component(func, "mark"))
+		return derive_process_marks(point, env, library, provider, func, tail);
+	if (is_string_component(func, "function"))
+		return derive_functions(point, env, library, func, tail);
+	if (!strcmp(func->name, "plt") && (!func->arg || component_string(func)))
+		return derive_process_plt(point, env, library, func, tail);
+	provider_mismatch(point, func, names);
+	return false;
 }
 
 static const struct probe_type process_types[] = {
@@ -333,11 +284,51 @@ static const struct probe_type process_types[] = {
 	{ "process(string).syscall.return", true },
 	{ "process(string).thread.begin", true },
 	{ "process(string).thread.end", true },
+	{ "process.function(string)", true },
+	{ "process.function(string).call", true },
+	{ "process.function(string).return", true },
+	{ "process.mark(string)", true },
+	{ "process.provider(string).mark(string)", true },
+	{ "process.library(string).function(string)", true },
+	{ "process.library(string).function(string).call", true },
+	{ "process.library(string).function(string).return", true },
+	{ "process.library(string).mark(string)", true },
+	{ "process.library(string).provider(string).mark(string)", true },
+	{ "process(number).function(string)", true },
+	{ "process(number).function(string).call", true },
+	{ "process(number).function(string).return", true },
+	{ "process(number).mark(string)", true },
+	{ "process(number).provider(string).mark(string)", true },
 	{ "process(string).function(string)", true },
 	{ "process(string).function(string).call", true },
 	{ "process(string).function(string).return", true },
 	{ "process(string).mark(string)", true },
 	{ "process(string).provider(string).mark(string)", true },
+	{ "process(string).library(string).function(string)", true },
+	{ "process(string).library(string).function(string).call", true },
+	{ "process(string).library(string).function(string).return", true },
+	{ "process(string).library(string).mark(string)", true },
+	{ "process(string).library(string).provider(string).mark(string)", true },
+	{ "process.plt", true },
+	{ "process.plt.return", true },
+	{ "process.plt(string)", true },
+	{ "process.plt(string).return", true },
+	{ "process.library(string).plt", true },
+	{ "process.library(string).plt.return", true },
+	{ "process.library(string).plt(string)", true },
+	{ "process.library(string).plt(string).return", true },
+	{ "process(number).plt", true },
+	{ "process(number).plt.return", true },
+	{ "process(number).plt(string)", true },
+	{ "process(number).plt(string).return", true },
+	{ "process(string).plt", true },
+	{ "process(string).plt.return", true },
+	{ "process(string).plt(string)", true },
+	{ "process(string).plt(string).return", true },
+	{ "process(string).library(string).plt", true },
+	{ "process(string).library(string).plt.return", true },
+	{ "process(string).library(string).plt(string)", true },
+	{ "process(string).library(string).plt(string).return", true },
 	{ NULL, false },
 };
 

@@ -33,14 +33,21 @@ static const char **probed_names(const struct program *program,
 	return names;
 }
 
+/* A uprobe's file; an SDT marker's module is its provider, no kernel module. */
+static bool user_point(const struct derived_point *d)
+{
+	return d->kind == PROVIDER_UPROBE || d->kind == PROVIDER_URETPROBE ||
+	       d->kind == PROVIDER_UMARK;
+}
+
 static const char *point_module(const struct derived_point *d)
 {
-	return *d->module ? d->module : NULL;
+	return *d->module && !user_point(d) ? d->module : NULL;
 }
 
 static const char *point_file(const struct derived_point *d)
 {
-	return d->kind == PROVIDER_UPROBE || d->kind == PROVIDER_URETPROBE ? d->symbol : NULL;
+	return user_point(d) ? d->symbol : NULL;
 }
 
 /* The modules the program's probe points are on, once each, for the VM to have them. */

@@ -127,6 +127,7 @@ struct derived_point {
 	char *mark_args;
 	uint64_t semaphore;
 	char *listed;
+	bool plt;		/* process("PATH").plt("NAME"): a PLT entry, `function` NAME */
 	struct derived_point *next;
 };
 
@@ -218,6 +219,7 @@ struct provider_env {
 	const char *sysroot;	/* --sysroot: the target's files are under it; NULL: "/" */
 	const char *target_path;	/* --sysenv=PATH=...: the target's $PATH; NULL: ours */
 	const char *command;	/* -c COMMAND, or NULL */
+	int target_pid;		/* -x PID, or 0 */
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
 

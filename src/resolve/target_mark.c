@@ -263,6 +263,10 @@ static bool no_scope(const struct derived_probe *p, struct node *n, bool quiet)
 					      xstrdup(n->text);
 	struct token_desc tok = { "identifier", name };
 
+	/* stap looks for the file's DWARF then (also for @defined), and warns of its lack. */
+	if (!usyms_has_dwarf(p->points->symbol))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", p->points->symbol);
 	if (!quiet) {
 		diag_error_at("semantic error", &tok, n->loc,
 			      "debuginfo scope not found for module '%s', cannot resolve context"
@@ -404,5 +408,65 @@ bool mark_expand_vars(struct derived_probe *p, struct node *n)
 		make_string(n, first->module);
 	else
 		expand_parms(n, mark_arg_count(first->mark_args));
+	return true;
+}
+
+/* ---- process().plt: $$name ---- */
+
+bool on_plt(const struct derived_probe *p)
+{
+	if (!p || !p->points)
+		return false;
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (!d->plt)
+			return false;
+	return true;
+}
+
+/* stap's errors of a PLT point's $var: no DWARF scope, then no such plt variable (no DWARF
+ * warning: stap gives none there). */
+static bool no_plt_var(const struct derived_probe *p, struct node *n, bool quiet)
+{
+	char *name = n->suffix && !n->comps ? xasprintf("%s%s", n->text, n->suffix) :
+					      xstrdup(n->text);
+	struct token_desc tok = { "identifier", name };
+
+	if (!quiet) {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "debuginfo scope not found for module '%s', cannot resolve context"
+			      " variable [man error::dwarf]", p->points->symbol);
+		diag_error_at("semantic error", &tok, n->loc,
+			      "unable to find plt variable '%s' (alternatives: $$name)", name);
+		target_report_untyped(&tok, n->loc);
+	}
+	free(name);
+	return false;
+}
+
+bool plt_target_resolve(struct derived_probe *p, struct node *n, bool quiet)
+{
+	return no_plt_var(p, n, quiet);
+}
+
+bool plt_expand_vars(struct derived_probe *p, struct node *n)
+{
+	struct token_desc tok = { "identifier", n->text };
+
+	/* A PLT entry has no parameters or locals without DWARF: stap's are "". */
+	if (!strcmp(n->text, "$$parms") || !strcmp(n->text, "$$vars") ||
+	    !strcmp(n->text, "$$locals")) {
+		make_string(n, "");
+		return true;
+	}
+	if (strcmp(n->text, "$$name"))
+		return no_plt_var(p, n, false);
+	for (const struct derived_point *d = p->points->next; d; d = d->next)
+		if (strcmp(d->function, p->points->function)) {
+			diag_error_at("semantic error", &tok, n->loc,
+				      "tapster cannot expand $$name over PLT entries where it"
+				      " differs yet");
+			return false;
+		}
+	make_string(n, p->points->function);
 	return true;
 }

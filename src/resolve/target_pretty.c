@@ -298,6 +298,8 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		return trace_expand_vars(env, p, n);
 	if (on_marks(p))
 		return mark_expand_vars(p, n);
+	if (on_plt(p))
+		return plt_expand_vars(p, n);
 	if (!target_probe_on_functions(p) || !env || !env->types)
 		return target_unresolved(n, false);
 	kt = target_point_types(env, p->points, n, false);

@@ -785,6 +785,8 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return trace_target_resolve(env, p, n, quiet);
 	if (on_process_events(p))
 		return process_target_resolve(p, n, quiet);
+	if (on_plt(p))
+		return plt_target_resolve(p, n, quiet);
 	if (on_uprobes(p))
 		return uprobe_resolve(p, n, quiet);
 	if (on_marks(p))
@@ -1006,7 +1008,6 @@ ktype_id target_cast_type(const struct provider_env *env, struct derived_probe *
 	free(a);
 	return type;
 }
-
 
 bool target_no_return_local(const struct ktypes *kt, struct derived_probe *p, struct node *n)
 {

@@ -445,6 +445,103 @@ void usyms_free_marks(struct umark *marks, size_t count)
 	free(marks);
 }
 
+/* ---- PLT entries: process("PATH").plt("NAME") ---- */
+
+static Elf_Scn *section_named(Elf *elf, const char *wanted, GElf_Shdr *shdr)
+{
+	size_t names;
+
+	if (elf_getshdrstrndx(elf, &names) != 0)
+		return NULL;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		const char *name;
+
+		if (gelf_getshdr(scn, shdr) && (name = elf_strptr(elf, names, shdr->sh_name)) &&
+		    !strcmp(name, wanted))
+			return scn;
+	}
+	return NULL;
+}
+
+/* The name of the relocation's symbol in the table `symtab` (.rela.plt's link), "" for
+ * none (an IRELATIVE). */
+static const char *reloc_symbol(Elf *elf, Elf_Scn *symtab, const GElf_Rela *rela)
+{
+	size_t index = GELF_R_SYM(rela->r_info);
+	Elf_Data *data = symtab ? elf_getdata(symtab, NULL) : NULL;
+	GElf_Shdr shdr;
+	GElf_Sym sym;
+	const char *name;
+
+	if (!index || !data || !gelf_getshdr(symtab, &shdr) || !gelf_getsym(data, (int)index, &sym))
+		return "";
+	name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+	return name ? name : "";
+}
+
+static struct uplt *read_plt(Elf *elf, const struct usym_file *f, size_t *count)
+{
+	GElf_Shdr rela_shdr, plt_shdr, sec_shdr;
+	Elf_Scn *rela = section_named(elf, ".rela.plt", &rela_shdr);
+	Elf_Scn *plt = section_named(elf, ".plt", &plt_shdr);
+	Elf_Scn *sec = section_named(elf, ".plt.sec", &sec_shdr);
+	Elf_Data *data = rela ? elf_getdata(rela, NULL) : NULL;
+	Elf_Scn *symtab = rela ? elf_getscn(elf, rela_shdr.sh_link) : NULL;
+	size_t n = data && rela_shdr.sh_entsize ? rela_shdr.sh_size / rela_shdr.sh_entsize : 0;
+	struct uplt *entries = NULL;
+
+	if (!plt && !sec)
+		return NULL;
+	entries = xcalloc(n ? n : 1, sizeof(*entries));
+	for (size_t i = 0; i < n; i++) {
+		struct uplt *e = &entries[*count];
+		GElf_Rela r;
+
+		if (!gelf_getrela(data, (int)i, &r))
+			continue;
+		/* An entry of 16 bytes per slot, after the PLT's first (lazy binding's);
+		 * with IBT's .plt.sec, from its start. */
+		e->vaddr = sec ? sec_shdr.sh_addr + 16 * i : plt_shdr.sh_addr + 16 * (i + 1);
+		if (!file_offset_of(f, e->vaddr, &e->offset))
+			continue;
+		e->name = xstrdup(reloc_symbol(elf, symtab, &r));
+		(*count)++;
+	}
+	return entries;
+}
+
+struct uplt *usyms_plt(const char *path, size_t *count)
+{
+	struct uplt *entries = NULL;
+	struct usym_file f;
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+
+	*count = 0;
+	if (fd < 0)
+		return NULL;
+	memset(&f, 0, sizeof(f));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		read_loads(elf, &f);
+		if (f.nloads)
+			entries = read_plt(elf, &f, count);
+	}
+	free_usym_file(&f);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return entries;
+}
+
+void usyms_free_plt(struct uplt *entries, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(entries[i].name);
+	free(entries);
+}
+
 static bool find_symbol(Elf *elf, Elf_Scn *scn, const char *name, unsigned long long *addr)
 {
 	GElf_Shdr shdr;
@@ -484,6 +581,25 @@ bool usyms_symbol_address(const char *path, const char *name, unsigned long long
 		elf_end(elf);
 	close(fd);
 	return found;
+}
+
+bool usyms_is_dynamic(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	bool dynamic = false;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	dynamic = elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &ehdr) &&
+		  ehdr.e_type == ET_DYN;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return dynamic;
 }
 
 bool usyms_has_dwarf(const char *path)

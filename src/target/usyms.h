@@ -49,9 +49,29 @@ struct umark {
 struct umark *usyms_marks(const char *path, size_t *count);
 void usyms_free_marks(struct umark *marks, size_t count);
 
+/* A PLT entry of a user-space ELF file, as process("PATH").plt("NAME") probes it: the slot of
+ * a .rela.plt relocation. */
+struct uplt {
+	char *name;			/* the relocation's symbol, "" for none (IRELATIVE) */
+	unsigned long long vaddr;	/* the entry's link-time address */
+	unsigned long long offset;	/* its place in the file */
+};
+
+/*
+ * The PLT entries of the ELF file PATH, in .rela.plt's order: the i-th relocation's at
+ * .plt + 16 * (i + 1), or .plt.sec + 16 * i when there is one (x86-64); *count of them,
+ * malloc'd (usyms_free_plt()). NULL when PATH has none or is no ELF file.
+ */
+struct uplt *usyms_plt(const char *path, size_t *count);
+void usyms_free_plt(struct uplt *entries, size_t count);
+
 /* The link-time address of the defined symbol NAME (of any type) of the ELF file PATH
  * (.symtab, else .dynsym); false when it has none. */
 bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr);
+
+/* Whether the ELF file PATH is position-independent (ET_DYN: a shared library, a PIE), whose
+ * addresses stap shows as .dynamic+OFFSET rather than .absolute+OFFSET. */
+bool usyms_is_dynamic(const char *path);
 
 /* Whether the ELF file PATH has DWARF debuginfo (a .debug_info section). */
 bool usyms_has_dwarf(const char *path);
