@@ -292,11 +292,14 @@ static void add_kernel_lines(const struct provider_env *env, struct program *pro
 		return;
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		for (const struct derived_point *d = p->points; d; d = d->next) {
-			if (!d->symbol || !d->pc || (d->module && *d->module) ||
+			/* The kprobe's symbol, or (symbol NULL) its function. */
+			const char *symbol = d->symbol ? d->symbol : d->function;
+
+			if (!symbol || !*symbol || !d->pc || (d->module && *d->module) ||
 			    d->pc < d->offset)
 				continue;
 			functions = xrealloc(functions, sizeof(*functions) * (count + 1));
-			functions[count++] = (struct kline_function){ d->symbol, d->pc - d->offset,
+			functions[count++] = (struct kline_function){ symbol, d->pc - d->offset,
 								      d->scope_die };
 		}
 	out = open_memstream(&text, &size);

@@ -32,26 +32,51 @@ static uint32_t file_index(struct kline_tables *t, const char *name)
 	return (uint32_t)t->nfiles++;
 }
 
-/* [*low, *high): the part of the function's DIE (or its ranges) that holds start. */
+/* The innermost function (not inlined) of the compilation unit cu that holds addr. */
+static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *die)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr, &scopes);
+	bool found = false;
+
+	for (int i = 0; i < n && !found; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*die = scopes[i];
+			found = true;
+		}
+	free(scopes);
+	return found;
+}
+
+/* [*low, *high): the range of die that holds start, up to its end. */
+static bool range_holding(Dwarf_Die *die, Dwarf_Addr start, Dwarf_Addr *low, Dwarf_Addr *high)
+{
+	Dwarf_Addr base, begin, end;
+	ptrdiff_t offset = 0;
+
+	while ((offset = dwarf_ranges(die, offset, &base, &begin, &end)) > 0)
+		if (start >= begin && start < end) {
+			*low = start;
+			*high = end;
+			return true;
+		}
+	return false;
+}
+
+/* [*low, *high): the part of the function that holds its start: from its DIE, else (a
+ * DIE without code there, as an abstract instance) from the function the compilation
+ * unit has there. */
 static bool function_extent(Dwarf *dwarf, const struct kline_function *f, Dwarf_Die *cu,
 			    Dwarf_Addr *low, Dwarf_Addr *high)
 {
 	Dwarf_Die die;
-	Dwarf_Addr base, begin, end;
-	ptrdiff_t offset = 0;
 
 	if (!dwarf_addrdie(dwarf, f->start, cu))
 		return false;
-	if (!f->die || !dwarf_offdie(dwarf, f->die, &die))
-		return false;
-	while ((offset = dwarf_ranges(&die, offset, &base, &begin, &end)) > 0) {
-		if (f->start >= begin && f->start < end) {
-			*low = f->start;
-			*high = end;
-			return true;
-		}
-	}
-	return false;
+	if (f->die && dwarf_offdie(dwarf, f->die, &die) &&
+	    range_holding(&die, f->start, low, high))
+		return true;
+	return subprogram_at(cu, f->start, &die) && range_holding(&die, f->start, low, high);
 }
 
 /* The rows of one function: each address of its line table in [low, high), once. */
