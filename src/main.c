@@ -28,6 +28,8 @@
 #include "build/build.h"
 #include "build/cache.h"
 #include "diag.h"
+#include "target/debuginfo.h"
+#include "target/klines.h"
 #include "target/usyms.h"
 #include "resolve/library.h"
 #include "resolve/listing.h"
@@ -266,6 +268,52 @@ static bool add_timeout_probe(const struct session *s, struct file *user,
 }
 
 /* --dump-probe-aliases, --dump-functions: the whole library, no script. */
+
+/* Whether a function the program uses has the tag `tag` ("pragma:lines"). */
+static bool program_uses_pragma(const struct program *program, const char *tag)
+{
+	for (const struct used_function *f = program->functions; f; f = f->next)
+		if (function_has_pragma(f->function, tag))
+			return true;
+	return false;
+}
+
+/* The line tables of the kernel functions the program probes (placed from DWARF), when
+ * it asks for source lines (symline() and its kin) and the kernel's DWARF is there. */
+static void add_kernel_lines(const struct provider_env *env, struct program *program)
+{
+	const struct debuginfo *di;
+	struct kline_function *functions = NULL;
+	size_t count = 0, size = 0;
+	char *text = NULL;
+	FILE *out;
+
+	if (!program_uses_pragma(program, "pragma:lines") || !env->debuginfo ||
+	    !(di = env->debuginfo(env->ctx)))
+		return;
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next) {
+			/* The kprobe's symbol, or (symbol NULL) its function. */
+			const char *symbol = d->symbol ? d->symbol : d->function;
+
+			if (!symbol || !*symbol || !d->pc || (d->module && *d->module) ||
+			    d->pc < d->offset)
+				continue;
+			functions = xrealloc(functions, sizeof(*functions) * (count + 1));
+			functions[count++] = (struct kline_function){ symbol, d->pc - d->offset,
+								      d->scope_die };
+		}
+	out = open_memstream(&text, &size);
+	if (!out) {
+		free(functions);
+		return;
+	}
+	klines_write(out, debuginfo_dwarf(di), functions, count);
+	fclose(out);
+	program->kernel_lines = text;
+	free(functions);
+}
+
 static int dump_library(struct session *s, const struct parse_target *target)
 {
 	int nlibrary = 0;
@@ -389,6 +437,7 @@ static int run_passes(struct session *s)
 		pass_failed(2);
 		return 1;
 	}
+	add_kernel_lines(&env, &program);
 	if (s->tapset_coverage)
 		record_tapset_coverage(&program);
 	s->probed_modules = probed_modules(&program);

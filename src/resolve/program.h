@@ -183,6 +183,10 @@ struct program {
 	struct derived_probe *probes;	/* in source order */
 	struct embed *embeds;		/* top-level %{ %} of the user's script */
 	int nprobes, nfunctions, nglobals, nembeds;
+	/* The C of the line tables of the probed kernel functions (runtime/klines.h), when
+	 * a function the program uses asks for lines (pragma:lines) and the kernel's DWARF
+	 * is there; NULL otherwise. */
+	char *kernel_lines;
 };
 
 /* Pass 2. Resolves and types the user's script against the library files `tapsets` and

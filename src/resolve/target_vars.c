@@ -1096,7 +1096,13 @@ bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *
 		return resolve_dwarf_atvar(kt, n, quiet);
 	if (quiet)
 		return false;
-	if (!in_kernel || strchr(n->text, '@')) {
+	if (n->module && strcmp(n->module, "kernel")) {
+		/* A user-space module's globals are not read (yet): what stap says when the
+		 * file has no DWARF for it. Reported twice, the second suppressed. */
+		for (int i = 0; i < 2; i++)
+			diag_error_at("semantic error", &tok, n->loc,
+				      "unable to find global '%s' in %s", n->text, n->module);
+	} else if (!in_kernel || strchr(n->text, '@')) {
 		/* Reported twice, the second suppressed as similar. */
 		for (int i = 0; i < 2; i++)
 			diag_error_at("semantic error", &tok, n->loc, "unresolved @var() expression");

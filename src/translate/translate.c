@@ -1041,6 +1041,8 @@ static void write_module(struct module *m)
 	for (struct embed *e = m->program->embeds; e; e = e->next)
 		fprintf(m->out, "%s\n\n", e->code);
 	write_user_symbols(m);
+	if (m->program->kernel_lines)
+		fputs(m->program->kernel_lines, m->out);
 	write_tapset_embeds(m);
 	for (struct unit *u = m->units; u; u = u->next)
 		if (!strncmp(u->name, "function_", 9))
