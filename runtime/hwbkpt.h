@@ -86,19 +86,6 @@ static int tap_hwbkpt_length(unsigned int length)
 	}
 }
 
-static __printf(1, 2) void tap_hwbkpt_warn(const char *fmt, ...)
-{
-	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
-	va_list ap;
-
-	if (!c)
-		return;
-	va_start(ap, fmt);
-	tap_vprint_message(c, TAP_CHANNEL_STDERR, fmt, ap);
-	va_end(ap);
-	tap_context_exit_process(c);
-}
-
 /* Registers `h`; 0, or the kernel's error after its warning. */
 static int tap_hwbkpt_register(struct tap_hwbkpt *h)
 {
@@ -109,7 +96,7 @@ static int tap_hwbkpt_register(struct tap_hwbkpt *h)
 	hw_breakpoint_init(&attr);
 	attr.bp_addr = h->address ? h->address : tap_hwbkpt_lookup(h->symbol);
 	if (!attr.bp_addr) {
-		tap_hwbkpt_warn("WARNING: Probe %s registration skipped: invalid symbol %s \n",
+		tap_runtime_message("WARNING: Probe %s registration skipped: invalid symbol %s \n",
 				h->pp->pp, h->symbol);
 		return 0;
 	}
@@ -119,7 +106,7 @@ static int tap_hwbkpt_register(struct tap_hwbkpt *h)
 	if (IS_ERR((void __force *)events)) {
 		int rc = PTR_ERR((void __force *)events);
 
-		tap_hwbkpt_warn("WARNING: Hwbkpt probe %s: registration error [man warning::pass5] %d, addr %p, name %s\n",
+		tap_runtime_message("WARNING: Hwbkpt probe %s: registration error [man warning::pass5] %d, addr %p, name %s\n",
 				h->pp->pp, rc, (void *)h->address, symbol);
 		return rc;
 	}

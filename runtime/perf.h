@@ -131,19 +131,6 @@ static bool tap_perf_finding;		/* some point has a PATH */
 static bool tap_perf_stopping;
 static atomic_t tap_perf_pending = ATOMIC_INIT(0);
 
-static __printf(1, 2) void tap_perf_say(const char *fmt, ...)
-{
-	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
-	va_list ap;
-
-	if (!c)
-		return;
-	va_start(ap, fmt);
-	tap_vprint_message(c, TAP_CHANNEL_STDERR, fmt, ap);
-	va_end(ap);
-	tap_context_exit_process(c);
-}
-
 static void tap_perf_drop(struct tap_perf_task *s)
 {
 	perf_event_release_kernel(s->event);
@@ -195,7 +182,7 @@ static void tap_perf_attach(struct task_struct *t)
 		event = tap_perf_event(p, -1, t);
 		if (IS_ERR(event)) {
 			if (!p->refused)
-				tap_perf_say("WARNING: perf probe '%s' is not supported by this"
+				tap_runtime_message("WARNING: perf probe '%s' is not supported by this"
 					     " kernel (%ld).\n", p->pp->pp, PTR_ERR(event));
 			p->refused = true;
 			continue;
@@ -388,7 +375,7 @@ static s64 tap_perf_read(const char *name)
 		    tap_perfs[j].refused)
 			refused = &tap_perfs[j];
 	if (refused)
-		tap_perf_say("ERROR: _stp_perf_read - probe '%s' is not supported by this kernel\n",
+		tap_runtime_message("ERROR: _stp_perf_read - probe '%s' is not supported by this kernel\n",
 			     refused->pp->pp);
 	return 0;
 }

@@ -88,6 +88,22 @@ static __printf(2, 3) void tap_channel_stderr(struct tap_context *c, const char 
 	va_end(ap);
 }
 
+/* A message of the runtime itself, outside any probe hit (a perf event or watchpoint the
+ * kernel refused): on the stderr channel at once, "WARNING: " or "ERROR: " included by the
+ * caller. */
+static __maybe_unused __printf(1, 2) void tap_runtime_message(const char *fmt, ...)
+{
+	struct tap_context *c = tap_context_enter_process(NULL, tap_session_state());
+	va_list ap;
+
+	if (!c)
+		return;
+	va_start(ap, fmt);
+	tap_vprint_message(c, TAP_CHANNEL_STDERR, fmt, ap);
+	va_end(ap);
+	tap_context_exit_process(c);
+}
+
 /* A runtime error of a probe hit, in stap's words; MAXERRORS of them end the session.
  * With --suppress-handler-errors, only counted: the closing warning gives the count. */
 static void tap_report_error(struct tap_context *c)

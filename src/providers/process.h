@@ -43,6 +43,27 @@ bool process_libraries(const struct probe_point *point, const char *exe,
 		       size_t *count);
 void process_free_libraries(struct process_library *libs, size_t count);
 
+/* A file a point of the family is on: the process's own, or one of its libraries. */
+struct process_target_file {
+	const char *path;	/* the host's */
+	const char *target;	/* the target's: the uprobe's file */
+	const char *exe;	/* the process's file, the target's */
+	const char *library;	/* the library component as shown, or NULL */
+	bool dynamic;		/* ET_DYN: stap's pc=.dynamic+ */
+};
+
+/* The points of one file that fit (marks, PLT entries), added at *tail; their count.
+ * `no_match`: say stap's "no match" (with similar names) when none fits. */
+typedef size_t (*process_file_points)(const struct probe_point *point,
+				      const struct process_target_file *file, bool no_match,
+				      void *ctx, struct derived_point ***tail);
+
+/* `each` on the process's file, or on each library `library` (NULL: none) names; false
+ * after an error, or when no point fits (stap's "no match" said). */
+bool process_each_file(const struct probe_point *point, const struct provider_env *env,
+		       const struct component *library, process_file_points each, void *ctx,
+		       struct derived_point ***tail);
+
 /* process(...)[.library("LIB")][.provider("P")].mark("NAME") (process_mark.c): uprobes at
  * the SDT markers that fit of the process's file, or of the libraries LIB names; `library`
  * and `provider` are those components or NULL. False after the error. */

@@ -226,3 +226,40 @@ void process_free_libraries(struct process_library *libs, size_t count)
 	}
 	free(libs);
 }
+
+bool process_each_file(const struct probe_point *point, const struct provider_env *env,
+		       const struct component *library, process_file_points each, void *ctx,
+		       struct derived_point ***tail)
+{
+	char exe[PATH_MAX];
+	struct process_library *libs = NULL;
+	size_t nlibs = 0, matched = 0;
+	bool one;
+
+	if (!process_file(point, env, exe))
+		return false;
+	if (!library) {
+		struct process_target_file file = { exe, target_file_path(env, exe),
+						    target_file_path(env, exe), NULL,
+						    *exe && usyms_is_dynamic(exe) };
+
+		return each(point, &file, true, ctx, tail) > 0;
+	}
+	if (!process_libraries(point, exe, library, &libs, &nlibs))
+		return false;
+	/* Of a LIB found among the process's libraries or globbed, stap's "no match" names no
+	 * similar points. */
+	one = nlibs == 1 && libs[0].named;
+	for (size_t i = 0; i < nlibs; i++) {
+		struct process_target_file file = { libs[i].path,
+						    target_file_path(env, libs[i].path),
+						    target_file_path(env, exe), libs[i].shown,
+						    usyms_is_dynamic(libs[i].path) };
+
+		matched += each(point, &file, one, ctx, tail);
+	}
+	if (!matched && !one)
+		provider_refuse(point, "no match");
+	process_free_libraries(libs, nlibs);
+	return matched > 0;
+}

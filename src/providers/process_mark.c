@@ -43,15 +43,7 @@ static void mark_no_match(const struct probe_point *point, const char *provider_
 }
 
 /* Where the markers of one file are found, and how the points show them. */
-struct mark_file {
-	const char *path;	/* the host's */
-	const char *target;	/* the target's: the uprobe's file */
-	const char *exe;	/* the process's file, the target's */
-	const char *library;	/* the library component as shown, or NULL */
-	bool dynamic;		/* ET_DYN: stap's pc=.dynamic+ */
-};
-
-static void add_mark_point(const struct probe_point *point, const struct mark_file *file,
+static void add_mark_point(const struct probe_point *point, const struct process_target_file *file,
 			   const struct umark *m, bool with_provider, struct derived_point ***tail)
 {
 	struct derived_point *d = derived_point_new(PROVIDER_UMARK, point);
@@ -91,12 +83,19 @@ static void add_mark_point(const struct probe_point *point, const struct mark_fi
 	add_derived_point(tail, d);
 }
 
+struct mark_query {
+	const struct component *provider;	/* or NULL */
+	const char *pattern;
+};
+
 /* The markers of `file` that fit: how many points were added. With `no_match`, none is
  * stap's error with the similar marks (a file without markers: plain "no match"). */
-static size_t file_marks(const struct probe_point *point, const struct mark_file *file,
-			 const struct component *provider, const char *pattern, bool no_match,
-			 struct derived_point ***tail)
+static size_t file_marks(const struct probe_point *point, const struct process_target_file *file,
+			 bool no_match, void *ctx, struct derived_point ***tail)
 {
+	const struct mark_query *q = ctx;
+	const struct component *provider = q->provider;
+	const char *pattern = q->pattern;
 	const char *provider_pattern = provider ? component_string(provider) : "*";
 	size_t count = 0, matched = 0;
 	struct umark *marks = *file->path ? usyms_marks(file->path, &count) : NULL;
@@ -120,39 +119,11 @@ bool derive_process_marks(const struct probe_point *point, const struct provider
 			  const struct component *library, const struct component *provider,
 			  const struct component *mark, struct derived_point ***tail)
 {
-	const char *pattern = component_string(mark);
-	char exe[PATH_MAX];
-	struct process_library *libs = NULL;
-	size_t nlibs = 0, matched = 0;
-	bool one;
+	struct mark_query q = { provider, component_string(mark) };
 
 	if (mark->next) {
 		provider_invalid_suffix(point, mark->next);
 		return false;
 	}
-	if (!process_file(point, env, exe))
-		return false;
-	if (!library) {
-		struct mark_file file = { exe, target_file_path(env, exe),
-					  target_file_path(env, exe), NULL,
-					  *exe && usyms_is_dynamic(exe) };
-
-		return file_marks(point, &file, provider, pattern, true, tail) > 0;
-	}
-	if (!process_libraries(point, exe, library, &libs, &nlibs))
-		return false;
-	/* Of a LIB found among the process's libraries or globbed, stap's "no match" names no
-	 * marks. */
-	one = nlibs == 1 && libs[0].named;
-	for (size_t i = 0; i < nlibs; i++) {
-		struct mark_file file = { libs[i].path, target_file_path(env, libs[i].path),
-					  target_file_path(env, exe), libs[i].shown,
-					  usyms_is_dynamic(libs[i].path) };
-
-		matched += file_marks(point, &file, provider, pattern, one, tail);
-	}
-	if (!matched && !one)
-		provider_refuse(point, "no match");
-	process_free_libraries(libs, nlibs);
-	return matched > 0;
+	return process_each_file(point, env, library, file_marks, &q, tail);
 }

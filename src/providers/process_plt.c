@@ -17,15 +17,7 @@
 #include "util.h"
 
 /* Where the entries of one file are found, and how the points show them. */
-struct plt_file {
-	const char *path;	/* the host's */
-	const char *target;	/* the target's: the uprobe's file */
-	const char *exe;	/* the process's file, the target's */
-	const char *library;	/* the library component as shown, or NULL */
-	bool dynamic;		/* ET_DYN: stap's pc=.dynamic+ */
-};
-
-static void add_plt_point(const struct probe_point *point, const struct plt_file *file,
+static void add_plt_point(const struct probe_point *point, const struct process_target_file *file,
 			  const struct uplt *e, enum provider_kind kind,
 			  struct derived_point ***tail)
 {
@@ -82,12 +74,19 @@ static void plt_no_match(const struct probe_point *point, const char *pattern,
 	free(names);
 }
 
+struct plt_query {
+	const char *pattern;
+	enum provider_kind kind;	/* a uprobe, or a uretprobe (.return) */
+};
+
 /* The entries of `file` that fit: how many points were added. With `no_match`, none is
  * stap's error. */
-static size_t file_plt(const struct probe_point *point, const struct plt_file *file,
-		       const char *pattern, enum provider_kind kind, bool no_match,
-		       struct derived_point ***tail)
+static size_t file_plt(const struct probe_point *point, const struct process_target_file *file,
+		       bool no_match, void *ctx, struct derived_point ***tail)
 {
+	const struct plt_query *q = ctx;
+	const char *pattern = q->pattern;
+	enum provider_kind kind = q->kind;
 	size_t count = 0, matched = 0;
 	struct uplt *entries = *file->path ? usyms_plt(file->path, &count) : NULL;
 
@@ -109,43 +108,16 @@ bool derive_process_plt(const struct probe_point *point, const struct provider_e
 			const struct component *library, const struct component *plt,
 			struct derived_point ***tail)
 {
-	const char *pattern = plt->arg ? component_string(plt) : "*";
+	struct plt_query q = { plt->arg ? component_string(plt) : "*", PROVIDER_UPROBE };
 	const struct component *next = plt->next;
-	enum provider_kind kind = PROVIDER_UPROBE;
-	struct process_library *libs = NULL;
-	size_t nlibs = 0, matched = 0;
-	char exe[PATH_MAX];
-	bool one;
 
 	if (next && !next->arg && !strcmp(next->name, "return")) {
-		kind = PROVIDER_URETPROBE;
+		q.kind = PROVIDER_URETPROBE;
 		next = next->next;
 	}
 	if (next) {
 		provider_invalid_suffix(point, next);
 		return false;
 	}
-	if (!process_file(point, env, exe))
-		return false;
-	if (!library) {
-		struct plt_file file = { exe, target_file_path(env, exe),
-					 target_file_path(env, exe), NULL,
-					 *exe && usyms_is_dynamic(exe) };
-
-		return file_plt(point, &file, pattern, kind, true, tail) > 0;
-	}
-	if (!process_libraries(point, exe, library, &libs, &nlibs))
-		return false;
-	one = nlibs == 1 && libs[0].named;
-	for (size_t i = 0; i < nlibs; i++) {
-		struct plt_file file = { libs[i].path, target_file_path(env, libs[i].path),
-					 target_file_path(env, exe), libs[i].shown,
-					 usyms_is_dynamic(libs[i].path) };
-
-		matched += file_plt(point, &file, pattern, kind, one, tail);
-	}
-	if (!matched && !one)
-		provider_refuse(point, "no match");
-	process_free_libraries(libs, nlibs);
-	return matched > 0;
+	return process_each_file(point, env, library, file_plt, &q, tail);
 }

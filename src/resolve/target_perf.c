@@ -19,16 +19,6 @@
 #include "target/usyms.h"
 #include "util.h"
 
-static bool on_uprobes(const struct derived_probe *p)
-{
-	if (!p || !p->points)
-		return false;
-	for (const struct derived_point *d = p->points; d; d = d->next)
-		if (d->kind != PROVIDER_UPROBE && d->kind != PROVIDER_URETPROBE)
-			return false;
-	return true;
-}
-
 /* A counter NAME derived before, for the file `path`. */
 static bool counter_defined(const struct program *program, const char *name, const char *path)
 {

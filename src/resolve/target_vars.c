@@ -731,8 +731,7 @@ static void free_accesses(struct target_access **all, int n, int keep)
 	free(all);
 }
 
-/* Whether every point of the probe is a process("PATH").function point. */
-static bool on_uprobes(const struct derived_probe *p)
+bool on_uprobes(const struct derived_probe *p)
 {
 	if (!p || !p->points)
 		return false;

@@ -172,6 +172,9 @@ bool perf_read_resolve(const struct program *program, struct derived_probe *p, s
  * marker; $argN, and $$name, $$provider, $$parms expanded; the count of a marker's
  * operands (-L lists as many $argN). */
 bool on_marks(const struct derived_probe *p);
+/* Whether every point of the probe is a process("PATH").function point (a uprobe or a
+ * uretprobe). */
+bool on_uprobes(const struct derived_probe *p);
 /* process().plt points (target_mark.c): $$name, the entry's symbol; nothing else. */
 bool on_plt(const struct derived_probe *p);
 bool plt_target_resolve(struct derived_probe *p, struct node *n, bool quiet);

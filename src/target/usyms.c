@@ -410,9 +410,13 @@ static struct umark *read_marks(Elf *elf, const struct usym_file *f, size_t *cou
 	return marks;
 }
 
-struct umark *usyms_marks(const char *path, size_t *count)
+/* What `read` finds in the ELF file at `path` with its loadable segments (the marks, the
+ * PLT entries), *count of them; NULL when the file can't be read. */
+static void *read_elf_file(const char *path,
+			   void *(*read)(Elf *elf, const struct usym_file *f, size_t *count),
+			   size_t *count)
 {
-	struct umark *marks = NULL;
+	void *found = NULL;
 	struct usym_file f;
 	int fd = open(path, O_RDONLY);
 	Elf *elf;
@@ -426,13 +430,23 @@ struct umark *usyms_marks(const char *path, size_t *count)
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		read_loads(elf, &f);
 		if (f.nloads)
-			marks = read_marks(elf, &f, count);
+			found = read(elf, &f, count);
 	}
 	free_usym_file(&f);
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return marks;
+	return found;
+}
+
+static void *read_marks_of(Elf *elf, const struct usym_file *f, size_t *count)
+{
+	return read_marks(elf, f, count);
+}
+
+struct umark *usyms_marks(const char *path, size_t *count)
+{
+	return read_elf_file(path, read_marks_of, count);
 }
 
 void usyms_free_marks(struct umark *marks, size_t count)
@@ -510,29 +524,14 @@ static struct uplt *read_plt(Elf *elf, const struct usym_file *f, size_t *count)
 	return entries;
 }
 
+static void *read_plt_of(Elf *elf, const struct usym_file *f, size_t *count)
+{
+	return read_plt(elf, f, count);
+}
+
 struct uplt *usyms_plt(const char *path, size_t *count)
 {
-	struct uplt *entries = NULL;
-	struct usym_file f;
-	int fd = open(path, O_RDONLY);
-	Elf *elf;
-
-	*count = 0;
-	if (fd < 0)
-		return NULL;
-	memset(&f, 0, sizeof(f));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		read_loads(elf, &f);
-		if (f.nloads)
-			entries = read_plt(elf, &f, count);
-	}
-	free_usym_file(&f);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return entries;
+	return read_elf_file(path, read_plt_of, count);
 }
 
 void usyms_free_plt(struct uplt *entries, size_t count)
