@@ -122,6 +122,15 @@ static bool note_counter(const struct probe_point *point, const struct component
 	return true;
 }
 
+static void forget_counters(void)
+{
+	for (size_t i = 0; i < ncounters_seen; i++)
+		free(counters_seen[i].name);
+	free(counters_seen);
+	counters_seen = NULL;
+	ncounters_seen = 0;
+}
+
 /* What follows config(C): .sample(N), or [.process[("PATH")]][.counter("NAME")]. */
 static bool read_suffix(const struct probe_point *point, const struct component *comp,
 			const struct provider_env *env, struct perf_suffix *s)
@@ -228,7 +237,7 @@ static const struct probe_type perf_types[] = {
 };
 
 const struct provider provider_perf = {
-	.name = "perf", .derive = derive_perf, .types = perf_types,
+	.name = "perf", .derive = derive_perf, .types = perf_types, .forget = forget_counters,
 };
 
 /* ---- Pass 3: runtime/perf.h's table ---- */

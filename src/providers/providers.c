@@ -277,6 +277,13 @@ static bool unprivileged_allows(const struct provider *provider,
 	return false;
 }
 
+void providers_forget(void)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (providers[i]->forget)
+			providers[i]->forget();
+}
+
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,
 		      struct derived_point ***tail)
 {

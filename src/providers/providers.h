@@ -29,6 +29,9 @@ struct provider {
 	/* Optional: after the whole program is derived, the checks that need all of its
 	 * points at once (two procfs probes of one path); false after printing the error. */
 	bool (*check)(const struct program *program);
+	/* Optional: forgets what derive kept from point to point (perf's counter names), at
+	 * the end of an elaboration. */
+	void (*forget)(void);
 };
 
 extern const struct provider provider_begin;
@@ -86,6 +89,8 @@ bool providers_derive(const struct probe_point *point, const struct provider_env
 void providers_dump_types(FILE *out, bool unprivileged);
 /* Every provider's check of the derived program; false when one printed an error. */
 bool providers_check(const struct program *program);
+/* The end of an elaboration: every provider forgets what it kept while deriving. */
+void providers_forget(void);
 
 /* The canonical text of a point: kernel.function("f").return, begin(10), nosuch?. */
 char *probe_point_text(const struct probe_point *point);

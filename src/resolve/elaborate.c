@@ -1188,5 +1188,6 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		optimize_typed(program, optimize_program);
 	sort_functions(program);
 	free(e.alias_sources);
+	providers_forget();
 	return diag_error_count() - before;
 }
