@@ -875,9 +875,8 @@ static const char *default_cast_module(const struct derived_probe *p)
 }
 
 /* The module an element of @cast's module list names: "kernel" for "kernel" and
- * "kernel<linux/fs.h>", NAME for NAME and NAME.ko, a module's file for its path
- * (/path/NAME.ko); NULL for a user header ("<sys/time.h>"), whose types tapster does not
- * build. Malloc'd. */
+ * "kernel<linux/fs.h>" (whose types are the headers'), NAME for NAME and NAME.ko, a module's
+ * file for its path (/path/NAME.ko); NULL for a user header ("<sys/time.h>"). Malloc'd. */
 static char *cast_module_name(const char *element, size_t len)
 {
 	const char *header = memchr(element, '<', len);
@@ -903,10 +902,18 @@ static ktype_id find_cast_type(const struct provider_env *env, const char *modul
 	for (const char *m = modules; *m;) {
 		const char *end = strchrnul(m, ':');
 		char *module = cast_module_name(m, (size_t)(end - m));
+		const char *header = memchr(m, '<', (size_t)(end - m));
 		const char *error;
 		ktype_id type = 0;
 
-		*kt = module ? types_of(env, module, &error) : NULL;
+		if (header && (!module || !strcmp(module, "kernel")) && env && env->header_types) {
+			char *headers = xstrndup(header, (size_t)(end - header));
+
+			*kt = env->header_types(env->ctx, headers, module != NULL);
+			free(headers);
+		} else {
+			*kt = module ? types_of(env, module, &error) : NULL;
+		}
 		if (*kt)
 			type = ktypes_find(*kt, name);
 		free(module);
