@@ -3,7 +3,7 @@
  * Types from headers, for @cast(p, "T", "kernel<linux/fs.h>") and @cast(p, "T", "<sys/un.h>"):
  * an empty translation unit that includes the headers, compiled with -g and
  * -fno-eliminate-unused-debug-types (every type the headers declare is then in its DWARF) by
- * the target's kbuild (kernel headers, with the tree's include flags) or the host's cc (user
+ * the target's kbuild (kernel headers, with the tree's include flags) or the host's gcc (user
  * headers), and read by dwtypes.c. The object is kept in TAPSTER_DIR/header-types/HASH/
  * (HASH of the kernel release, the build tree and the headers): a header list compiles once.
  */
@@ -144,7 +144,7 @@ static int compile_kernel(const struct session *s, const char *dir, char **heade
 	return status;
 }
 
-/* The user TU: the host's cc on an empty C file; its exit status. */
+/* The user TU: the host's gcc (as stap's) on an empty C file; its exit status. */
 static int compile_user(const char *dir, char **headers, const char *log)
 {
 	size_t n = 0;
@@ -156,7 +156,7 @@ static int compile_user(const char *dir, char **headers, const char *log)
 		n++;
 	argv = xcalloc(2 * n + 10, sizeof(*argv));
 	n = 0;
-	argv[n++] = "cc";
+	argv[n++] = "gcc";
 	argv[n++] = "-g";
 	argv[n++] = "-fno-eliminate-unused-debug-types";
 	argv[n++] = "-c";
@@ -176,7 +176,7 @@ static int compile_user(const char *dir, char **headers, const char *log)
 }
 
 /* The object with the headers' types, compiled now unless kept; NULL (after make's or the
- * compiler's output, and for kbuild stap's warning) when they do not compile. */
+ * compiler's output and stap's warning of its status) when they do not compile. */
 static char *header_object(const struct session *s, const char *headers, bool kernel)
 {
 	char *key = xasprintf("%s\n%s\n%s", kernel ? s->kernel_release : "user",
@@ -198,8 +198,8 @@ static char *header_object(const struct session *s, const char *headers, bool ke
 		status = kernel ? compile_kernel(s, dir, list, log) : compile_user(dir, list, log);
 		if (status != 0) {
 			show_log(log);
-			if (kernel)
-				fprintf(stderr, "WARNING: kbuild exited with status: %d\n", status);
+			fprintf(stderr, "WARNING: %s exited with status: %d\n",
+				kernel ? "kbuild" : "gcc", status);
 			free(object);
 			object = NULL;
 		}
