@@ -4,11 +4,13 @@
  * an empty translation unit that includes the headers, compiled with -g and
  * -fno-eliminate-unused-debug-types (every type the headers declare is then in its DWARF) by
  * the target's kbuild (kernel headers, with the tree's include flags) or the host's gcc (user
- * headers), and read by dwtypes.c. The object is kept in TAPSTER_DIR/header-types/HASH/
- * (HASH of the kernel release, the build tree and the headers): a header list compiles once.
+ * headers), and read by dwtypes.c. The object is kept in TAPSTER_DIR/header-types/HASH.o
+ * (HASH of the kernel release, the build tree and the headers), made in a directory
+ * of its own next to it: a header list compiles once.
  */
 #include "target/ktypes.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,37 +177,85 @@ static int compile_user(const char *dir, char **headers, const char *log)
 	return status;
 }
 
-/* The object with the headers' types, compiled now unless kept; NULL (after make's or the
- * compiler's output and stap's warning of its status) when they do not compile. */
-static char *header_object(const struct session *s, const char *headers, bool kernel)
+/* Removes the files of DIR (kbuild's leave no folders) and DIR. */
+static void remove_build_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *entry;
+
+	while (d && (entry = readdir(d))) {
+		char *path;
+
+		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+			continue;
+		path = xasprintf("%s/%s", dir, entry->d_name);
+		unlink(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* Compiles the headers' TU in a directory of its own (made next to `cached`, so that two
+ * runs never share one) and, unless `keep` is false, moves the object to `cached`; the
+ * object's path, or NULL (after make's or the compiler's output and stap's warning of its
+ * status) when the headers do not compile. *build_dir: the directory, for the caller to
+ * remove. */
+static char *compile_headers(const struct session *s, char **list, bool kernel,
+			     const char *cached, bool keep, char **build_dir)
+{
+	char *dir = xasprintf("%s.XXXXXX", cached), *object, *log;
+	int status;
+
+	*build_dir = NULL;
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	*build_dir = dir;
+	object = xasprintf("%s/" TU_NAME ".o", dir);
+	log = xasprintf("%s/" TU_NAME ".log", dir);
+	status = kernel ? compile_kernel(s, dir, list, log) : compile_user(dir, list, log);
+	if (status != 0) {
+		show_log(log);
+		fprintf(stderr, "WARNING: %s exited with status: %d\n", kernel ? "kbuild" : "gcc",
+			status);
+		free(object);
+		object = NULL;
+	} else if (keep && rename(object, cached) == 0) {
+		free(object);
+		object = xstrdup(cached);
+	}
+	free(log);
+	return object;
+}
+
+/* The object with the headers' types: TAPSTER_DIR/header-types/HASH.o, compiled now unless
+ * it is there (with --disable-cache, compiled in a directory *build_dir that the caller
+ * removes); NULL when they do not compile. */
+static char *header_object(const struct session *s, const char *headers, bool kernel,
+			   char **build_dir)
 {
 	char *key = xasprintf("%s\n%s\n%s", kernel ? s->kernel_release : "user",
 			      kernel ? s->kernel_build_dir : "", headers);
-	char *dir = keyed_cache_path("header-types", key), *object, *log;
+	char *base = keyed_cache_path("header-types", key), *cached, *object;
 	char **list = header_list(headers);
-	int status = -1;
 
 	free(key);
-	if (!dir || !list || make_dirs(dir) != 0) {
-		free(dir);
+	*build_dir = NULL;
+	if (!base || !list) {
+		free(base);
 		free_list(list);
 		return NULL;
 	}
-	object = xasprintf("%s/" TU_NAME ".o", dir);
-	log = xasprintf("%s/" TU_NAME ".log", dir);
-	if (s->disable_cache || s->poison_cache || access(object, R_OK) != 0) {
-		unlink(object);
-		status = kernel ? compile_kernel(s, dir, list, log) : compile_user(dir, list, log);
-		if (status != 0) {
-			show_log(log);
-			fprintf(stderr, "WARNING: %s exited with status: %d\n",
-				kernel ? "kbuild" : "gcc", status);
-			free(object);
-			object = NULL;
-		}
-	}
-	free(log);
-	free(dir);
+	cached = xasprintf("%s.o", base);
+	if (!s->disable_cache && !s->poison_cache && access(cached, R_OK) == 0)
+		object = xstrdup(cached);
+	else
+		object = compile_headers(s, list, kernel, cached, !s->disable_cache, build_dir);
+	free(cached);
+	free(base);
 	free_list(list);
 	return object;
 }
@@ -220,7 +270,7 @@ const struct ktypes *ktypes_load_headers(const struct session *s, const char *he
 {
 	static struct loaded_headers *loaded;
 	static size_t nloaded;
-	char *key = xasprintf("%c%s", kernel ? 'k' : 'u', headers), *object;
+	char *key = xasprintf("%c%s", kernel ? 'k' : 'u', headers), *object, *build_dir;
 	struct dwtypes *dw;
 
 	for (size_t i = 0; i < nloaded; i++)
@@ -228,8 +278,11 @@ const struct ktypes *ktypes_load_headers(const struct session *s, const char *he
 			free(key);
 			return loaded[i].types;
 		}
-	object = header_object(s, headers, kernel);
+	object = header_object(s, headers, kernel, &build_dir);
 	dw = object ? dwtypes_open_module(object) : NULL;
+	if (build_dir)
+		remove_build_dir(build_dir);	/* the types were read (libdw keeps them) */
+	free(build_dir);
 	if (dw && s->verbose > 1)
 		fprintf(stderr, "Types of %s%s from DWARF: %s\n", kernel ? "kernel" : "", headers,
 			object);
