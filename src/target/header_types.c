@@ -232,14 +232,17 @@ static char *compile_headers(const struct session *s, char **list, bool kernel,
 }
 
 /* The object with the headers' types: TAPSTER_DIR/header-types/HASH.o, compiled now unless
- * it is there (with --disable-cache, compiled in a directory *build_dir that the caller
- * removes); NULL when they do not compile. */
+ * it is there (with --disable-cache, compiled in a directory *build_dir under TMPDIR that
+ * the caller removes); NULL when they do not compile. */
 static char *header_object(const struct session *s, const char *headers, bool kernel,
 			   char **build_dir)
 {
 	char *key = xasprintf("%s\n%s\n%s", kernel ? s->kernel_release : "user",
 			      kernel ? s->kernel_build_dir : "", headers);
-	char *base = keyed_cache_path("header-types", key), *cached, *object;
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	/* --disable-cache: not even TAPSTER_DIR is made; built under TMPDIR. */
+	char *base = s->disable_cache ? xasprintf("%s/tapster-hdrtypes", tmp) :
+		     keyed_cache_path("header-types", key), *cached, *object;
 	char **list = header_list(headers);
 
 	free(key);
