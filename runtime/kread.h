@@ -38,7 +38,7 @@ static inline u64 tap_kread(struct tap_context *c, unsigned long addr, int size,
 }
 
 /* `size` bytes (1..8) at the current process's `addr`, zero-extended (an SDT marker's
- * operand in memory). */
+ * operand in memory, @cast of a user header's type). */
 static inline u64 tap_uread(struct tap_context *c, unsigned long addr, int size,
 			    const char *location)
 {
@@ -68,6 +68,27 @@ static inline int64_t tap_kread_bits(struct tap_context *c, unsigned long addr, 
 {
 	int size = (bit + bits + 7) / 8;
 	u64 value = tap_kread(c, addr, size, location) >> bit;
+	int shift = 64 - bits;
+
+	value <<= shift;
+	return is_signed ? (int64_t)value >> shift : (int64_t)(value >> shift);
+}
+
+/* The same in the current process's memory (@cast of a user header's type). */
+static inline int64_t tap_uread_signed(struct tap_context *c, unsigned long addr, int size,
+				       const char *location)
+{
+	u64 value = tap_uread(c, addr, size, location);
+	int shift = 64 - 8 * size;
+
+	return (int64_t)(value << shift) >> shift;
+}
+
+static inline int64_t tap_uread_bits(struct tap_context *c, unsigned long addr, int bit,
+				     int bits, bool is_signed, const char *location)
+{
+	int size = (bit + bits + 7) / 8;
+	u64 value = tap_uread(c, addr, size, location) >> bit;
 	int shift = 64 - bits;
 
 	value <<= shift;

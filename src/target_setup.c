@@ -264,6 +264,21 @@ static const struct ktypes *target_module_types(void *ctx, const char *module,
 	return kt;
 }
 
+/* The types of @cast's "kernel<linux/fs.h>" and "<sys/un.h>": compiled from the headers;
+ * the kernel's own where the target has no build tree to compile kernel headers in. */
+static const struct ktypes *target_header_types(void *ctx, const char *headers, bool kernel)
+{
+	const struct session *s = ctx;
+	char *makefile = s->kernel_build_dir ? xasprintf("%s/Makefile", s->kernel_build_dir) :
+		NULL;
+	bool tree = makefile && access(makefile, R_OK) == 0;
+
+	free(makefile);
+	if (kernel && !tree)
+		return target_types(ctx);
+	return ktypes_load_headers(s, headers, kernel);
+}
+
 /* The target's tracepoints, for kernel.trace: from its BTF (even where DWARF types the
  * rest) and its trace headers. */
 static struct tracepoints *load_target_tracepoints(const struct session *s)
@@ -328,6 +343,7 @@ struct provider_env target_for_providers(struct session *s)
 {
 	return (struct provider_env){ .symbols = target_symbols, .types = target_types,
 				      .module_types = target_module_types,
+				      .header_types = target_header_types,
 				      .tracepoints = target_tracepoints,
 				      .module_tracepoints = target_module_tracepoints, .ctx = s,
 				      .guru = s->guru,

@@ -205,6 +205,9 @@ struct provider_env {
 	/* The types of the target's module `module` (the kernel's with its own); NULL with
 	 * *error set to why (nothing printed). */
 	const struct ktypes *(*module_types)(void *ctx, const char *module, const char **error);
+	/* The types headers ("<linux/fs.h>") declare: the target's kernel headers or (`kernel`
+	 * false) user headers; NULL (after the compiler's output) when they don't compile. */
+	const struct ktypes *(*header_types)(void *ctx, const char *headers, bool kernel);
 	/* The target's tracepoints (tracepoints.h), for kernel.trace; NULL after printing
 	 * why there are none. */
 	const struct tracepoints *(*tracepoints)(void *ctx);

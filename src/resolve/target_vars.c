@@ -874,9 +874,8 @@ static const char *default_cast_module(const struct derived_probe *p)
 }
 
 /* The module an element of @cast's module list names: "kernel" for "kernel" and
- * "kernel<linux/fs.h>", NAME for NAME and NAME.ko, a module's file for its path
- * (/path/NAME.ko); NULL for a user header ("<sys/time.h>"), whose types tapster does not
- * build. Malloc'd. */
+ * "kernel<linux/fs.h>" (whose types are the headers'), NAME for NAME and NAME.ko, a module's
+ * file for its path (/path/NAME.ko); NULL for a user header ("<sys/time.h>"). Malloc'd. */
 static char *cast_module_name(const char *element, size_t len)
 {
 	const char *header = memchr(element, '<', len);
@@ -895,22 +894,33 @@ static char *cast_module_name(const char *element, size_t len)
 }
 
 /* The type `name` in the first of `modules` (a ':' list) that has it, with *kt set to
- * those types; 0 when none has it. */
+ * those types and *user to whether they are a user header's; 0 when none has it. */
 static ktype_id find_cast_type(const struct provider_env *env, const char *modules,
-			       const char *name, const struct ktypes **kt)
+			       const char *name, const struct ktypes **kt, bool *user)
 {
+	*user = false;
 	for (const char *m = modules; *m;) {
 		const char *end = strchrnul(m, ':');
 		char *module = cast_module_name(m, (size_t)(end - m));
+		const char *header = memchr(m, '<', (size_t)(end - m));
 		const char *error;
 		ktype_id type = 0;
 
-		*kt = module ? types_of(env, module, &error) : NULL;
+		if (header && (!module || !strcmp(module, "kernel")) && env && env->header_types) {
+			char *headers = xstrndup(header, (size_t)(end - header));
+
+			*kt = env->header_types(env->ctx, headers, module != NULL);
+			free(headers);
+		} else {
+			*kt = module ? types_of(env, module, &error) : NULL;
+		}
 		if (*kt)
 			type = ktypes_find(*kt, name);
 		free(module);
-		if (type)
+		if (type) {
+			*user = header && !module;
 			return type;
+		}
 		m = *end ? end + 1 : end;
 	}
 	return 0;
@@ -933,9 +943,10 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 	const struct ktypes *kt = NULL;
 	struct target_access *a;
 	struct walk w = { NULL, n, { "operator", "@cast" }, quiet, NULL, 0, NULL, false };
+	bool user;
 
 	w.type = find_cast_type(env, n->module ? n->module : default_cast_module(p), n->text,
-				&kt);
+				&kt, &user);
 	w.kt = kt;
 	if (!w.type) {
 		if (!quiet)
@@ -946,6 +957,7 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 	a->base = BASE_VALUE;
 	a->value = n->lhs;
 	a->lvalue = true;
+	a->user = user;
 	w.a = a;
 	if (!walk_comps(&w, n->comps)) {
 		if (!quiet)
@@ -993,9 +1005,11 @@ ktype_id target_cast_type(const struct provider_env *env, struct derived_probe *
 	struct target_access *a = xcalloc(1, sizeof(*a));
 	struct walk w = { NULL, n, { "operator", "@cast" }, false, a, 0, NULL, true };
 	ktype_id type = 0;
+	bool user;
 
 	a->lvalue = true;
-	w.type = find_cast_type(env, n->module ? n->module : default_cast_module(p), n->text, kt);
+	w.type = find_cast_type(env, n->module ? n->module : default_cast_module(p), n->text, kt,
+				&user);
 	w.kt = *kt;
 	if (!w.type)
 		cast_type_not_found(&w, n);

@@ -42,6 +42,8 @@ struct target_access {
 	bool address_of;		/* an array or struct, or the operand of '&': its
 					 * address is the value */
 	const char *location;		/* what an error is reported at, as a C literal */
+	bool user;			/* @cast of a user header's type ("<sys/un.h>"): the
+					 * reads are of the current process's memory */
 	/* BASE_EXPR, not an lvalue: the pt_regs member when the location is a register, which
 	 * a write (guru mode) sets; NULL for a computed value. */
 	const char *reg;

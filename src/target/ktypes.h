@@ -63,6 +63,12 @@ const struct ktypes *ktypes_load_btf(const struct session *s);
  * with a '/' is a module's file, read as it is. Loaded once; NULL with *error set to why. */
 const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
 					const char *modules_dir, const char **error);
+/* The types the headers `headers` ("<linux/fs.h><linux/sched.h>") declare: kernel headers
+ * of the target compiled by its kbuild, or (`kernel` false) user headers by the host's gcc
+ * (header_types.c); kept in TAPSTER_DIR/header-types. Loaded once a list; NULL (after the
+ * compiler's output) when they do not compile. */
+const struct ktypes *ktypes_load_headers(const struct session *s, const char *headers,
+					 bool kernel);
 /* What they were read from: "BTF" or "DWARF", and the file. */
 const char *ktypes_backend(const struct ktypes *kt);
 const char *ktypes_source(const struct ktypes *kt);

@@ -41,14 +41,14 @@ static char *base_value(struct body *b, const struct target_access *a)
 }
 
 static void gen_step(struct body *b, const char *addr, const struct target_step *s,
-		     const char *location)
+		     const char *location, bool user)
 {
 	char *index;
 
 	switch (s->kind) {
 	case STEP_LOAD:
-		emit(b, "%s = (int64_t)tap_kread(c, (unsigned long)%s, 8, %s);", addr, addr,
-		     location);
+		emit(b, "%s = (int64_t)tap_%cread(c, (unsigned long)%s, 8, %s);", addr,
+		     user ? 'u' : 'k', addr, location);
 		body_check_error(b);
 		return;
 	case STEP_OFFSET:
@@ -113,12 +113,13 @@ static char *gen_address(struct body *b, const struct target_access *a)
 	}
 	free(base);
 	for (int i = 0; i < a->nsteps; i++)
-		gen_step(b, addr, &a->steps[i], a->location);
+		gen_step(b, addr, &a->steps[i], a->location, a->user);
 	return addr;
 }
 
 static char *gen_access(struct body *b, const struct target_access *a)
 {
+	char kind = a->user ? 'u' : 'k';	/* the process's memory, or the kernel's */
 	char *addr, *value;
 
 	if (a->base == BASE_PER_POINT)
@@ -128,14 +129,15 @@ static char *gen_access(struct body *b, const struct target_access *a)
 		return addr;
 	value = body_temp(b, TYPE_LONG);
 	if (a->bit_size)
-		emit(b, "%s = tap_kread_bits(c, (unsigned long)%s, %u, %u, %s, %s);", value, addr,
-		     a->bit_offset, a->bit_size, a->is_signed ? "true" : "false", a->location);
+		emit(b, "%s = tap_%cread_bits(c, (unsigned long)%s, %u, %u, %s, %s);", value,
+		     kind, addr, a->bit_offset, a->bit_size, a->is_signed ? "true" : "false",
+		     a->location);
 	else if (a->is_signed)
-		emit(b, "%s = tap_kread_signed(c, (unsigned long)%s, %u, %s);", value, addr,
-		     a->size, a->location);
+		emit(b, "%s = tap_%cread_signed(c, (unsigned long)%s, %u, %s);", value, kind,
+		     addr, a->size, a->location);
 	else
-		emit(b, "%s = (int64_t)tap_kread(c, (unsigned long)%s, %u, %s);", value, addr,
-		     a->size, a->location);
+		emit(b, "%s = (int64_t)tap_%cread(c, (unsigned long)%s, %u, %s);", value, kind,
+		     addr, a->size, a->location);
 	body_check_error(b);
 	free(addr);
 	return value;
