@@ -53,46 +53,52 @@ static inline u64 tap_uread(struct tap_context *c, unsigned long addr, int size,
 	return value;
 }
 
-static inline int64_t tap_kread_signed(struct tap_context *c, unsigned long addr, int size,
-				       const char *location)
+/* `value`, read from `size` bytes, sign-extended. */
+static inline int64_t tap_sign_extend(u64 value, int size)
 {
-	u64 value = tap_kread(c, addr, size, location);
 	int shift = 64 - 8 * size;
 
 	return (int64_t)(value << shift) >> shift;
+}
+
+/* The bitfield of `bits` bits starting `bit` bits into `value`. */
+static inline int64_t tap_bitfield(u64 value, int bit, int bits, bool is_signed)
+{
+	int shift = 64 - bits;
+
+	value = (value >> bit) << shift;
+	return is_signed ? (int64_t)value >> shift : (int64_t)(value >> shift);
+}
+
+/* The bytes a bitfield of `bits` bits starting `bit` bits after an address spans. */
+#define TAP_BITFIELD_SIZE(bit, bits) (((bit) + (bits) + 7) / 8)
+
+static inline int64_t tap_kread_signed(struct tap_context *c, unsigned long addr, int size,
+				       const char *location)
+{
+	return tap_sign_extend(tap_kread(c, addr, size, location), size);
 }
 
 /* A bitfield of `bits` bits starting `bit` bits after `addr`. */
 static inline int64_t tap_kread_bits(struct tap_context *c, unsigned long addr, int bit,
 				     int bits, bool is_signed, const char *location)
 {
-	int size = (bit + bits + 7) / 8;
-	u64 value = tap_kread(c, addr, size, location) >> bit;
-	int shift = 64 - bits;
-
-	value <<= shift;
-	return is_signed ? (int64_t)value >> shift : (int64_t)(value >> shift);
+	return tap_bitfield(tap_kread(c, addr, TAP_BITFIELD_SIZE(bit, bits), location), bit,
+			    bits, is_signed);
 }
 
 /* The same in the current process's memory (@cast of a user header's type). */
 static inline int64_t tap_uread_signed(struct tap_context *c, unsigned long addr, int size,
 				       const char *location)
 {
-	u64 value = tap_uread(c, addr, size, location);
-	int shift = 64 - 8 * size;
-
-	return (int64_t)(value << shift) >> shift;
+	return tap_sign_extend(tap_uread(c, addr, size, location), size);
 }
 
 static inline int64_t tap_uread_bits(struct tap_context *c, unsigned long addr, int bit,
 				     int bits, bool is_signed, const char *location)
 {
-	int size = (bit + bits + 7) / 8;
-	u64 value = tap_uread(c, addr, size, location) >> bit;
-	int shift = 64 - bits;
-
-	value <<= shift;
-	return is_signed ? (int64_t)value >> shift : (int64_t)(value >> shift);
+	return tap_bitfield(tap_uread(c, addr, TAP_BITFIELD_SIZE(bit, bits), location), bit,
+			    bits, is_signed);
 }
 
 static noinline void tap_kwrite_fault(struct tap_context *c, unsigned long addr,

@@ -116,7 +116,8 @@ static int compile_kernel(const struct session *s, const char *dir, char **heade
 {
 	struct strbuf flags = { 0 };
 	char *kbuild = xasprintf("%s/Kbuild", dir), *text, *mdir = xasprintf("M=%s", dir);
-	const char *fixed[] = { "make", "-s", "-C", s->kernel_build_dir, mdir, TU_NAME ".o" };
+	const char *fixed[] = { "make", "-s", "--no-print-directory", "-C", s->kernel_build_dir, mdir,
+				TU_NAME ".o" };
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	char **argv = xcalloc(nfixed + (size_t)s->make_args.count + 1, sizeof(*argv));
 	int status = -1;
