@@ -507,6 +507,7 @@ struct statement_search {
 	const char *missing_file;
 	struct dw_line *missing_lines;
 	size_t nmissing;
+	struct dw_line_cache *line_cache;	/* the unit's line records */
 };
 
 static bool first_at(struct statement_search *ss, uint64_t pc)
@@ -607,7 +608,7 @@ static void unit_statements(struct statement_search *ss, const struct dw_site **
 	bool all = ss->spec->lines == LINES_ALL;
 
 	for (size_t k = 0; k < n; k++) {
-		lines[k] = dwpoints_lines(ss->dp, unit[k], all, &nlines[k]);
+		lines[k] = dwpoints_lines(ss->dp, &ss->line_cache, unit[k], all, &nlines[k]);
 		for (size_t i = 0; all && i < nlines[k]; i++)
 			push_line(&found, &nfound, lines[k][i].line, lines[k][i].pc);
 	}
@@ -673,8 +674,8 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 	const struct ksyms *ks = env->symbols ? env->symbols(env->ctx) : NULL;
 	struct dw_site *sites;
 	struct dw_spec spec;
-	struct statement_search ss = { point, dp, ks, &spec, tail, NULL, 0, 0, 0, 0, NULL, NULL,
-				       0 };
+	struct statement_search ss = { .point = point, .dp = dp, .ks = ks, .spec = &spec,
+				       .tail = tail };
 	size_t count;
 
 	if (stmt->next) {
@@ -697,6 +698,7 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 			no_line_records(&ss);
 		no_match(point, NULL, ks);
 	}
+	dwpoints_line_cache_free(ss.line_cache);
 	free(ss.missing_lines);
 	free(ss.probed);
 	free(sites);

@@ -878,11 +878,27 @@ bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, ui
 	return dwarf_offdie(dp->dwarf, site->die, &die) && dwarf_haspc(&die, pc) == 1;
 }
 
-/* A line record of the site's file: its line, its address, whether the site has it. */
+/* A line record of a unit's file: its line and its address. */
 struct file_line {
 	int line;
 	uint64_t pc;
-	bool in_site;
+};
+
+/* The line records of one file of one unit, kept between the sites of the unit: sorted by
+ * line then address (`by_line`) and, as indexes into it, by address (`by_pc`). */
+struct file_records {
+	char *file;
+	struct file_line *by_line;
+	size_t *by_pc;
+	size_t n;
+};
+
+struct dw_line_cache {
+	uint64_t cu;			/* the unit's DIE offset */
+	struct file_records *files;
+	size_t nfiles;
+	bool *in_site;			/* per record of the file at hand, for one site */
+	size_t in_site_cap;
 };
 
 static int by_line_then_pc(const void *a, const void *b)
@@ -894,14 +910,30 @@ static int by_line_then_pc(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* The line records of the compilation unit that are of `file`, sorted by line, then by
- * address; in_site set for those at an address of `site`. */
-static struct file_line *file_lines(Dwarf_Lines *lines, size_t nlines, const char *file,
-				    const char *comp_dir, Dwarf_Die *site, size_t *count)
+static int by_record_index(const void *a, const void *b)
 {
-	struct file_line *out = NULL;
-	size_t n = 0, cap = 0;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
+	return x < y ? -1 : x > y;
+}
+
+static const struct file_line *sorting_records;
+
+static int by_record_pc(const void *a, const void *b)
+{
+	uint64_t x = sorting_records[*(const size_t *)a].pc;
+	uint64_t y = sorting_records[*(const size_t *)b].pc;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The line records of the compilation unit that are of `file`, sorted both ways. */
+static void read_file_records(Dwarf_Lines *lines, size_t nlines, const char *file,
+			      const char *comp_dir, struct file_records *fr)
+{
+	size_t cap = 0;
+
+	*fr = (struct file_records){ .file = xstrdup(file) };
 	for (size_t i = 0; i < nlines; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr pc;
@@ -912,16 +944,111 @@ static struct file_line *file_lines(Dwarf_Lines *lines, size_t nlines, const cha
 		    dwarf_lineno(l, &lineno) ||
 		    strcmp(display_file(dwarf_linesrc(l, NULL, NULL), comp_dir), file))
 			continue;
-		if (n == cap) {
+		if (fr->n == cap) {
 			cap = cap ? cap * 2 : 256;
-			out = xrealloc(out, cap * sizeof(*out));
+			fr->by_line = xrealloc(fr->by_line, cap * sizeof(*fr->by_line));
 		}
-		out[n++] = (struct file_line){ lineno, pc, dwarf_haspc(site, pc) == 1 };
+		fr->by_line[fr->n++] = (struct file_line){ lineno, pc };
 	}
-	if (out)
-		qsort(out, n, sizeof(*out), by_line_then_pc);
+	if (!fr->n)
+		return;
+	qsort(fr->by_line, fr->n, sizeof(*fr->by_line), by_line_then_pc);
+	fr->by_pc = xcalloc(fr->n, sizeof(*fr->by_pc));
+	for (size_t i = 0; i < fr->n; i++)
+		fr->by_pc[i] = i;
+	sorting_records = fr->by_line;
+	qsort(fr->by_pc, fr->n, sizeof(*fr->by_pc), by_record_pc);
+}
+
+static void free_file_records(struct dw_line_cache *cache)
+{
+	for (size_t i = 0; i < cache->nfiles; i++) {
+		free(cache->files[i].file);
+		free(cache->files[i].by_line);
+		free(cache->files[i].by_pc);
+	}
+	free(cache->files);
+	cache->files = NULL;
+	cache->nfiles = 0;
+}
+
+void dwpoints_line_cache_free(struct dw_line_cache *cache)
+{
+	if (!cache)
+		return;
+	free_file_records(cache);
+	free(cache->in_site);
+	free(cache);
+}
+
+/* The records of `file` in the unit `cu`, read once per unit and file. */
+static const struct file_records *unit_file_records(struct dw_line_cache *cache, Dwarf_Die *cu,
+						    Dwarf_Lines *lines, size_t nlines,
+						    const char *file)
+{
+	Dwarf_Attribute attr;
+	struct file_records *fr;
+
+	if (cache->cu != dwarf_dieoffset(cu)) {
+		free_file_records(cache);
+		cache->cu = dwarf_dieoffset(cu);
+	}
+	for (size_t i = 0; i < cache->nfiles; i++)
+		if (!strcmp(cache->files[i].file, file))
+			return &cache->files[i];
+	cache->files = xrealloc(cache->files, (cache->nfiles + 1) * sizeof(*cache->files));
+	fr = &cache->files[cache->nfiles++];
+	read_file_records(lines, nlines, file,
+			  dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)), fr);
+	if (fr->n > cache->in_site_cap) {
+		free(cache->in_site);
+		cache->in_site = xcalloc(fr->n, sizeof(*cache->in_site));
+		cache->in_site_cap = fr->n;
+	}
+	return fr;
+}
+
+/* The first of `fr`'s records by address at or above `pc`, as an index into by_pc. */
+static size_t first_record_at(const struct file_records *fr, uint64_t pc)
+{
+	size_t lo = 0, hi = fr->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fr->by_line[fr->by_pc[mid]].pc < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The records of `fr` at an address of the site `die` (its ranges), as indexes into
+ * by_line in ascending order, each flagged in cache->in_site; the array is the caller's. */
+static size_t *records_in_site(struct dw_line_cache *cache, const struct file_records *fr,
+			    Dwarf_Die *die, size_t *count)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t offset = 0;
+	size_t *found = NULL, n = 0, cap = 0;
+
+	while ((offset = dwarf_ranges(die, offset, &base, &lo, &hi)) > 0)
+		for (size_t i = first_record_at(fr, lo);
+		     i < fr->n && fr->by_line[fr->by_pc[i]].pc < hi; i++) {
+			if (cache->in_site[fr->by_pc[i]])
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				found = xrealloc(found, cap * sizeof(*found));
+			}
+			found[n++] = fr->by_pc[i];
+			cache->in_site[fr->by_pc[i]] = true;
+		}
+	if (n)
+		qsort(found, n, sizeof(*found), by_record_index);
 	*count = n;
-	return out;
+	return found;
 }
 
 /* The line stap's "*" starts from: the record at the site's entry `pc` when one is exactly
@@ -945,55 +1072,80 @@ static int entry_line(Dwarf_Die *cu, Dwarf_Lines *lines, size_t nlines, Dwarf_Di
 	return 0;
 }
 
-/* Of the records `all` (sorted), each line's first that is in the site, in line order;
- * with `walk`, only the run of lines from `from` on that each have one. */
-static struct dw_line *site_lines(const struct file_line *all, size_t n, bool walk, int from,
-				  size_t *count)
+/* Each line's first record in the site (`mine`, n of them, ascending), in line order. */
+static struct dw_line *first_of_each_line(const struct file_records *fr, const size_t *mine,
+					  size_t n, size_t *count)
 {
 	struct dw_line *out = xcalloc(n + 1, sizeof(*out));
-	size_t kept = 0, i = 0;
+	size_t kept = 0;
 
-	while (walk && i < n && all[i].line < from)
-		i++;
-	if (walk && (i == n || all[i].line != from))
-		i = n;
-	while (i < n) {
+	for (size_t i = 0; i < n; i++)
+		if (!kept || out[kept - 1].line != fr->by_line[mine[i]].line)
+			out[kept++] = (struct dw_line){ fr->by_line[mine[i]].line,
+							fr->by_line[mine[i]].pc };
+	*count = kept;
+	return out;
+}
+
+/* stap's "*": from the line `from` on, in the order of the file's lines, each line's first
+ * record in the site, up to the first line of the file that has none there. */
+static struct dw_line *walk_lines(const struct dw_line_cache *cache,
+				  const struct file_records *fr, int from, size_t limit,
+				  size_t *count)
+{
+	struct dw_line *out = xcalloc(limit + 1, sizeof(*out));
+	size_t kept = 0, lo = 0, hi = fr->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fr->by_line[mid].line < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == fr->n || fr->by_line[lo].line != from)
+		lo = fr->n;
+	while (lo < fr->n) {
 		const struct file_line *first = NULL;
 		size_t j;
 
-		for (j = i; j < n && all[j].line == all[i].line; j++)
-			if (!first && all[j].in_site)
-				first = &all[j];
-		if (first)
-			out[kept++] = (struct dw_line){ first->line, first->pc };
-		else if (walk)
+		for (j = lo; j < fr->n && fr->by_line[j].line == fr->by_line[lo].line; j++)
+			if (!first && cache->in_site[j])
+				first = &fr->by_line[j];
+		if (!first)
 			break;
-		i = j;
+		out[kept++] = (struct dw_line){ first->line, first->pc };
+		lo = j;
 	}
 	*count = kept;
 	return out;
 }
 
-struct dw_line *dwpoints_lines(const struct dwpoints *dp, const struct dw_site *site,
-			       bool from_entry, size_t *count)
+struct dw_line *dwpoints_lines(const struct dwpoints *dp, struct dw_line_cache **cache,
+			       const struct dw_site *site, bool from_entry, size_t *count)
 {
 	Dwarf_Die die, cu;
-	Dwarf_Attribute attr;
 	Dwarf_Lines *lines;
-	struct file_line *all;
+	const struct file_records *fr;
 	struct dw_line *out;
-	size_t nlines, n;
-	int from = 0;
+	size_t nlines, *mine, nmine;
 
 	*count = 0;
 	if (!dwarf_offdie(dp->dwarf, site->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL) ||
 	    dwarf_getsrclines(&cu, &lines, &nlines))
 		return NULL;
-	all = file_lines(lines, nlines, site->file,
-			 dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), &die, &n);
+	if (!*cache)
+		*cache = xcalloc(1, sizeof(**cache));
+	fr = unit_file_records(*cache, &cu, lines, nlines, site->file);
+	mine = records_in_site(*cache, fr, &die, &nmine);
 	if (from_entry)
-		from = entry_line(&cu, lines, nlines, &die, site->pc);
-	out = site_lines(all, n, from_entry, from, count);
-	free(all);
+		out = walk_lines(*cache, fr, entry_line(&cu, lines, nlines, &die, site->pc),
+				 nmine, count);
+	else
+		out = first_of_each_line(fr, mine, nmine, count);
+	for (size_t i = 0; i < nmine; i++)
+		(*cache)->in_site[mine[i]] = false;
+	free(mine);
 	return out;
 }

@@ -80,7 +80,11 @@ struct dw_line {
 	int line;
 	uint64_t pc;
 };
-struct dw_line *dwpoints_lines(const struct dwpoints *dp, const struct dw_site *site,
-			       bool from_entry, size_t *count);
+struct dw_line_cache;
+struct dw_line *dwpoints_lines(const struct dwpoints *dp, struct dw_line_cache **cache,
+			       const struct dw_site *site, bool from_entry, size_t *count);
+/* `cache` keeps a unit's line records between the calls for its sites; *cache NULL at
+ * first, freed by this. */
+void dwpoints_line_cache_free(struct dw_line_cache *cache);
 
 #endif
