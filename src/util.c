@@ -8,7 +8,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void out_of_memory(void)
 {
@@ -333,4 +336,51 @@ char *keyed_cache_path(const char *subdir, const char *key)
 	free(root);
 	free(dir);
 	return path;
+}
+
+bool write_text_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0;
+
+	if (f && fclose(f) != 0)
+		ok = false;
+	return ok;
+}
+
+int run_logged(const char *dir, char *const argv[], const char *command, const char *log,
+	       bool append)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		if (dir && chdir(dir) != 0)
+			_exit(127);
+		if (argv)
+			execvp(argv[0], argv);
+		else
+			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return -1;
+}
+
+void copy_file_to(const char *path, FILE *to)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+
+	while (f && fgets(line, sizeof(line), f))
+		fputs(line, to);
+	if (f)
+		fclose(f);
 }

@@ -4,6 +4,8 @@
 #define TAPSTER_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 void *xmalloc(size_t size);
@@ -46,6 +48,16 @@ char *tapster_dir(void);
 /* Where the VM kits are (their vm/ folder): $TAPSTER_CACHE, else $XDG_CACHE_HOME/tapster,
  * else ~/.cache/tapster. */
 char *tapster_cache_root(void);
+
+/* Writes TEXT to PATH (made or truncated); false on any error. */
+bool write_text_file(const char *path, const char *text);
+/* Runs ARGV (or, ARGV NULL, `sh -c COMMAND`) in DIR (NULL: here), its output and errors
+ * into LOG (appended with `append`, else LOG is truncated first); its exit status, or -1
+ * when it did not exit. */
+int run_logged(const char *dir, char *const argv[], const char *command, const char *log,
+	       bool append);
+/* Copies the text of PATH to `to` (nothing when it can't be read). */
+void copy_file_to(const char *path, FILE *to);
 
 /* mkdir -p DIR; 0, or -1 with errno. */
 int make_dirs(const char *dir);

@@ -63,14 +63,10 @@ static char *module_flags(const struct session *s)
 
 static bool write_file(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
-	bool ok = f && fputs(text, f) >= 0;
-
-	if (f && fclose(f) != 0)
-		ok = false;
-	if (!ok)
-		fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
-	return ok;
+	if (write_text_file(path, text))
+		return true;
+	fprintf(stderr, "ERROR: cannot write %s: %s\n", path, strerror(errno));
+	return false;
 }
 
 static bool write_kbuild(const char *dir, const char *name, const char *flags)
@@ -84,46 +80,11 @@ static bool write_kbuild(const char *dir, const char *name, const char *flags)
 	return ok;
 }
 
-/* Runs ARGV (or with ARGV NULL, sh -c COMMAND) in DIR with its output appended to LOG;
- * true when it exits with 0. */
-/* Runs ARGV (or the shell COMMAND) in DIR, its output appended to LOG; its exit status, or
- * -1 when it did not exit. */
-static int run_logged(const char *dir, char *const argv[], const char *command,
-		      const char *log)
-{
-	pid_t pid = fork();
-	int status = 0;
-
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		if (dir && chdir(dir) != 0)
-			_exit(127);
-		if (argv)
-			execvp(argv[0], argv);
-		else
-			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return -1;
-}
 
 static void show_log(const char *log)
 {
 	progress_end();	/* the log's lines are not to follow the progress line */
-	FILE *f = fopen(log, "r");
-	char line[4096];
-
-	while (f && fgets(line, sizeof(line), f))
-		fputs(line, stderr);
-	if (f)
-		fclose(f);
+	copy_file_to(log, stderr);
 }
 
 /* make modules for the module in DIR, its output in LOG (truncated first); make's exit
@@ -144,7 +105,7 @@ static int run_kbuild(const struct session *s, const char *dir, bool verbose_mak
 	for (int i = 0; i < s->make_args.count; i++)
 		argv[nfixed + (size_t)i] = (char *)s->make_args.items[i];
 	unlink(log);
-	status = run_logged(NULL, argv, NULL, log);
+	status = run_logged(NULL, argv, NULL, log, true);
 	free(argv);
 	free(mdir);
 	return status;
@@ -415,7 +376,7 @@ static bool follow_recipe(const struct session *s, const struct recipe *r, const
 		char *b = replace_all(a, "@NAME@", name);
 		char *command = replace_all(b, "@FLAGS@", flags);
 
-		ok = run_logged(s->kernel_build_dir, NULL, command, log) == 0;
+		ok = run_logged(s->kernel_build_dir, NULL, command, log, true) == 0;
 		free(a);
 		free(b);
 		free(command);

@@ -67,47 +67,8 @@ static void free_list(char **list)
 	free(list);
 }
 
-static bool write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	bool ok = f && fputs(text, f) >= 0;
 
-	if (f && fclose(f) != 0)
-		ok = false;
-	return ok;
-}
 
-/* Runs ARGV with its output in LOG; its exit status, or -1 when it did not exit. */
-static int run_logged(char *const argv[], const char *log)
-{
-	pid_t pid = fork();
-	int status = 0;
-
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return -1;
-}
-
-static void show_log(const char *log)
-{
-	FILE *f = fopen(log, "r");
-	char line[4096];
-
-	while (f && fgets(line, sizeof(line), f))
-		fputs(line, stderr);
-	if (f)
-		fclose(f);
-}
 
 /* The kernel TU: DIR/Kbuild names it with the headers' -include flags, and kbuild builds
  * the one object in the target's tree; make's exit status. */
@@ -132,11 +93,11 @@ static int compile_kernel(const struct session *s, const char *dir, char **heade
 		argv[i] = (char *)fixed[i];
 	for (int i = 0; i < s->make_args.count; i++)
 		argv[nfixed + (size_t)i] = (char *)s->make_args.items[i];
-	if (write_file(kbuild, text)) {
+	if (write_text_file(kbuild, text)) {
 		char *source = xasprintf("%s/" TU_NAME ".c", dir);
 
-		if (write_file(source, ""))
-			status = run_logged(argv, log);
+		if (write_text_file(source, ""))
+			status = run_logged(NULL, argv, NULL, log, false);
 		free(source);
 	}
 	free(argv);
@@ -172,7 +133,7 @@ static int compile_user(const char *dir, char **headers, const char *log)
 	argv[n++] = "/dev/null";
 	argv[n++] = "-o";
 	argv[n++] = object;
-	status = run_logged(argv, log);
+	status = run_logged(NULL, argv, NULL, log, false);
 	free(argv);
 	free(object);
 	return status;
@@ -219,7 +180,7 @@ static char *compile_headers(const struct session *s, char **list, bool kernel,
 	log = xasprintf("%s/" TU_NAME ".log", dir);
 	status = kernel ? compile_kernel(s, dir, list, log) : compile_user(dir, list, log);
 	if (status != 0) {
-		show_log(log);
+		copy_file_to(log, stderr);
 		fprintf(stderr, "WARNING: %s exited with status: %d\n", kernel ? "kbuild" : "gcc",
 			status);
 		free(object);
