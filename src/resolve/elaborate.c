@@ -721,12 +721,94 @@ static void resolve_target_or_zero(struct elab *e, struct node *n)
 	resolve_node(e, n);
 }
 
+/* ---- Autocasts: value->field where value carries a type ---- */
+
+static const struct node *autocast_source(struct elab *e, const struct node *v, int depth);
+
+/* An assignment `var = value` in the probe's body whose value has a type. */
+struct typed_assignment {
+	struct elab *e;
+	const void *var;
+	int depth;
+	const struct node *source;
+};
+
+static bool typed_assignment(const struct node *n, void *ctx)
+{
+	struct typed_assignment *t = ctx;
+
+	if (n->kind != N_ASSIGN || n->op != '=' || !n->lhs || n->lhs->kind != N_IDENT ||
+	    n->lhs->sym != t->var)
+		return false;
+	t->source = autocast_source(t->e, n->rhs, t->depth + 1);
+	return t->source != NULL;
+}
+
+/* The resolved $target, @cast or @var whose type the value `v` has, as stap follows it: the
+ * value itself, the branch of a ?: (the one a constant condition takes), a local of the
+ * probe assigned one (the first such assignment); NULL when none. */
+static const struct node *autocast_source(struct elab *e, const struct node *v, int depth)
+{
+	const struct var *var;
+
+	if (!v || depth > 8)
+		return NULL;
+	switch (v->kind) {
+	case N_TARGET:
+	case N_CAST:
+	case N_ATVAR:
+		return v->sym ? v : NULL;
+	case N_UNARY:
+		/* &$x->y, &@cast(...)->y: the address of what it names. */
+		return v->op == '&' && v->lhs && v->lhs->address_of && v->lhs->sym ? v->lhs : NULL;
+	case N_TERNARY:
+		if (v->cond && v->cond->kind == N_NUMBER)
+			return autocast_source(e, v->cond->num ? v->then : v->els, depth + 1);
+		{
+			const struct node *then = autocast_source(e, v->then, depth + 1);
+
+			return then ? then : autocast_source(e, v->els, depth + 1);
+		}
+	case N_IDENT:
+		var = v->sym;
+		if (var && !var->global && !var->is_param && e->probe && e->probe->body) {
+			struct typed_assignment t = { e, var, depth, NULL };
+
+			node_any(e->probe->body, typed_assignment, &t);
+			return t.source;
+		}
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+static bool resolve_autocast(struct elab *e, struct node *n, bool quiet)
+{
+	const struct node *source;
+	const struct ktypes *kt;
+	ktype_id type;
+	bool user;
+
+	resolve_node(e, n->lhs);
+	resolve_comps(e, n->comps);
+	source = autocast_source(e, n->lhs, 0);
+	if (!n->suffix && source && target_autocast_type(source, &kt, &type, &user))
+		return target_resolve_autocast(n, kt, type, user, quiet);
+	if (!quiet) {
+		struct token_desc tok = { "operator", "->" };
+
+		diag_error_at("semantic error", &tok, n->comps ? n->comps->loc : n->loc,
+			      "unknown type in dereference");
+		target_report_untyped(&tok, n->comps ? n->comps->loc : n->loc);
+	}
+	return false;
+}
+
 static bool resolve_cast(struct elab *e, struct node *n, bool quiet)
 {
-	if (!n->text) {
-		unsupported(n, "-> on a value that is not a $target (an autocast)");
-		return false;
-	}
+	if (!n->text)
+		return resolve_autocast(e, n, quiet);
 	if (n->suffix) {
 		if (quiet || !target_expand_pretty(e->env, e->probe, n))
 			return false;

@@ -181,7 +181,9 @@ static char **library_paths(const struct session *session, const struct parse_ta
 static struct file *parse_paths(const struct session *session, const struct parse_target *target,
 				char **paths, int npaths, const bool *needed, int *count)
 {
+	/* The script's arguments reach the tapsets too ($#, @1: argv.stp). */
 	struct parse_options options = { .guru = true, .guru_mode = session->guru,
+					 .argc = session->argc, .argv = session->argv,
 					 .target = target, .arch = session->arch,
 					 .systemtap_version = session->compatible };
 	struct file *files = NULL, **tail = &files;

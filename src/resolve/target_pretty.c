@@ -222,6 +222,23 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 	return true;
 }
 
+/* The value of $NAME (of `type`) in $$parms/$$locals/$$vars: with `depth` ($$vars$) the value
+ * itself, else a struct or union "{...}", an array "[...]" (stap's forms), the rest %#x. */
+static void pretty_named(struct pretty *pp, const char *name, ktype_id type, struct loc loc,
+			 int depth)
+{
+	enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
+
+	if (depth)
+		pretty_value(pp, target_node(name, loc), type, depth, true);
+	else if (kind == KT_STRUCT || kind == KT_UNION)
+		sb_add(&pp->format, "{...}");
+	else if (kind == KT_ARRAY)
+		sb_add(&pp->format, "[...]");
+	else
+		pretty_arg(pp, "%#x", target_node(name, loc));
+}
+
 /* One "name=value" of $$locals/$$vars from DWARF: "name=?" where the variable has no
  * location at `pc`, a struct or union "{...}" and an array "[...]" (stap's forms), the
  * value itself with `depth` ($$vars$). */
@@ -229,19 +246,12 @@ static void pretty_dwarf_var(struct pretty *pp, Dwarf_Die *fn, struct dwvar *v, 
 			     struct node *n, bool after, int depth)
 {
 	ktype_id type = dwtypes_var_type(&v->die);
-	enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
 
 	sb_addf(&pp->format, "%s%s=", after ? " " : "", v->name);
 	if (!target_local_readable(pp->kt, fn, v, pc))
 		sb_add(&pp->format, "?");
-	else if (depth)
-		pretty_value(pp, target_node(v->name, n->loc), type, depth, true);
-	else if (kind == KT_STRUCT || kind == KT_UNION)
-		sb_add(&pp->format, "{...}");
-	else if (kind == KT_ARRAY)
-		sb_add(&pp->format, "[...]");
 	else
-		pretty_arg(pp, "%#x", target_node(v->name, n->loc));
+		pretty_named(pp, v->name, type, n->loc, depth);
 }
 
 /* $$locals' part: "name=0x..." for each local visible at the probe, "name=?" where it has
@@ -326,21 +336,13 @@ bool target_expand_vars(const struct provider_env *env, struct derived_probe *p,
 		const char *name = ktypes_param_name(kt, proto, i);
 
 		sb_addf(&pp.format, "%s%s=", i ? " " : "", name);
-		if (depth)
-			pretty_value(&pp, target_node(name, n->loc), ktypes_param_type(kt, proto, i),
-				     depth, true);
-		else
-			pretty_arg(&pp, "%#x", target_node(name, n->loc));
+		pretty_named(&pp, name, ktypes_param_type(kt, proto, i), n->loc, depth);
 	}
 	if (want_locals && ktypes_dwarf(kt))
 		add_dwarf_locals(&pp, proto, n, want_params && ktypes_nparams(kt, proto), depth);
 	if (want_return && p->is_return && ktypes_return_type(kt, proto)) {
 		sb_add(&pp.format, "return=");
-		if (depth)
-			pretty_value(&pp, target_node("return", n->loc),
-				     ktypes_return_type(kt, proto), depth, true);
-		else
-			pretty_arg(&pp, "%#x", target_node("return", n->loc));
+		pretty_named(&pp, "return", ktypes_return_type(kt, proto), n->loc, depth);
 	}
 	become_sprintf(n, &pp);
 	return true;

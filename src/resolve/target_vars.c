@@ -163,18 +163,27 @@ static bool is_composite(const struct ktypes *kt, ktype_id id)
 	return kind == KT_STRUCT || kind == KT_UNION;
 }
 
+/* Whether the value being walked is a struct or union `s` passed in a register (a small
+ * struct parameter, kuid_t): its members are bits of the value, as stap reads them. */
+static bool held_in_register(const struct walk *w, ktype_id s)
+{
+	return !w->a->nsteps && w->a->base != BASE_VALUE && ktypes_size(w->kt, s) <= 8;
+}
+
 static bool field_step(struct walk *w, const struct target_comp *comp)
 {
 	ktype_id s = ktypes_strip(w->kt, w->type);
 	ktype_id outer;
 	struct kmember m;
+	bool in_register = false;
 
 	if (ktypes_kind(w->kt, s) == KT_PTR && is_composite(w->kt, ktypes_target(w->kt, s))) {
 		if (w->a->lvalue)
 			add_step(w->a, STEP_LOAD, 0, NULL, 0);
 		outer = ktypes_strip(w->kt, ktypes_target(w->kt, s));
-	} else if (w->a->lvalue && is_composite(w->kt, s)) {
+	} else if (is_composite(w->kt, s) && (w->a->lvalue || held_in_register(w, s))) {
 		outer = s;
+		in_register = !w->a->lvalue;
 	} else {
 		char *access = xasprintf("->%s", comp->field);
 		bool ok = ktypes_kind(w->kt, s) == KT_ARRAY ?
@@ -199,6 +208,14 @@ static bool field_step(struct walk *w, const struct target_comp *comp)
 		free(type);
 		free(names);
 		return false;
+	}
+	if (in_register) {
+		/* A member of a struct held in a register: its bits of the value. */
+		w->a->bit_offset += m.bit_offset;
+		w->a->bit_size = m.bit_size ? m.bit_size :
+				 8 * ktypes_size(w->kt, ktypes_strip(w->kt, m.type));
+		w->type = m.type;
+		return true;
 	}
 	add_step(w->a, STEP_OFFSET, m.bit_offset / 8, NULL, 0);
 	w->a->lvalue = true;
@@ -269,6 +286,7 @@ static bool finish(struct walk *w)
 	struct target_access *a = w->a;
 
 	a->type = w->type;
+	a->types = w->kt;
 	if (w->n->address_of)
 		return finish_address(w);
 	a->size = ktypes_size(w->kt, s);
@@ -937,28 +955,18 @@ static void cast_type_not_found(struct walk *w, struct node *n)
 	target_report_untyped(&w->tok, n->loc);
 }
 
-bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p,
-			 struct node *n, bool quiet)
+/* @cast(value, ...)->comps or an autocast's value->comps: the components followed from the
+ * type `type` (of `kt`) at the address `n->lhs`; errors name `tok`. */
+static bool walk_cast(struct node *n, const struct ktypes *kt, ktype_id type, bool user,
+		      struct token_desc tok, bool quiet)
 {
-	const struct ktypes *kt = NULL;
-	struct target_access *a;
-	struct walk w = { NULL, n, { "operator", "@cast" }, quiet, NULL, 0, NULL, false };
-	bool user;
+	struct target_access *a = xcalloc(1, sizeof(*a));
+	struct walk w = { kt, n, tok, quiet, a, type, NULL, false };
 
-	w.type = find_cast_type(env, n->module ? n->module : default_cast_module(p), n->text,
-				&kt, &user);
-	w.kt = kt;
-	if (!w.type) {
-		if (!quiet)
-			cast_type_not_found(&w, n);
-		return false;
-	}
-	a = xcalloc(1, sizeof(*a));
 	a->base = BASE_VALUE;
 	a->value = n->lhs;
 	a->lvalue = true;
 	a->user = user;
-	w.a = a;
 	if (!walk_comps(&w, n->comps)) {
 		if (!quiet)
 			target_report_untyped(&w.tok, n->loc);
@@ -966,7 +974,7 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 		free(a);
 		return false;
 	}
-	char *where = xasprintf("operator '@cast' at %s:%d:%d",
+	char *where = xasprintf("%s '%s' at %s:%d:%d", tok.what, tok.text,
 				n->loc.source ? n->loc.source->name : "", n->loc.line, n->loc.col);
 
 	a->location = c_string_literal(where);
@@ -974,6 +982,53 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 	n->sym = a;
 	n->type = TYPE_LONG;
 	return true;
+}
+
+bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p,
+			 struct node *n, bool quiet)
+{
+	const struct ktypes *kt = NULL;
+	struct walk w = { NULL, n, { "operator", "@cast" }, quiet, NULL, 0, NULL, false };
+	bool user;
+	ktype_id type = find_cast_type(env, n->module ? n->module : default_cast_module(p),
+				       n->text, &kt, &user);
+
+	if (!type) {
+		if (!quiet)
+			cast_type_not_found(&w, n);
+		return false;
+	}
+	return walk_cast(n, kt, type, user, w.tok, quiet);
+}
+
+bool target_autocast_type(const struct node *n, const struct ktypes **kt, ktype_id *type,
+			  bool *user)
+{
+	const struct target_access *a = n->sym;
+	ktype_id s;
+
+	if (a && a->base == BASE_PER_POINT)
+		a = a->npoints ? a->per_point[0] : NULL;
+	if (!a || !a->types || !a->type)
+		return false;
+	*kt = a->types;
+	*user = a->user;
+	s = ktypes_strip(a->types, a->type);
+	if (a->address_of) {
+		*type = a->type;
+		return is_composite(a->types, s);
+	}
+	*type = ktypes_kind(a->types, s) == KT_PTR ? ktypes_target(a->types, s) : 0;
+	return *type != 0;
+}
+
+bool target_resolve_autocast(struct node *n, const struct ktypes *kt, ktype_id type,
+			     bool user, bool quiet)
+{
+	struct token_desc tok = { "operator", n->comps->kind == COMP_FIELD ? "->" : "[" };
+
+	n->loc = n->comps->loc;
+	return walk_cast(n, kt, type, user, tok, quiet);
 }
 
 /* The type `$name` plus `n`'s components has in the probe's first function; 0 (after
@@ -1159,6 +1214,9 @@ static bool access_writable(struct node *n, const struct target_access *a)
 	}
 	if (a->address_of)
 		return refuse_write(n, "cannot write to array address");
+	if (!a->lvalue && a->bit_size)
+		return refuse_write(n, "tapster cannot write a member of a structure held in a"
+				    " register");
 	if (a->lvalue || a->base == BASE_PARAM || a->base == BASE_RETURN)
 		return true;
 	if (a->base == BASE_EXPR && a->reg)

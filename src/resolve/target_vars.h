@@ -36,6 +36,7 @@ struct target_access {
 	/* The result: read from the address (lvalue) or the value itself; its type. */
 	bool lvalue;
 	ktype_id type;
+	const struct ktypes *types;	/* where `type` is */
 	uint32_t size;
 	bool is_signed;
 	uint32_t bit_offset, bit_size;	/* a bitfield: within the byte at the address */
@@ -64,6 +65,15 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
  * probe `p` (NULL in a function). The module is a ':' list, searched in order: "kernel",
  * "kernel<linux/fs.h>" (the kernel's types), a module's name or file; without one, the
  * probed module in a module("m").function probe, else the kernel. */
+/* An autocast (value->field where value is not a $target): the type the value of the resolved
+ * $target, @cast, @var or autocast `n` points at (a pointer's target; with '&', what it names),
+ * in *kt, and whether it is user memory; false when it has none. */
+bool target_autocast_type(const struct node *n, const struct ktypes **kt, ktype_id *type,
+			  bool *user);
+/* The autocast `n` (N_CAST without a type) resolved as @cast(n->lhs, type)->comps; errors at
+ * its first operator, as stap's. */
+bool target_resolve_autocast(struct node *n, const struct ktypes *kt, ktype_id type,
+			     bool user, bool quiet);
 bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p,
 			 struct node *n, bool quiet);
 /* The components of `n` (->field, [i]) followed from a base of `type` already in `a`

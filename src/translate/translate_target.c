@@ -125,6 +125,12 @@ static char *gen_access(struct body *b, const struct target_access *a)
 	if (a->base == BASE_PER_POINT)
 		return gen_per_point(b, a);
 	addr = gen_address(b, a);
+	if (!a->lvalue && a->bit_size) {
+		/* A member of a struct held in a register: its bits of the value. */
+		emit(b, "%s = tap_bitfield((u64)%s, %u, %u, %s);", addr, addr, a->bit_offset,
+		     a->bit_size, a->is_signed ? "true" : "false");
+		return addr;
+	}
 	if (!a->lvalue || a->address_of)
 		return addr;
 	value = body_temp(b, TYPE_LONG);
