@@ -430,6 +430,7 @@ static int run_passes(struct session *s)
 	start = stamp_now();
 	struct provider_env env = target_for_providers(s);
 	env.monitor = s->monitor_interval > 0 && !s->list_pattern;	/* -l: the script's points */
+	env.listing = s->list_pattern != NULL;
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

@@ -500,7 +500,11 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			struct node *combined = alias_body(alias, body);
 
 			bool targets_ok = true, any = false, suffix_failed = false;
+			bool listing = x->e->env->listing;
 			char *suffix_reason = NULL;
+
+			if (listing)
+				diag_quiet_begin();
 
 			for (int t = 0; t < alias->points.len; t++) {
 				const struct probe_point *target = alias->points.items[t];
@@ -555,6 +559,10 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 				any |= derived;
 				if (derived && target->sufficient)
 					break;
+			}
+			if (listing) {	/* what failed is left out of the listing */
+				diag_quiet_end();
+				targets_ok = true;
 			}
 			if (!targets_ok) {
 				*ok = false;

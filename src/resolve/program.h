@@ -215,6 +215,9 @@ struct provider_env {
 	const struct debuginfo *(*debuginfo)(void *ctx);
 	const char *build_dir;	/* the target's build tree, as messages name it */
 	bool monitor;		/* --monitor: add the probe that reads the globals */
+	/* -l/-L: an alias whose targets fail is skipped without a word, as stap lists only
+	 * what resolves (nd1_syscall.* lists the calls it has on this kernel). */
+	bool listing;
 	/* The same with the loadable modules' tracepoints added (their names; their types
 	 * are read when a point matches); NULL when there are none. Only modules already
 	 * known are looked at, unless `fetch`: then the VM kit's modules are fetched first
