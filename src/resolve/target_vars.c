@@ -167,7 +167,33 @@ static bool is_composite(const struct ktypes *kt, ktype_id id)
  * struct parameter, kuid_t): its members are bits of the value, as stap reads them. */
 static bool held_in_register(const struct walk *w, ktype_id s)
 {
-	return !w->a->nsteps && w->a->base != BASE_VALUE && ktypes_size(w->kt, s) <= 8;
+	uint32_t size = ktypes_size(w->kt, s);
+
+	if (w->a->nsteps || w->a->base == BASE_VALUE)
+		return false;
+	/* An argument of 9 to 16 bytes comes in two words (argument_word()). */
+	return size <= 8 || (size <= 16 && w->a->base == BASE_PARAM);
+}
+
+/* The member `m` of a struct held in a register: its bits of the value; of an argument in
+ * two words, the bits of the word it is in. */
+static bool register_member(struct walk *w, const struct kmember *m)
+{
+	uint32_t bits = m->bit_size ? m->bit_size :
+			8 * ktypes_size(w->kt, ktypes_strip(w->kt, m->type));
+	uint32_t offset = w->a->bit_offset + m->bit_offset;
+
+	if (offset >= 64 && w->a->base == BASE_PARAM) {
+		w->a->param++;
+		offset -= 64;
+	}
+	if (offset + bits > 64)
+		return fail(w, "tapster cannot read member '%s' across two registers", m->name);
+	w->a->bit_offset = offset;
+	w->a->bit_size = bits;
+	w->a->base_size = 8;
+	w->type = m->type;
+	return true;
 }
 
 static bool field_step(struct walk *w, const struct target_comp *comp)
@@ -209,14 +235,8 @@ static bool field_step(struct walk *w, const struct target_comp *comp)
 		free(names);
 		return false;
 	}
-	if (in_register) {
-		/* A member of a struct held in a register: its bits of the value. */
-		w->a->bit_offset += m.bit_offset;
-		w->a->bit_size = m.bit_size ? m.bit_size :
-				 8 * ktypes_size(w->kt, ktypes_strip(w->kt, m.type));
-		w->type = m.type;
-		return true;
-	}
+	if (in_register)
+		return register_member(w, &m);
 	add_step(w->a, STEP_OFFSET, m.bit_offset / 8, NULL, 0);
 	w->a->lvalue = true;
 	w->a->bit_offset = m.bit_size ? m.bit_offset % 8 : 0;
@@ -597,6 +617,9 @@ static bool find_base(struct walk *w, const struct derived_point *d)
 	}
 	w->a->base_size = ktypes_size(w->kt, w->type);
 	w->a->base_signed = ktypes_is_signed(w->kt, w->type);
+	if (w->a->base == BASE_PARAM && is_composite(w->kt, ktypes_strip(w->kt, w->type)) &&
+	    w->a->base_size <= 16)
+		return true;	/* its members are read from its words */
 	if (w->a->base_size > 8 || !w->a->base_size)
 		return fail(w, "tapster cannot read '%s' of type passed by value", name);
 	return true;
