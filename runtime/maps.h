@@ -69,6 +69,7 @@ struct tap_map_desc {
 	int max_entries;	/* 0: MAXMAPENTRIES */
 	bool wrap;		/* a%: the oldest entry makes room */
 	const char *overflow;	/* the error when it is full (and does not wrap) */
+	bool shard_assigns;	/* sharded, its updates a[k] = v: a tap_assign_mark after the value */
 };
 
 struct tap_map_entry {
@@ -124,6 +125,8 @@ static int tap_map_init_capacity(struct tap_map *m, const struct tap_map_desc *d
 	}
 	m->value_offset = offset;
 	offset += desc->stat_value ? tap_stat_size(desc) : tap_slot_size(desc->string_value);
+	if (desc->shard_assigns)
+		offset += 2 * sizeof(u32);	/* shards.h: struct tap_assign_mark */
 	m->entry_size = ALIGN(sizeof(struct tap_map_entry) + offset, 8);
 	m->capacity = capacity;
 	m->nbuckets = roundup_pow_of_two(max(m->capacity, 16));

@@ -583,6 +583,8 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 			(int)v->variance_shift);
 	if (v->hist != HIST_NONE)
 		fprintf(m->out, "\t.hist = &tap_h_%s,\n", v->c_name);
+	if (v->shard_assigns)
+		fputs("\t.shard_assigns = true,\n", m->out);
 	fputs("};\n", m->out);
 	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->c_name);
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,

@@ -712,11 +712,17 @@ static void gen_shard_update(struct body *b, const struct node *u)
 	emit(b, "struct tap_smap_hold hold;");
 	emit(b, "int64_t *part = tap_smap_slot_desc(c, &tap_sm_%s, &tap_md_%s, %s, &hold, %s);",
 	     v->c_name, v->c_name, keys, loc);
-	emit(b, "if (unlikely(!part))");
+	emit(b, "if (unlikely(tap_smap_failed(&hold, part)))");
 	emit_error_goto(b, "\t");
-	emit(b, "*part = (int64_t)((uint64_t)*part %c (uint64_t)(%s));", minus ? '-' : '+',
-	     delta ? delta : "1");
-	emit(b, "tap_smap_done(&hold);");
+	if (shard_update_assigns(u)) {
+		/* a[k] = v: the value, and the stamp that orders the assignment at the merge. */
+		emit(b, "*part = %s;", delta);
+		emit(b, "tap_smap_assigned(&tap_sm_%s, &hold, part);", v->c_name);
+	} else {
+		emit(b, "*part = (int64_t)((uint64_t)*part %c (uint64_t)(%s));", minus ? '-' : '+',
+		     delta ? delta : "1");
+	}
+	emit(b, "tap_smap_done(&tap_sm_%s, &hold);", v->c_name);
 	b->indent--;
 	emit(b, "}");
 	free(delta);
