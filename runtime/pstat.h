@@ -342,8 +342,9 @@ static void tap_pmap_free(struct tap_pmap_part *pmap)
 	kvfree(pmap);
 }
 
-/* The add's slot when a reader holds the CPU's first map: the second's, if it has the key
- * or room for it, else the first's once the reader is done with it. */
+/* The add's slot when a reader holds the CPU's first map: the second's, if it has the key,
+ * or room for it while the first is not full (a key new to a full first map is its error,
+ * as in stap), else the first's once the reader is done with it. */
 static noinline void *tap_pmap_slot_spare(struct tap_context *c, struct tap_pmap_part *first,
 					  const union tap_key *keys,
 					  struct tap_pmap_part **held, const char *location)
@@ -354,7 +355,9 @@ static noinline void *tap_pmap_slot_spare(struct tap_context *c, struct tap_pmap
 	for (;;) {
 		p = first + 1;
 		if (tap_pmap_trylock(p)) {
-			if (!list_empty(&p->map.free) || tap_map_find(&p->map, keys))
+			if (tap_map_find(&p->map, keys) ||
+			    (!list_empty(&p->map.free) &&
+			     READ_ONCE(first->map.count) < first->map.capacity))
 				break;
 			tap_pmap_unlock(p);
 		}
