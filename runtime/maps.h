@@ -17,6 +17,7 @@
 #include <linux/jhash.h>
 #include <linux/list.h>
 #include <linux/list_sort.h>
+#include <linux/stringhash.h>
 #include <linux/vmalloc.h>
 
 #include "histogram.h"
@@ -69,6 +70,7 @@ struct tap_map_desc {
 	int max_entries;	/* 0: MAXMAPENTRIES */
 	bool wrap;		/* a%: the oldest entry makes room */
 	const char *overflow;	/* the error when it is full (and does not wrap) */
+	bool shard_assigns;	/* sharded, its updates a[k] = v: a tap_assign_mark after the value */
 };
 
 struct tap_map_entry {
@@ -124,6 +126,8 @@ static int tap_map_init_capacity(struct tap_map *m, const struct tap_map_desc *d
 	}
 	m->value_offset = offset;
 	offset += desc->stat_value ? tap_stat_size(desc) : tap_slot_size(desc->string_value);
+	if (desc->shard_assigns)
+		offset += 2 * sizeof(u32);	/* shards.h: struct tap_assign_mark */
 	m->entry_size = ALIGN(sizeof(struct tap_map_entry) + offset, 8);
 	m->capacity = capacity;
 	m->nbuckets = roundup_pow_of_two(max(m->capacity, 16));
@@ -172,18 +176,62 @@ static __always_inline void *tap_map_value(const struct tap_map *m, struct tap_m
  * description, a constant, the loops unroll and the offsets fold (the *_desc functions
  * below); the functions for any array call them with m->desc.
  */
+/* A string key's hash: the kernel's word-at-a-time string hash (its length and hash in one
+ * pass), but for a string as long as a slot holds (or longer: a slot keeps its first
+ * MAXSTRINGLEN - 1 bytes), whose first MAXSTRINGLEN - 1 bytes are hashed alike. */
+static u32 tap_string_hash(const char *s, u32 hash)
+{
+	u64 hashlen = hashlen_string((void *)(unsigned long)hash, s);
+
+	if (unlikely(hashlen_len(hashlen) >= MAXSTRINGLEN - 1))
+		return jhash(s, MAXSTRINGLEN - 1, hash);
+	return hashlen_hash(hashlen);
+}
+
 static __always_inline u32 tap_key_hash(bool is_string, union tap_key key, u32 hash)
 {
 	if (is_string)
-		return jhash(key.s, strnlen(key.s, MAXSTRINGLEN - 1), hash);
+		return tap_string_hash(key.s, hash);
 	return jhash_2words((u32)key.l, (u32)(key.l >> 32), hash);
+}
+
+/* strncmp(slot, key, MAXSTRINGLEN - 1) == 0, a word at a time where the kernel reads names
+ * so (the dcache's way: a word of the key past its end read without a fault, its bytes after
+ * the NUL masked off); `slot` is a key's slot, MAXSTRINGLEN bytes. */
+#if defined(CONFIG_DCACHE_WORD_ACCESS) && defined(__LITTLE_ENDIAN)
+#define TAP_STRING_WORDS
+#include <asm/word-at-a-time.h>
+#endif
+
+static bool tap_string_equal(const char *slot, const char *key)
+{
+#ifdef TAP_STRING_WORDS
+	const struct word_at_a_time constants = WORD_AT_A_TIME_CONSTANTS;
+	unsigned long a, b, bits;
+	size_t i;
+
+	for (i = 0; i + sizeof(long) <= MAXSTRINGLEN - 1; i += sizeof(long)) {
+		memcpy(&a, slot + i, sizeof(a));
+		b = load_unaligned_zeropad(key + i);
+		if (has_zero(b, &bits, &constants)) {
+			bits = create_zero_mask(prep_zero_mask(b, bits, &constants));
+			/* The bytes before the key's NUL, and the NUL. */
+			return !((a ^ b) & ((zero_bytemask(bits) << 8) | 0xff));
+		}
+		if (a != b)
+			return false;
+	}
+	return strncmp(slot + i, key + i, MAXSTRINGLEN - 1 - i) == 0;
+#else
+	return strncmp(slot, key, MAXSTRINGLEN - 1) == 0;
+#endif
 }
 
 /* Whether the key stored at `slot` is `key`. */
 static __always_inline bool tap_key_equal(bool is_string, const void *slot, union tap_key key)
 {
 	if (is_string)
-		return strncmp(slot, key.s, MAXSTRINGLEN - 1) == 0;
+		return tap_string_equal(slot, key.s);
 	return *(const int64_t *)slot == key.l;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Statistics globals kept per CPU. `s <<< v` and `a[k] <<< v` add to the aggregate of the
- * CPU the probe hit runs on (a scalar's per-CPU part, without any lock; that CPU's own map of
- * an array, under the global's lock taken for reading): any number of CPUs add at once, and
- * none touches another's data. Reading one (@count and the others, a histogram, foreach, `in`)
+ * CPU the probe hit runs on (a scalar's per-CPU part, without any lock; one of that CPU's
+ * two maps of an array, held by a bit of its own for the add: below): any number of CPUs add
+ * at once, and none touches another's data. Reading one (@count and the others, a histogram, foreach, `in`)
  * takes the lock for writing and gathers the CPUs' parts into one aggregate: counts, sums
  * and buckets added, the least minimum and the greatest maximum.
  *
@@ -268,63 +268,178 @@ static void tap_pstat_clear(struct tap_stat *agg, struct tap_pstat *ps)
 	memset(agg, 0, tap_stat_layout_size(ps->layout));
 }
 
-/* ---- An array of statistics: one map per CPU ---- */
+/* ---- An array of statistics: two maps per CPU ---- */
 
-static int tap_pmap_init(struct tap_map **pmap, const struct tap_map_desc *desc)
+/*
+ * `a[k] <<< v` adds to a map of its CPU, holding that map's bit for the lookup and the add
+ * alone; a reader (under the global's write lock: readers come one at a time) holds one
+ * map's bit at a time while it reads that map. The first map of a CPU is the one its adds
+ * use; while a reader holds it, they use the second (smaller, TAP_PMAP_SPARE entries at
+ * most), so that an add waits for a reader only when the second has no room for a key it
+ * lacks. Every map is one more part to gather: with nobody reading, one CPU's adds all go
+ * to its first map, one part, as before. The maps hold the whole array's keys: the first
+ * map of a CPU is full (MAXMAPENTRIES, or the declared size) when stap's map of that CPU
+ * would be, and an add of a key it lacks then errs as stap's.
+ *
+ * An array whose @variance is taken keeps the global's read lock around its adds (its
+ * gathering reads each part twice, which must not change in between); the others need no
+ * lock (src/translate/locks.c).
+ */
+#ifndef TAP_PMAP_SPARE
+#define TAP_PMAP_SPARE 128
+#endif
+
+struct tap_pmap_part {
+	unsigned long state;	/* bit 0: held */
+	struct tap_map map;
+} ____cacheline_aligned;
+
+static __always_inline bool tap_pmap_trylock(struct tap_pmap_part *p)
 {
-	int cpu;
+	return !test_and_set_bit_lock(0, &p->state);
+}
 
-	*pmap = kcalloc(nr_cpu_ids, sizeof(**pmap), GFP_KERNEL);
+static __always_inline void tap_pmap_unlock(struct tap_pmap_part *p)
+{
+	clear_bit_unlock(0, &p->state);
+}
+
+/* A reader's: the holder is an add on the part's CPU, a lookup and an add from its end. */
+static struct tap_map *tap_pmap_hold(struct tap_pmap_part *p)
+{
+	while ((READ_ONCE(p->state) & 1) || !tap_pmap_trylock(p))
+		cpu_relax();
+	return &p->map;
+}
+
+/* The parts, two per possible CPU. */
+#define tap_pmap_for_each(i) \
+	for ((i) = 0; (i) < 2 * nr_cpu_ids; (i)++) \
+		if (cpu_possible((i) / 2))
+
+static int tap_pmap_init(struct tap_pmap_part **pmap, const struct tap_map_desc *desc)
+{
+	int i, capacity = desc->max_entries > 0 ? desc->max_entries : MAXMAPENTRIES;
+
+	*pmap = kvcalloc(2 * nr_cpu_ids, sizeof(**pmap), GFP_KERNEL);
 	if (!*pmap)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		if (tap_map_init(&(*pmap)[cpu], desc))
+	tap_pmap_for_each(i)
+		if (tap_map_init_capacity(&(*pmap)[i].map, desc,
+					  i & 1 ? min(capacity, TAP_PMAP_SPARE) : capacity))
 			return -ENOMEM;
 	return 0;
 }
 
-static void tap_pmap_free(struct tap_map *pmap)
+static void tap_pmap_free(struct tap_pmap_part *pmap)
 {
-	int cpu;
+	int i;
 
 	if (!pmap)
 		return;
-	for_each_possible_cpu(cpu)
-		tap_map_free(&pmap[cpu]);
-	kfree(pmap);
+	tap_pmap_for_each(i)
+		tap_map_free(&pmap[i].map);
+	kvfree(pmap);
 }
 
-/* This CPU's map, for <<< (probe context runs with preemption disabled). */
-static __always_inline struct tap_map *tap_pmap_this(struct tap_map *pmap)
+/* The add's slot when a reader holds the CPU's first map: the second's, if it has the key,
+ * or room for it while the first is not full (a key new to a full first map is its error,
+ * as in stap), else the first's once the reader is done with it. */
+static noinline void *tap_pmap_slot_spare(struct tap_context *c, struct tap_pmap_part *first,
+					  const union tap_key *keys,
+					  struct tap_pmap_part **held, const char *location)
 {
-	return &pmap[smp_processor_id()];
+	struct tap_pmap_part *p;
+	void *slot;
+
+	for (;;) {
+		p = first + 1;
+		if (tap_pmap_trylock(p)) {
+			if (tap_map_find(&p->map, keys) ||
+			    (!list_empty(&p->map.free) &&
+			     READ_ONCE(first->map.count) < first->map.capacity))
+				break;
+			tap_pmap_unlock(p);
+		}
+		p = first;
+		if (tap_pmap_trylock(p))
+			break;
+		cpu_relax();
+	}
+	slot = tap_map_slot(c, &p->map, keys, location);
+	if (!slot)
+		tap_pmap_unlock(p);
+	*held = p;
+	return slot;
+}
+
+/* a[keys] <<< v on this CPU (probe context: preemption is off): the aggregate to add to,
+ * its map held until tap_pmap_done(); NULL, nothing held, after an error (a full map). */
+static __always_inline struct tap_stat *tap_pmap_slot_desc(struct tap_context *c,
+							   struct tap_pmap_part *pmap,
+							   const struct tap_map_desc *d,
+							   const union tap_key *keys,
+							   struct tap_pmap_part **held,
+							   const char *location)
+{
+	struct tap_pmap_part *p = &pmap[2 * smp_processor_id()];
+	void *slot;
+
+	if (unlikely(!tap_pmap_trylock(p)))
+		return tap_pmap_slot_spare(c, p, keys, held, location);
+	slot = tap_map_slot_desc(c, &p->map, d, keys, location);
+	if (unlikely(!slot))
+		tap_pmap_unlock(p);
+	*held = p;
+	return slot;
+}
+
+static __always_inline void tap_pmap_done(struct tap_pmap_part *held)
+{
+	tap_pmap_unlock(held);
 }
 
 /* The parts of a[keys] gathered into `agg`. */
-static struct tap_stat *tap_pmap_gather_into(struct tap_stat *agg, struct tap_map *pmap,
+static struct tap_stat *tap_pmap_gather_into(struct tap_stat *agg, struct tap_pmap_part *pmap,
 					     const union tap_key *keys)
 {
-	struct tap_stat_layout l = tap_map_stat_layout(pmap[0].desc);
-	u32 hash = tap_map_hash(&pmap[0], keys);	/* every CPU's map hashes alike */
+	struct tap_stat_layout l = tap_map_stat_layout(pmap[0].map.desc);
+	u32 hash = tap_map_hash(&pmap[0].map, keys);	/* every map hashes alike */
 	struct tap_map_entry *e;
+	struct tap_map *m;
 	struct tap_gather g;
-	int cpu;
+	int i, only = -1;
 
 	tap_gather_start(&g, agg, &l);
-	for_each_possible_cpu(cpu) {
-		e = tap_map_find_hashed(&pmap[cpu], keys, hash);
-		tap_gather_add(&g, e ? tap_map_value(&pmap[cpu], e) : NULL);
+	tap_pmap_for_each(i) {
+		m = tap_pmap_hold(&pmap[i]);
+		e = tap_map_find_hashed(m, keys, hash);
+		if (e && ((struct tap_stat *)tap_map_value(m, e))->count)
+			only = i;
+		tap_gather_add(&g, e ? tap_map_value(m, e) : NULL);
+		tap_pmap_unlock(&pmap[i]);
+	}
+	if (g.parts == 1) {
+		/* The one part as it is, copied whole while its map is held (adds only add:
+		 * the entry is still there). */
+		m = tap_pmap_hold(&pmap[only]);
+		memcpy(agg, tap_map_value(m, tap_map_find_hashed(m, keys, hash)),
+		       tap_stat_layout_size(&l));
+		tap_pmap_unlock(&pmap[only]);
+		return agg;
 	}
 	if (tap_gather_spreads(&g))
-		for_each_possible_cpu(cpu) {
-			e = tap_map_find_hashed(&pmap[cpu], keys, hash);
-			tap_gather_spread(&g, e ? tap_map_value(&pmap[cpu], e) : NULL);
+		tap_pmap_for_each(i) {
+			m = tap_pmap_hold(&pmap[i]);
+			e = tap_map_find_hashed(m, keys, hash);
+			tap_gather_spread(&g, e ? tap_map_value(m, e) : NULL);
+			tap_pmap_unlock(&pmap[i]);
 		}
 	return tap_gather_finish(&g);
 }
 
 /* @op(a[keys]) and the like: the entry gathered into the context's scratch aggregate. */
-static struct tap_stat *tap_pmap_gather_key(struct tap_context *c, struct tap_map *pmap,
+static struct tap_stat *tap_pmap_gather_key(struct tap_context *c, struct tap_pmap_part *pmap,
 					    const union tap_key *keys)
 {
 	return tap_pmap_gather_into((struct tap_stat *)c->stat_scratch, pmap, keys);
@@ -332,20 +447,29 @@ static struct tap_stat *tap_pmap_gather_key(struct tap_context *c, struct tap_ma
 
 /* Every entry gathered into `agg`, for foreach: its entries in the order the CPUs' maps
  * list them, CPU after CPU. False, and the array's error, when `agg` is full. */
-static bool tap_pmap_gather(struct tap_context *c, struct tap_map *agg, struct tap_map *pmap,
+static bool tap_pmap_gather(struct tap_context *c, struct tap_map *agg, struct tap_pmap_part *pmap,
 			    const char *location)
 {
 	union tap_key keys[TAP_MAX_KEYS];
 	struct tap_map_entry *e, *ae;
-	int cpu;
+	struct tap_map *m;
+	bool full = false;
+	int i;
 
 	tap_map_clear(agg);
-	for_each_possible_cpu(cpu)
-		list_for_each_entry(e, &pmap[cpu].used, order) {
-			tap_map_entry_keys(&pmap[cpu], e, keys);
-			if (!tap_map_entry(c, agg, keys, location))
-				return false;
+	tap_pmap_for_each(i) {
+		m = tap_pmap_hold(&pmap[i]);
+		list_for_each_entry(e, &m->used, order) {
+			tap_map_entry_keys(m, e, keys);
+			if (!tap_map_entry(c, agg, keys, location)) {
+				full = true;
+				break;
+			}
 		}
+		tap_pmap_unlock(&pmap[i]);
+		if (full)
+			return false;
+	}
 	list_for_each_entry(ae, &agg->used, order) {
 		tap_map_entry_keys(agg, ae, keys);
 		tap_pmap_gather_into(tap_map_value(agg, ae), pmap, keys);
@@ -354,30 +478,38 @@ static bool tap_pmap_gather(struct tap_context *c, struct tap_map *agg, struct t
 }
 
 /* [keys] in a, and its slices. */
-static bool tap_pmap_any(struct tap_map *pmap, const union tap_key *keys, u32 wild)
+static bool tap_pmap_any(struct tap_pmap_part *pmap, const union tap_key *keys, u32 wild)
 {
-	int cpu;
+	struct tap_map *m;
+	bool found;
+	int i;
 
-	for_each_possible_cpu(cpu)
-		if (wild ? tap_map_slice_any(&pmap[cpu], keys, wild)
-			 : tap_map_find(&pmap[cpu], keys) != NULL)
+	tap_pmap_for_each(i) {
+		m = tap_pmap_hold(&pmap[i]);
+		found = wild ? tap_map_slice_any(m, keys, wild) : tap_map_find(m, keys) != NULL;
+		tap_pmap_unlock(&pmap[i]);
+		if (found)
 			return true;
+	}
 	return false;
 }
 
 /* delete a[keys] (a slice when `wild`), or, with `keys` NULL, delete a. */
-static void tap_pmap_delete(struct tap_map *agg, struct tap_map *pmap, const union tap_key *keys,
-			    u32 wild)
+static void tap_pmap_delete(struct tap_map *agg, struct tap_pmap_part *pmap,
+			    const union tap_key *keys, u32 wild)
 {
-	int cpu;
+	struct tap_map *m;
+	int i;
 
-	for_each_possible_cpu(cpu) {
+	tap_pmap_for_each(i) {
+		m = tap_pmap_hold(&pmap[i]);
 		if (!keys)
-			tap_map_clear(&pmap[cpu]);
+			tap_map_clear(m);
 		else if (wild)
-			tap_map_slice_delete(&pmap[cpu], keys, wild);
+			tap_map_slice_delete(m, keys, wild);
 		else
-			tap_map_delete(&pmap[cpu], keys);
+			tap_map_delete(m, keys);
+		tap_pmap_unlock(&pmap[i]);
 	}
 	tap_map_clear(agg);
 }

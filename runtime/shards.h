@@ -95,11 +95,15 @@ static void tap_sscalar_merge(int64_t *global, struct tap_sscalar_part __percpu 
 
 /* ---- A sharded array ---- */
 
+/* A shard's state word: held (by an update or a merge), and updated since its last merge.
+ * An update takes it with one locked bit test and leaves it with one store, dirty. */
+#define TAP_SHARD_HELD 0		/* the bit */
+#define TAP_SHARD_DIRTY 2UL		/* the value */
+
 struct tap_shard {
-	atomic_t lock;		/* 1 while an update or a merge holds it */
+	unsigned long state;
 	int budget;		/* keys new to the global map it may hold */
 	int fresh;		/* ... and those it holds: its entries with a stamp */
-	bool dirty;		/* updated since its last merge */
 	struct tap_map map;
 } ____cacheline_aligned;
 
@@ -108,23 +112,37 @@ struct tap_smap {
 	struct tap_lock *lock;		/* the global's */
 	struct tap_shard *shards;	/* two per CPU: 2 * cpu and 2 * cpu + 1 */
 	int nshards;
-	atomic_t clock;			/* insertion stamps */
+	atomic_t clock;			/* insertion stamps, and assignments' */
+	u32 merges;			/* merges so far (assignments: tap_assign_into()) */
 };
+
+/* An array whose updates assign (a[k] = v): after each value, the last assignment's stamp
+ * (0: none since the shard's last merge), and in the global map the merge that set it. */
+struct tap_assign_mark {
+	u32 merge;
+	u32 stamp;
+};
+
+static __always_inline struct tap_assign_mark *tap_assign_mark_of(int64_t *value)
+{
+	return (struct tap_assign_mark *)(value + 1);
+}
 
 static __always_inline bool tap_shard_trylock(struct tap_shard *s)
 {
-	return atomic_cmpxchg_acquire(&s->lock, 0, 1) == 0;
+	return !test_and_set_bit_lock(TAP_SHARD_HELD, &s->state);
 }
 
+/* Released, dirty or not as it was. */
 static __always_inline void tap_shard_unlock(struct tap_shard *s)
 {
-	atomic_set_release(&s->lock, 0);
+	clear_bit_unlock(TAP_SHARD_HELD, &s->state);
 }
 
 /* A merge's: the holder is an update on another CPU, a lookup and an add from its end. */
 static void tap_shard_lock(struct tap_shard *s)
 {
-	while (atomic_read(&s->lock) || !tap_shard_trylock(s))
+	while ((READ_ONCE(s->state) & BIT(TAP_SHARD_HELD)) || !tap_shard_trylock(s))
 		cpu_relax();
 }
 
@@ -151,18 +169,44 @@ static __always_inline int64_t *tap_shard_value(struct tap_map *m, struct tap_ma
 	return tap_map_value(m, e);
 }
 
-/* Shard s's values added into the global map and its new keys inserted there; s keeps its
- * keys (stamp 0: known to the global map) with value 0, so that the next updates of them
- * need no insertion. Both locks held. */
-static void tap_shard_add_into(struct tap_map *g, struct tap_shard *s)
+/* Whether entry e of a shard holds nothing for the global map: a key it has, with nothing
+ * added (or assigned) since the last merge. */
+static bool tap_shard_idle(struct tap_map *m, struct tap_map_entry *e)
 {
+	int64_t *value = tap_shard_value(m, e);
+
+	if (e->stamp)
+		return false;
+	return m->desc->shard_assigns ? !tap_assign_mark_of(value)->stamp : !*value;
+}
+
+/* A shard's assignment into the global map's value `to`: the last one made wins, of those
+ * this merge (`merge`) brings from the shards; any of them follows what `to` held before. */
+static void tap_assign_into(u32 merge, int64_t *to, int64_t *value)
+{
+	struct tap_assign_mark *tm = tap_assign_mark_of(to), *vm = tap_assign_mark_of(value);
+
+	if (vm->stamp && (tm->merge != merge || (s32)(vm->stamp - tm->stamp) > 0)) {
+		*to = *value;
+		tm->merge = merge;
+		tm->stamp = vm->stamp;
+	}
+	vm->stamp = 0;
+}
+
+/* Shard s's values added (or assigned) into the global map and its new keys inserted
+ * there; s keeps its keys (stamp 0: known to the global map) with value 0, so that the
+ * next updates of them need no insertion. Both locks held. */
+static void tap_shard_add_into(struct tap_smap *sm, struct tap_shard *s)
+{
+	struct tap_map *g = sm->global;
 	union tap_key keys[TAP_MAX_KEYS];
 	struct tap_map_entry *e, *ge;
-	int64_t *value;
+	int64_t *value, *to;
 
 	list_for_each_entry(e, &s->map.used, order) {
 		value = tap_shard_value(&s->map, e);
-		if (!e->stamp && !*value)
+		if (tap_shard_idle(&s->map, e))
 			continue;
 		tap_map_entry_keys(&s->map, e, keys);
 		ge = tap_map_find_hashed(g, keys, e->hash);
@@ -172,13 +216,15 @@ static void tap_shard_add_into(struct tap_map *g, struct tap_shard *s)
 			ge = tap_map_insert_free(g, keys, e->hash);
 			ge->stamp = e->stamp;
 		}
-		*(int64_t *)tap_map_value(g, ge) =
-			(int64_t)((u64)*(int64_t *)tap_map_value(g, ge) + (u64)*value);
+		to = tap_map_value(g, ge);
+		if (g->desc->shard_assigns)
+			tap_assign_into(sm->merges, to, value);
+		else
+			*to = (int64_t)((u64)*to + (u64)*value);
 		*value = 0;
 		e->stamp = 0;
 	}
 	s->fresh = 0;
-	s->dirty = false;
 }
 
 /* Shard s merged (when it was updated since its last merge), and given `budget` (-1: a
@@ -189,11 +235,11 @@ static void tap_shard_merge(struct tap_smap *sm, struct tap_shard *s, int budget
 
 	tap_shard_lock(s);
 	g->reserved -= s->budget;	/* its new keys take the room it held */
-	if (s->dirty)
-		tap_shard_add_into(g, s);
+	if (s->state & TAP_SHARD_DIRTY)
+		tap_shard_add_into(sm, s);
 	s->budget = budget < 0 ? tap_shard_share(sm, s) : budget;
 	g->reserved += s->budget;
-	tap_shard_unlock(s);
+	smp_store_release(&s->state, 0);	/* free, and clean */
 }
 
 /* Every shard merged (each given `budget`, -1: a share), the keys new to the global map in
@@ -205,6 +251,7 @@ static void tap_smap_merge_budget(struct tap_smap *sm, int budget)
 	LIST_HEAD(before);
 	int i;
 
+	sm->merges++;
 	for (i = 0; i < sm->nshards; i++)
 		tap_shard_merge(sm, &sm->shards[i], budget);
 	if (g->used.prev == last)
@@ -305,7 +352,7 @@ static noinline bool tap_shard_evict(struct tap_shard *s)
 	struct tap_map_entry *e;
 
 	list_for_each_entry(e, &s->map.used, order)
-		if (!e->stamp && !*tap_shard_value(&s->map, e)) {
+		if (tap_shard_idle(&s->map, e)) {
 			tap_map_unlink(&s->map, e);
 			return true;
 		}
@@ -328,10 +375,10 @@ static void tap_shard_learn(struct tap_shard *s, const union tap_key *keys, u32 
 	tap_shard_unlock(s);
 }
 
-/* What an update holds until tap_smap_done(): a shard, or (the slow path) the global's lock. */
+/* What an update holds until tap_smap_done(): a shard, or (NULL: the slow path) the
+ * global's lock. */
 struct tap_smap_hold {
 	struct tap_shard *shard;
-	struct tap_smap *smap;
 };
 
 /* The slow path of an update whose shard has no budget left: the global's lock, every
@@ -339,7 +386,7 @@ struct tap_smap_hold {
  * or when the lock could not be had: the hit is then skipped (counted as a lock timeout). */
 static noinline int64_t *tap_smap_slot_locked(struct tap_context *c, struct tap_smap *sm,
 					      const union tap_key *keys, u32 hash,
-					      struct tap_smap_hold *hold, const char *location)
+					      const char *location)
 {
 	struct tap_lock_use use = { sm->lock, true };
 	void *slot;
@@ -358,8 +405,6 @@ static noinline int64_t *tap_smap_slot_locked(struct tap_context *c, struct tap_
 #ifndef TAP_SHARDS_OFF
 	tap_shard_learn(&sm->shards[2 * smp_processor_id()], keys, hash);
 #endif
-	hold->shard = NULL;
-	hold->smap = sm;
 	return slot;
 }
 
@@ -380,7 +425,8 @@ static __always_inline int64_t *tap_smap_slot_desc(struct tap_context *c, struct
 
 #ifdef TAP_SHARDS_OFF
 	/* For comparison (make bench-shards): every update of an array under its lock. */
-	return tap_smap_slot_locked(c, sm, keys, hash, hold, location);
+	hold->shard = NULL;
+	return tap_smap_slot_locked(c, sm, keys, hash, location);
 #endif
 	/* A merge holds at most one of the two, for the time it takes to empty it. */
 	while (!tap_shard_trylock(s = &pair[i++ & 1]))
@@ -390,23 +436,40 @@ static __always_inline int64_t *tap_smap_slot_desc(struct tap_context *c, struct
 		if (unlikely(s->fresh >= s->budget ||
 			     (list_empty(&s->map.free) && !tap_shard_evict(s)))) {
 			tap_shard_unlock(s);
-			return tap_smap_slot_locked(c, sm, keys, hash, hold, location);
+			hold->shard = NULL;
+			return tap_smap_slot_locked(c, sm, keys, hash, location);
 		}
 		e = tap_map_insert_free(&s->map, keys, hash);
 		e->stamp = tap_smap_stamp(sm);
 		s->fresh++;
 	}
-	s->dirty = true;
 	hold->shard = s;
 	return (int64_t *)(e->data + tap_desc_value_offset(d));
 }
 
-static __always_inline void tap_smap_done(struct tap_smap_hold *hold)
+/* Whether the update ends here (tap_smap_slot_desc() gave no slot): tested on the shard
+ * first, which the fast path has and tap_smap_done() tests again, so that the compiler
+ * makes one test of the two. */
+static __always_inline bool tap_smap_failed(const struct tap_smap_hold *hold, const int64_t *part)
+{
+	return !hold->shard && !part;
+}
+
+/* a[k] = v: the assignment's stamp, in a shard (the global map's slot needs none). */
+static __always_inline void tap_smap_assigned(struct tap_smap *sm, struct tap_smap_hold *hold,
+					      int64_t *value)
+{
+	if (likely(hold->shard))
+		tap_assign_mark_of(value)->stamp = tap_smap_stamp(sm);
+}
+
+/* The update's end: its shard released, dirty (one store), or the global's lock. */
+static __always_inline void tap_smap_done(struct tap_smap *sm, struct tap_smap_hold *hold)
 {
 	if (likely(hold->shard)) {
-		tap_shard_unlock(hold->shard);
+		smp_store_release(&hold->shard->state, TAP_SHARD_DIRTY);
 	} else {
-		struct tap_lock_use use = { hold->smap->lock, true };
+		struct tap_lock_use use = { sm->lock, true };
 
 		tap_unlock(&use);
 	}

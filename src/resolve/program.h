@@ -40,6 +40,7 @@ struct var {
 	bool variance;		/* @variance is taken of it, or an array sorted on it */
 	int64_t variance_shift;
 	bool sharded;		/* pass 3: kept in per-CPU parts (translate/shards.h) */
+	bool shard_assigns;	/* ... that its updates assign, a[k] = v (not add to) */
 	struct var *next;
 };
 

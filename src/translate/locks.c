@@ -84,7 +84,8 @@ static bool visit(const struct node *n, void *ctx)
 					 c->shard_update->lhs->lhs : c->shard_update->lhs;
 		break;
 	case N_IDENT:
-		/* s <<< v needs no lock: s is a scalar of statistics, kept per CPU. */
+		/* s <<< v needs no lock: s is kept per CPU (an array of statistics too, held
+		 * a map at a time: pstat.h). */
 		if (n != c->unlocked_add && n != c->shard_ident)
 			note(c, n->sym, LOCK_READ);
 		break;
@@ -102,6 +103,11 @@ static bool visit(const struct node *n, void *ctx)
 				c->added[i] = true;
 			if (i >= 0 && n->lhs->kind == N_IDENT)
 				c->unlocked_add = n->lhs;
+			/* a[k] <<< v likewise, unless @variance is taken of a: its gathering
+			 * needs the parts unchanged between its two rounds (pstat.h). */
+			if (i >= 0 && n->lhs->kind == N_INDEX &&
+			    !((const struct var *)target->sym)->variance)
+				c->unlocked_add = n->lhs->lhs;
 		} else if (node_changed_var(n)) {
 			note(c, node_changed_var(n)->sym, LOCK_WRITE);
 		}

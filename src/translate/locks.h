@@ -4,9 +4,9 @@
  * reader/writer lock; a probe takes, in the order the globals are declared, a read lock on
  * each global it (or a function it calls, at any depth) only reads and a write lock on each
  * it may change, for the whole body (runtime/globals.h). A foreach counts as a change.
- * Statistics are kept per CPU (runtime/pstat.h): <<< into a scalar needs no lock and into an
- * array a read lock, as each CPU adds to its own part; reading them takes a write lock, as
- * that gathers the parts. A sharded global (shards.h) is not locked by the updates that
+ * Statistics are kept per CPU (runtime/pstat.h): <<< needs no lock, as each CPU adds to its
+ * own part (into an array whose @variance is taken, a read lock); reading them takes a
+ * write lock, as that gathers the parts. A sharded global (shards.h) is not locked by the updates that
  * only change its CPU's part, and is locked for writing by any other use, which merges its
  * parts first.
  */

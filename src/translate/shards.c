@@ -7,6 +7,12 @@
 #include "parse/ast_copy.h"
 #include "util.h"
 
+/* An assignment of an element, a[k] = v: the last one made wins at the merge. */
+static bool is_element_assign(const struct node *n)
+{
+	return n->kind == N_ASSIGN && n->op == '=' && n->lhs && n->lhs->kind == N_INDEX;
+}
+
 /* The global a candidate update changes: a numeric scalar, or an array of numbers that
  * does not wrap. */
 static const struct var *update_target(const struct node *update)
@@ -34,7 +40,7 @@ static const struct node *candidate_update(const struct node *stmt)
 
 	if (!n)
 		return NULL;
-	if (n->kind != N_PREINC && n->kind != N_POSTINC &&
+	if (n->kind != N_PREINC && n->kind != N_POSTINC && !is_element_assign(n) &&
 	    !(n->kind == N_ASSIGN &&
 	      (n->op == OP_ASSIGN_BASE + '+' || n->op == OP_ASSIGN_BASE + '-')))
 		return NULL;
@@ -53,10 +59,16 @@ const struct var *shard_update_var(const struct node *update)
 	return update_target(update);
 }
 
+bool shard_update_assigns(const struct node *update)
+{
+	return is_element_assign(update);
+}
+
 struct walk {
 	const struct program *program;
 	int nglobals;
 	bool *updates, *others;		/* per global, in program->globals order */
+	bool *adds, *assigns;		/* of the updates, over all probes */
 	const struct node *update_ident;	/* the global named by the update being walked */
 	const struct used_function **seen;
 	int nseen;
@@ -96,6 +108,10 @@ static bool visit(const struct node *n, void *ctx)
 	if (update) {
 		i = global_index(w->program, update_target(update));
 		w->updates[i] = true;
+		if (is_element_assign(update))
+			w->assigns[i] = true;
+		else
+			w->adds[i] = true;
 		w->update_ident = update->lhs->kind == N_INDEX ? update->lhs->lhs : update->lhs;
 	} else if (n->kind == N_IDENT && n != w->update_ident) {
 		v = n->sym;
@@ -137,7 +153,9 @@ void shards_decide(struct program *program)
 	bool *updated = xcalloc((size_t)n + 1, sizeof(bool));
 	bool *mixed = xcalloc((size_t)n + 1, sizeof(bool));
 	struct walk w = { .program = program, .nglobals = n, .updates = xcalloc((size_t)n + 1, sizeof(bool)),
-			  .others = xcalloc((size_t)n + 1, sizeof(bool)) };
+			  .others = xcalloc((size_t)n + 1, sizeof(bool)),
+			  .adds = xcalloc((size_t)n + 1, sizeof(bool)),
+			  .assigns = xcalloc((size_t)n + 1, sizeof(bool)) };
 
 	for (const struct derived_probe *p = program->probes; p; p = p->next) {
 		walk_probe(&w, p);
@@ -148,13 +166,18 @@ void shards_decide(struct program *program)
 	}
 	int i = 0;
 
-	for (struct var *g = program->globals; g; g = g->next, i++)
-		g->sharded = updated[i] && !mixed[i];
+	/* Adds and assignments of one array in shards could not be put back in their order. */
+	for (struct var *g = program->globals; g; g = g->next, i++) {
+		g->sharded = updated[i] && !mixed[i] && !(w.adds[i] && w.assigns[i]);
+		g->shard_assigns = g->sharded && w.assigns[i];
+	}
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		node_any(p->cond, mark_condition_global, NULL);
 	free(updated);
 	free(mixed);
 	free(w.updates);
 	free(w.others);
+	free(w.adds);
+	free(w.assigns);
 	free(w.seen);
 }

@@ -3,10 +3,11 @@
  * Pass 3: which numeric globals are kept in per-CPU parts (runtime/shards.h). A global is
  * sharded when some probe updates it with a statement of its own, `x++`, `x--`, `++x`,
  * `--x`, `x += v` or `x -= v` (x a scalar or an element a[k] of an array of numbers,
- * `global a%` aside), and no probe that does so uses it in any other way (reads it, in the
- * keys or the value of its update too, or in a function it calls): those probes update
- * their CPU's part without its lock; the others take its lock for writing and merge the
- * parts first. A global read by a probe's condition is never sharded.
+ * `global a%` aside), or `a[k] = v` (an array whose updates all assign: one whose updates
+ * both add and assign is not sharded), and no probe that does so uses it in any other way
+ * (reads it, in the keys or the value of its update too, or in a function it calls): those
+ * probes update their CPU's part without its lock; the others take its lock for writing
+ * and merge the parts first. A global read by a probe's condition is never sharded.
  */
 #ifndef TAPSTER_SHARDS_H
 #define TAPSTER_SHARDS_H
@@ -23,5 +24,8 @@ const struct node *shard_update(const struct node *stmt);
 
 /* The global an update of shard_update() changes. */
 const struct var *shard_update_var(const struct node *update);
+
+/* Whether an update of shard_update() assigns an element, a[k] = v. */
+bool shard_update_assigns(const struct node *update);
 
 #endif

@@ -583,6 +583,8 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 			(int)v->variance_shift);
 	if (v->hist != HIST_NONE)
 		fprintf(m->out, "\t.hist = &tap_h_%s,\n", v->c_name);
+	if (v->shard_assigns)
+		fputs("\t.shard_assigns = true,\n", m->out);
 	fputs("};\n", m->out);
 	fprintf(m->out, "static struct tap_map tap_m_%s;\n", v->c_name);
 	sb_addf(init, "\tif (tap_map_init(&tap_m_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n", v->c_name,
@@ -595,9 +597,9 @@ static void write_array(struct module *m, const struct var *v, struct strbuf *in
 			"\t\treturn -ENOMEM;\n", v->c_name, v->c_name, v->c_name);
 		sb_addf(release, "\ttap_smap_free(&tap_sm_%s);\n", v->c_name);
 	}
-	/* An array of statistics: <<< fills one map per CPU; tap_m_ is what they gather to. */
+	/* An array of statistics: <<< fills two maps per CPU; tap_m_ is what they gather to. */
 	if (v->type == TYPE_STATS) {
-		fprintf(m->out, "static struct tap_map *tap_pm_%s;\n", v->c_name);
+		fprintf(m->out, "static struct tap_pmap_part *tap_pm_%s;\n", v->c_name);
 		sb_addf(init, "\tif (tap_pmap_init(&tap_pm_%s, &tap_md_%s))\n\t\treturn -ENOMEM;\n",
 			v->c_name, v->c_name);
 		sb_addf(release, "\ttap_pmap_free(tap_pm_%s);\n", v->c_name);

@@ -390,9 +390,7 @@ static char *gen_keys(struct body *b, struct node *index, struct node *extra, ch
 static char *index_slot(struct body *b, struct node *index, const char *keys)
 {
 	struct var *array = index->lhs->sym;
-	/* Only <<< writes an array of statistics: into this CPU's map. */
-	char *map = per_cpu_stats(array) ? xasprintf("tap_pmap_this(tap_pm_%s)", array->c_name)
-					 : map_ref(array);
+	char *map = map_ref(array);
 	char *slot = new_pointer_temp(b);
 	char *loc = location_literal(index->lhs);
 	char *lvalue;
@@ -714,16 +712,50 @@ static void gen_shard_update(struct body *b, const struct node *u)
 	emit(b, "struct tap_smap_hold hold;");
 	emit(b, "int64_t *part = tap_smap_slot_desc(c, &tap_sm_%s, &tap_md_%s, %s, &hold, %s);",
 	     v->c_name, v->c_name, keys, loc);
-	emit(b, "if (unlikely(!part))");
+	emit(b, "if (unlikely(tap_smap_failed(&hold, part)))");
 	emit_error_goto(b, "\t");
-	emit(b, "*part = (int64_t)((uint64_t)*part %c (uint64_t)(%s));", minus ? '-' : '+',
-	     delta ? delta : "1");
-	emit(b, "tap_smap_done(&hold);");
+	if (shard_update_assigns(u)) {
+		/* a[k] = v: the value, and the stamp that orders the assignment at the merge. */
+		emit(b, "*part = %s;", delta);
+		emit(b, "tap_smap_assigned(&tap_sm_%s, &hold, part);", v->c_name);
+	} else {
+		emit(b, "*part = (int64_t)((uint64_t)*part %c (uint64_t)(%s));", minus ? '-' : '+',
+		     delta ? delta : "1");
+	}
+	emit(b, "tap_smap_done(&tap_sm_%s, &hold);", v->c_name);
 	b->indent--;
 	emit(b, "}");
 	free(delta);
 	free(keys);
 	free(loc);
+}
+
+/* a[keys] <<< value into a map of this CPU (runtime/pstat.h): the keys and the value
+ * computed first, then the map held for the add alone. */
+static char *gen_stat_add_array(struct body *b, struct node *n)
+{
+	const struct var *v = n->lhs->lhs->sym;
+	char *value = NULL;
+	char *keys = gen_keys(b, n->lhs, n->rhs, &value);
+	char *saved = new_temp(b, TYPE_LONG);
+	char *loc = location_literal(n->lhs->lhs);
+
+	emit(b, "%s = %s;", saved, value);
+	emit(b, "{");
+	b->indent++;
+	emit(b, "struct tap_pmap_part *held;");
+	emit(b, "struct tap_stat *part = tap_pmap_slot_desc(c, tap_pm_%s, &tap_md_%s, %s, &held, %s);",
+	     v->c_name, v->c_name, keys, loc);
+	emit(b, "if (unlikely(!part))");
+	emit_error_goto(b, "\t");
+	gen_stat_add(b, v, "(*part)", saved);
+	emit(b, "tap_pmap_done(held);");
+	b->indent--;
+	emit(b, "}");
+	free(value);
+	free(keys);
+	free(loc);
+	return saved;
 }
 
 static char *gen_assign(struct body *b, struct node *n)
@@ -732,6 +764,8 @@ static char *gen_assign(struct body *b, struct node *n)
 
 	if (n->op == OP_STATS_ADD && n->lhs->kind == N_IDENT && per_cpu_stats(n->lhs->sym))
 		return gen_stat_add_part(b, n);
+	if (n->op == OP_STATS_ADD && n->lhs->kind == N_INDEX && per_cpu_stats(n->lhs->lhs->sym))
+		return gen_stat_add_array(b, n);
 	if (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST || n->lhs->kind == N_ATVAR)
 		return gen_target_write(b, n->lhs, n->rhs);
 	ref = gen_lvalue(b, n->lhs, n->rhs, &value);
