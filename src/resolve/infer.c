@@ -96,6 +96,24 @@ static bool is_var(const struct node *n)
 	return var_of(n) != NULL;
 }
 
+static bool is_value_return(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return n->kind == N_RETURN && n->lhs;
+}
+
+/* A call of a function that returns no value (an embedded-C function with no declared
+ * type, a script function without `return EXPR`): as stap, it takes the type its use asks
+ * for (`if (f())`: long, `f() . "x"`: string), and its value is 0 or "". */
+static bool takes_type_from_use(const struct node *n)
+{
+	const struct used_function *f = n->kind == N_CALL ? n->sym : NULL;
+
+	if (!f || f->ret_first || (f->ret != TYPE_UNKNOWN && f->ret != TYPE_VOID))
+		return false;
+	return f->ret == TYPE_VOID || !node_any(f->function->body, is_value_return, NULL);
+}
+
 /* Infers n's type and makes it `want`: an untyped variable or function takes it on. */
 static void expect(struct elab *e, struct node *n, enum type want)
 {
@@ -103,13 +121,18 @@ static void expect(struct elab *e, struct node *n, enum type want)
 
 	if (want == TYPE_UNKNOWN || have == want)
 		return;
+	if ((have == TYPE_UNKNOWN || have == TYPE_VOID) && takes_type_from_use(n)) {
+		((struct used_function *)n->sym)->ret = want;
+		e->changed = true;
+		return;
+	}
 	if (have == TYPE_UNKNOWN) {
 		if (is_var(n)) {
 			var_of(n)->type = want;
 			var_of(n)->type_loc = n->kind == N_INDEX ? n->lhs->loc : n->loc;
 			e->changed = true;
 		}
-		/* A function's type comes from its returns, never from a call's context. */
+		/* Otherwise a function's type comes from its returns. */
 		return;
 	}
 	if (is_var(n))
