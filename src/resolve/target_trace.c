@@ -63,61 +63,85 @@ static bool no_such_arg(const struct tracepoint *tp, struct node *n, bool quiet)
 	return false;
 }
 
-/* The argument `name` of every tracepoint of `p`: the same place and type in each (types
- * of the same kernel or module: a module's type ids are its own past the kernel's). */
-static bool common_arg(const struct provider_env *env, struct derived_probe *p, struct node *n,
-		       bool quiet, int *index, ktype_id *type, const struct ktypes **kt)
+/* The argument `name` of one tracepoint, read from its place in the handler's arguments;
+ * NULL after stap's error (unless `quiet`). */
+static struct target_access *arg_access(const struct tracepoint *tp, struct node *n, bool quiet)
 {
-	const char *name = n->text + 1;
-
-	*index = -1;
-	for (const struct derived_point *d = p->points; d; d = d->next) {
-		const struct tracepoint *tp = point_tracepoint(env, d);
-		int i = tp ? arg_index(tp, name) : -1;
-
-		if (!tp)
-			return false;
-		if (i < 0)
-			return no_such_arg(tp, n, quiet);
-		if (*index >= 0 && (i != *index || tp->arg_types[i] != *type || tp->kt != *kt)) {
-			struct token_desc tok = { "identifier", n->text };
-
-			if (!quiet)
-				diag_error_at("semantic error", &tok, n->loc,
-					      "tapster cannot read '%s' in tracepoints where it"
-					      " differs (%s and %s) yet", n->text,
-					      p->points->function, d->function);
-			return false;
-		}
-		*index = i;
-		*type = tp->arg_types[i];
-		*kt = tp->kt;
-	}
-	return true;
-}
-
-bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
-			  struct node *n, bool quiet)
-{
-	const struct ktypes *kt = NULL;
+	int index = arg_index(tp, n->text + 1);
+	ktype_id type;
 	struct target_access *a;
-	ktype_id type = 0;
-	int index;
 
-	if (!common_arg(env, p, n, quiet, &index, &type, &kt) || !kt)
-		return false;
+	if (index < 0) {
+		no_such_arg(tp, n, quiet);
+		return NULL;
+	}
+	if (!tp->kt)
+		return NULL;
+	type = tp->arg_types[index];
 	a = xcalloc(1, sizeof(*a));
 	a->base = BASE_PARAM;
 	a->param = index;
-	a->base_size = ktypes_size(kt, ktypes_strip(kt, type));
-	a->base_signed = ktypes_is_signed(kt, ktypes_strip(kt, type));
-	if (!target_walk(kt, n, quiet, a, type)) {
+	a->base_size = ktypes_size(tp->kt, ktypes_strip(tp->kt, type));
+	a->base_signed = ktypes_is_signed(tp->kt, ktypes_strip(tp->kt, type));
+	if (!target_walk(tp->kt, n, quiet, a, type)) {
 		free(a->steps);
 		free(a);
-		return false;
+		return NULL;
 	}
 	a->location = location_literal(n);
-	n->sym = a;
+	return a;
+}
+
+static bool same_place(const struct target_access *a, const struct target_access *b)
+{
+	return a->param == b->param && a->type == b->type && a->types == b->types;
+}
+
+/*
+ * The argument `name` of each tracepoint of `p`. Where it is in the same place with the
+ * same type in all (types of the same kernel or module), one access; else one per point,
+ * chosen by the point that fired (net_dev_start_xmit's and net_dev_xmit's $skb).
+ */
+bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
+			  struct node *n, bool quiet)
+{
+	struct target_access **all = NULL, *first;
+	int nall = 0;
+	bool differ = false;
+
+	for (const struct derived_point *d = p->points; d; d = d->next) {
+		const struct tracepoint *tp = point_tracepoint(env, d);
+		struct target_access *a = tp ? arg_access(tp, n, quiet) : NULL;
+
+		if (!a) {
+			for (int i = 0; i < nall; i++) {
+				free(all[i]->steps);
+				free(all[i]);
+			}
+			free(all);
+			return false;
+		}
+		all = xrealloc(all, (size_t)(nall + 1) * sizeof(*all));
+		all[nall++] = a;
+		differ |= !same_place(all[0], a);
+	}
+	if (!nall)
+		return false;
+	first = all[0];
+	if (differ) {
+		first = xcalloc(1, sizeof(*first));
+		first->base = BASE_PER_POINT;
+		first->per_point = all;
+		first->npoints = nall;
+		first->location = location_literal(n);
+	} else {
+		for (int i = 1; i < nall; i++) {
+			free(all[i]->steps);
+			free(all[i]);
+		}
+		free(all);
+	}
+	n->sym = first;
 	n->type = TYPE_LONG;
 	return true;
 }
