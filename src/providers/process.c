@@ -332,8 +332,56 @@ static const struct probe_type process_types[] = {
 	{ NULL, false },
 };
 
+/* `point` with its process's path `path` in place of what is written. */
+static struct probe_point *point_on_file(const struct probe_point *point, const char *path)
+{
+	struct probe_point *one = xcalloc(1, sizeof(*one));
+	struct component *first = xcalloc(1, sizeof(*first));
+
+	*one = *point;
+	*first = *point->components;
+	first->arg = node_new(N_STRING, point->components->arg->loc);
+	first->arg->text = xstrdup(path);
+	one->components = first;
+	return one;
+}
+
+/*
+ * process("/lib*\/libc.so*"): as stap, the point on each file the path globs, by its real
+ * path; a file without what the point names is left out, and none is stap's "no match".
+ */
+static bool derive_process_globbed(const struct probe_point *point,
+				   const struct provider_env *env, struct derived_point ***tail)
+{
+	struct process_library *files;
+	size_t count;
+	bool any = false;
+
+	if (!process_glob_files(point, component_string(point->components), &files, &count))
+		return false;
+	for (size_t i = 0; i < count; i++) {
+		diag_quiet_begin();
+		any |= derive_process(point_on_file(point, files[i].path), env, tail);
+		diag_quiet_end();
+	}
+	process_free_libraries(files, count);
+	if (!any)
+		provider_refuse(point, "no match");
+	return any;
+}
+
+static bool derive_process_point(const struct probe_point *point,
+				 const struct provider_env *env, struct derived_point ***tail)
+{
+	const char *written = component_string(point->components);
+
+	if (written && strpbrk(written, "*?[") && !process_event_component(point->components->next))
+		return derive_process_globbed(point, env, tail);
+	return derive_process(point, env, tail);
+}
+
 const struct provider provider_process = {
-	.name = "process", .derive = derive_process, .types = process_types,
+	.name = "process", .derive = derive_process_point, .types = process_types,
 };
 
 /* ---- Pass 3: a handler each, and the table tap_uprobes[] (runtime/uprobes.h) ---- */

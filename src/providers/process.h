@@ -42,6 +42,10 @@ bool process_libraries(const struct probe_point *point, const char *exe,
 		       const struct component *library, struct process_library **libs,
 		       size_t *count);
 void process_free_libraries(struct process_library *libs, size_t count);
+/* The files the wildcard `pattern` globs (a .library's LIB, a process's PATH), each by its
+ * real path once; false after stap's "glob PATTERN error (N)" when there are none. */
+bool process_glob_files(const struct probe_point *point, const char *pattern,
+			struct process_library **files, size_t *count);
 
 /* A file a point of the family is on: the process's own, or one of its libraries. */
 struct process_target_file {

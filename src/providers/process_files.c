@@ -145,9 +145,10 @@ static void ldd_libraries(const char *lib, char **ldd, int nldd, struct process_
 	free(pattern);
 }
 
-/* A wildcard LIB the process's libraries do not match: the files it globs, from the
- * current directory; false after stap's error when there are none. */
-static bool glob_libraries(const struct probe_point *point, const char *lib,
+/* A wildcard LIB the process's libraries do not match, or a wildcard PATH of process(PATH):
+ * the files it globs, from the current directory, each by its real path once; false after
+ * stap's error when there are none. */
+bool process_glob_files(const struct probe_point *point, const char *lib,
 			   struct process_library **libs, size_t *count)
 {
 	glob_t found = { 0 };
@@ -207,7 +208,7 @@ bool process_libraries(const struct probe_point *point, const char *exe,
 		ldd = usyms_ldd(exe, &nldd);
 	ldd_libraries(lib, ldd, nldd, libs, count);
 	if (!*count && wildcard)
-		ok = glob_libraries(point, lib, libs, count);
+		ok = process_glob_files(point, lib, libs, count);
 	else if (!*count) {
 		library_no_match(point, lib, ldd, nldd);
 		ok = false;
