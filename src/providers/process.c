@@ -146,6 +146,15 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 		add_uprobe_point(point, env, file, dynamic, &funcs[i], kind, tail);
 		matched++;
 	}
+	if (!matched && !strpbrk(pattern, "*?[")) {
+		struct ufunc named;
+
+		if (usyms_function_named(file->path, pattern, &named)) {
+			add_uprobe_point(point, env, file, dynamic, &named, kind, tail);
+			free(named.name);
+			matched++;
+		}
+	}
 	if (!matched && no_match)
 		process_no_match(point, pattern, funcs, count);
 	usyms_free_functions(funcs, count);

@@ -308,6 +308,24 @@ struct ufunc *usyms_functions(const char *path, size_t *count)
 	return funcs;
 }
 
+bool usyms_function_named(const char *path, const char *name, struct ufunc *func)
+{
+	struct usym_file f;
+	bool found = false;
+
+	if (read_usym_file(path, &f))
+		for (size_t i = 0; i < f.nsyms && !found; i++) {
+			unsigned long long offset;
+
+			if (!strcmp(f.syms[i].name, name) && file_offset_of(&f, f.syms[i].addr, &offset)) {
+				*func = (struct ufunc){ xstrdup(name), f.syms[i].addr, offset };
+				found = true;
+			}
+		}
+	free_usym_file(&f);
+	return found;
+}
+
 void usyms_free_functions(struct ufunc *funcs, size_t count)
 {
 	for (size_t i = 0; i < count; i++)

@@ -29,6 +29,10 @@ struct ufunc {
  */
 struct ufunc *usyms_functions(const char *path, size_t *count);
 void usyms_free_functions(struct ufunc *funcs, size_t count);
+/* The function symbol `name` of PATH also where another name is the one usyms_functions()
+ * keeps at its address (libc's free beside cfree and __libc_free: stap lists one, but
+ * resolves each by name); its name malloc'd. */
+bool usyms_function_named(const char *path, const char *name, struct ufunc *func);
 
 /* An SDT marker of a user-space ELF file (<sys/sdt.h>: a note of type 3, owner "stapsdt", in
  * .note.stapsdt), as process("PATH").mark("NAME") probes it. */
