@@ -358,16 +358,14 @@ static uint64_t *points_pcs(const struct derived_point *first, size_t *count)
  * "f@file:line" when "f.isra.0.cold" exists; the other copies are the DWARF's points). */
 static bool listed_by_symbol(const struct ksyms *ks, const char *name)
 {
-	static const char cold[] = ".cold";
-	size_t len = strlen(name);
 	char *cold_part;
 	bool has_cold;
 
 	if (!strchr(name, '.'))
 		return false;
-	if (len > strlen(cold) && !strcmp(name + len - strlen(cold), cold))
+	if (ksyms_cold_part(name))
 		return true;
-	cold_part = xasprintf("%s%s", name, cold);
+	cold_part = xasprintf("%s.cold", name);
 	has_cold = ksyms_exists(ks, cold_part);
 	free(cold_part);
 	return has_cold;
@@ -401,7 +399,9 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 		const char *holder;
 		bool unique;
 
-		if (!address ||
+		/* No return probe in a cold part (tapster's choice: stap 4.8 places one, whose
+		 * trampoline would take a word of the function's frame for a return address). */
+		if (!address || (q->which == DW_RETURN && ksyms_cold_part(names[i])) ||
 		    (!listed_by_symbol(ks, names[i]) &&
 		     bsearch(&address, taken, ntaken, sizeof(*taken), by_pc)) ||
 		    !dwpoints_symbol(dp, address, &holder, &start, &unique) || start != address)

@@ -88,15 +88,26 @@ static bool probeable_name(const char *name, size_t len)
  * kprobes can be given by its name: "foo.isra.0", "foo.constprop.0", "foo.part.0"; or the
  * cold part it moved out of a function ("foo.cold", "foo.isra.0.cold"), which stap lists
  * and probes by its symbol too. */
+static bool cold_part(const char *name, size_t len)
+{
+	static const char cold[] = ".cold";
+
+	return len > strlen(cold) && !memcmp(name + len - strlen(cold), cold, strlen(cold));
+}
+
+bool ksyms_cold_part(const char *name)
+{
+	return cold_part(name, strlen(name));
+}
+
 static bool clone_name(const char *name, size_t len)
 {
 	const char *dot = memchr(name, '.', len);
 	static const char *const kinds[] = { ".isra.", ".constprop.", ".part." };
-	static const char cold[] = ".cold";
 
 	if (!dot || dot == name)
 		return false;
-	if (len > strlen(cold) && !memcmp(name + len - strlen(cold), cold, strlen(cold)))
+	if (cold_part(name, len))
 		return true;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if ((size_t)(name + len - dot) > strlen(kinds[i]) &&
