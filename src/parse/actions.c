@@ -928,11 +928,13 @@ bool params_add(struct param *list, struct param *param)
 	return true;
 }
 
-/* The tags stap recognizes in the comments of an embedded-C function. */
+/* The tags stap recognizes in the comments of an embedded-C function, and tapster's
+ * "privileged" (which only says that "unprivileged" is missing on purpose). */
 static char *pragmas_of(const char *code)
 {
 	static const char *const tags[] = {
 		"pure", "stable", "unprivileged", "myproc-unprivileged", "guru", "unmangled",
+		"privileged",
 	};
 	struct strbuf sb = { 0 };
 
@@ -966,8 +968,11 @@ struct function *function_new(struct parser *p, struct token *name, enum type re
 		f->nparams++;
 	f->body = body;
 	if (embedded) {
-		f->embedded = xstrdup(embedded->value);
 		f->pragmas = pragmas_of(embedded->value);
+		if (body)
+			f->marked = true;
+		else
+			f->embedded = xstrdup(embedded->value);
 	}
 	f->loc = name->loc;
 	return f;

@@ -238,9 +238,10 @@ struct function {
 	int nparams;
 	struct node *body;	/* N_BLOCK for a script body, or NULL ... */
 	char *embedded;		/* ... the %{ C %} body */
-	char *pragmas;		/* the "pragma:..." comment tags of the embedded body, or NULL */
+	char *pragmas;		/* the comment tags of the embedded body or marks, or NULL */
 	struct loc loc;		/* the function's name */
 	bool is_private;
+	bool marked;		/* a script body with embedded C's marks before it (tapsets) */
 	struct function *next;
 };
 

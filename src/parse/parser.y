@@ -327,6 +327,14 @@ function_decl:
 			check_embedded(p, $7, false, LOOKAHEAD);
 			$$ = function_new(p, $1, $2, $4, NULL, $7);
 		}
+	/* A script body with the marks of embedded C before it, an empty %{ %} holding
+	 * only its comment tags (the library's "privileged" ones): judged by them as
+	 * embedded C is. */
+	| name type_opt '(' params_opt ')' priority_opt EMBEDDED block
+		{
+			check_embedded(p, $7, false, LOOKAHEAD);
+			$$ = function_new(p, $1, $2, $4, $8, $7);
+		}
 	;
 
 /* function f() : 2 { }: the priority among overloads, which the tree does not keep. */

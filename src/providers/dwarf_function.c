@@ -353,10 +353,29 @@ static uint64_t *points_pcs(const struct derived_point *first, size_t *count)
 	return pcs;
 }
 
+/* Whether stap lists a symbol even at a pc a DWARF point has: a cold part ("f.cold", where
+ * an inlined instance may start), and a compiler's copy that has one ("f.isra.0" beside
+ * "f@file:line" when "f.isra.0.cold" exists; the other copies are the DWARF's points). */
+static bool listed_by_symbol(const struct ksyms *ks, const char *name)
+{
+	char *cold_part;
+	bool has_cold;
+
+	if (!strchr(name, '.'))
+		return false;
+	if (ksyms_cold_part(name))
+		return true;
+	cold_part = xasprintf("%s.cold", name);
+	has_cold = ksyms_exists(ks, cold_part);
+	free(cold_part);
+	return has_cold;
+}
+
 /* The functions of the symbol table that the DWARF does not describe (assembly, .cold
  * parts) or describes under another name (an alias: SYSCALL_DEFINE0's __x64_sys_getppid is
  * __do_sys_getppid): stap probes them too, as kernel.function("name"). A symbol at a pc
- * that one of the DWARF's points took already (`first` on) is left out. */
+ * that one of the DWARF's points took already (`first` on) is left out, unless stap lists
+ * it by its symbol all the same (listed_by_symbol()). */
 static size_t add_symbol_functions(const struct probe_point *point, const struct component *func,
 				   const struct dwpoints *dp, const struct ksyms *ks,
 				   const struct dw_spec *spec, const struct dw_function_query *q,
@@ -380,7 +399,11 @@ static size_t add_symbol_functions(const struct probe_point *point, const struct
 		const char *holder;
 		bool unique;
 
-		if (!address || bsearch(&address, taken, ntaken, sizeof(*taken), by_pc) ||
+		/* No return probe in a cold part (tapster's choice: stap 4.8 places one, whose
+		 * trampoline would take a word of the function's frame for a return address). */
+		if (!address || (q->which == DW_RETURN && ksyms_cold_part(names[i])) ||
+		    (!listed_by_symbol(ks, names[i]) &&
+		     bsearch(&address, taken, ntaken, sizeof(*taken), by_pc)) ||
 		    !dwpoints_symbol(dp, address, &holder, &start, &unique) || start != address)
 			continue;
 		d = derived_point_new(q->which == DW_RETURN ? PROVIDER_KRETPROBE : PROVIDER_KPROBE,

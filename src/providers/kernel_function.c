@@ -128,6 +128,36 @@ static bool derive_from_dwarf(const struct probe_point *point, const struct comp
 	return derive_dwarf_function(point, func, &q, env, di, tail);
 }
 
+/* kernel.function("f.cold").return: refused (see leave_out_cold_returns()). */
+static bool check_cold_return(const struct probe_point *point, const struct component *func,
+			      enum provider_kind kind)
+{
+	const char *name = component_string(func);
+	struct token_desc tok = { "string", name };
+
+	if (kind != PROVIDER_KRETPROBE || !ksyms_cold_part(name))
+		return true;
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &tok, func->loc,
+		      "'%s' is a cold part of a function, entered by a jump: it has no return"
+		      " to probe", name);
+	return false;
+}
+
+/* A return probe goes in no cold part ("f.cold" is jumped to, not called: the return
+ * trampoline would take a word of the function's frame for the return address). Keeps the
+ * others in order; returns their count. */
+static size_t leave_out_cold_returns(const char **names, size_t count, enum provider_kind kind)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < count; i++)
+		if (kind != PROVIDER_KRETPROBE || !ksyms_cold_part(names[i]))
+			names[kept++] = names[i];
+	return kept;
+}
+
 bool derive_kernel_function(const struct probe_point *point, const struct component *func,
 			    const struct provider_env *env, struct derived_point ***tail)
 {
@@ -159,7 +189,8 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 		return false;
 	}
 	if (!pattern_has_glob(pattern)) {
-		if (!check_function(point, func, ks, exported))
+		if (!check_function(point, func, ks, exported) ||
+		    !check_cold_return(point, func, kind))
 			return false;
 		add_point(point, func, pattern, kind, maxactive, tail);
 		return true;
@@ -170,6 +201,7 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 	}
 	names = exported ? ksyms_match_exported(ks, pattern, &count) :
 			   ksyms_match(ks, pattern, &count);
+	count = leave_out_cold_returns(names, count, kind);
 	if (!count)
 		function_no_match(point, pattern, NULL, 0);
 	for (size_t i = 0; i < count; i++)

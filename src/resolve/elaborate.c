@@ -482,6 +482,15 @@ static bool marked_unprivileged(const char *code)
 	return strstr(code, "unprivileged */") != NULL;
 }
 
+/* A function stapusr may not call: embedded C, or a script body with marks before it (the
+ * library's script versions of functions stap writes in C), without the unprivileged mark.
+ * A script function without marks is allowed when all it calls is. */
+static bool needs_privilege(const struct function *f)
+{
+	return (f->embedded || f->marked) && !function_has_pragma(f, "unprivileged") &&
+	       !function_has_pragma(f, "myproc-unprivileged");
+}
+
 static bool refuse_privileged_expr(const struct node *n, void *ctx)
 {
 	struct token_desc tok = { "embedded-code", NULL };
@@ -500,7 +509,7 @@ static void check_unprivileged(const struct program *program)
 		const struct function *fn = f->function;
 		struct token_desc tok = { "identifier", fn->name };
 
-		if (fn->embedded && !marked_unprivileged(fn->embedded))
+		if (needs_privilege(fn))
 			diag_error_at("semantic error", &tok, fn->loc,
 				      "function may not be used when --privilege=stapusr is"
 				      " specified");
@@ -529,9 +538,10 @@ static void resolve_call(struct elab *e, struct node *n)
 		return;
 	}
 	/* As stap, only the user's own calls: a tapset function may call a guru one (the
-	 * set_*_arg functions, set_user_string_arg) and be called without -g. */
+	 * set_*_arg functions, set_user_string_arg) and be called without -g. Under
+	 * stapusr, check_unprivileged() refuses it first, as stap does. */
 	if (needs_guru(f->function) && !(n->loc.source && n->loc.source->is_tapset) &&
-	    (!e->env || !e->env->guru)) {
+	    (!e->env || (!e->env->guru && !e->env->unprivileged))) {
 		struct token_desc tok = { "identifier", n->text };
 
 		diag_error_at("semantic error", &tok, n->loc,

@@ -85,7 +85,21 @@ static bool probeable_name(const char *name, size_t len)
 }
 
 /* A copy of a function that the compiler made with fewer or constant arguments, which
- * kprobes can be given by its name: "foo.isra.0", "foo.constprop.0", "foo.part.0". */
+ * kprobes can be given by its name: "foo.isra.0", "foo.constprop.0", "foo.part.0"; or the
+ * cold part it moved out of a function ("foo.cold", "foo.isra.0.cold"), which stap lists
+ * and probes by its symbol too. */
+static bool cold_part(const char *name, size_t len)
+{
+	static const char cold[] = ".cold";
+
+	return len > strlen(cold) && !memcmp(name + len - strlen(cold), cold, strlen(cold));
+}
+
+bool ksyms_cold_part(const char *name)
+{
+	return cold_part(name, strlen(name));
+}
+
 static bool clone_name(const char *name, size_t len)
 {
 	const char *dot = memchr(name, '.', len);
@@ -93,6 +107,8 @@ static bool clone_name(const char *name, size_t len)
 
 	if (!dot || dot == name)
 		return false;
+	if (cold_part(name, len))
+		return true;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if ((size_t)(name + len - dot) > strlen(kinds[i]) &&
 		    !strncmp(dot, kinds[i], strlen(kinds[i])))
@@ -241,7 +257,7 @@ static char *sorted_header(const char *kallsyms)
 
 	if (stat(kallsyms, &st) != 0)
 		return NULL;
-	return xasprintf("tapster sorted functions 2 %lld %lld.%09ld", (long long)st.st_size,
+	return xasprintf("tapster sorted functions 3 %lld %lld.%09ld", (long long)st.st_size,
 			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
@@ -529,8 +545,9 @@ const char **ksyms_match(const struct ksyms *k, const char *pattern, size_t *cou
 	const char **found = NULL;
 	size_t n = match_sorted(k, k->names, k->nnames, pattern, &found, 0);
 
-	if (strchr(pattern, '.'))
-		n = match_sorted(k, k->clones, k->nclones, pattern, &found, n);
+	/* As stap, a wildcard matches the compiler's copies and cold parts too ("vfs_*" has
+	 * vfs_get_tree.cold); a plain name only itself. */
+	n = match_sorted(k, k->clones, k->nclones, pattern, &found, n);
 	*count = n;
 	return found;
 }

@@ -29,6 +29,9 @@ struct ksyms *ksyms_load(const struct session *s, ksyms_run_in_vm run_in_vm);
 
 /* Whether the kernel has a function `name`. */
 bool ksyms_exists(const struct ksyms *k, const char *name);
+/* Whether `name` is a cold part the compiler moved out of a function ("f.cold"): entered
+ * by a jump, never called, so no return probe may go there. */
+bool ksyms_cold_part(const char *name);
 /* Whether kprobes refuse `name` (the kprobe blacklist). */
 bool ksyms_blacklisted(const struct ksyms *k, const char *name);
 
