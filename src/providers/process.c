@@ -362,8 +362,8 @@ static struct probe_point *point_on_file(const struct probe_point *point, const 
 static bool derive_process_globbed(const struct probe_point *point,
 				   const struct provider_env *env, struct derived_point ***tail)
 {
-	struct process_library *files;
-	size_t count;
+	struct process_library *files = NULL;
+	size_t count = 0;
 	bool any = false;
 
 	if (!process_glob_files(point, component_string(point->components), &files, &count))
