@@ -91,6 +91,7 @@ static void add_uprobe_point(const struct probe_point *point, const struct provi
 	free(d->function);
 	d->function = xstrdup(f->name);
 	d->symbol = xstrdup(target);
+	d->user_file = xstrdup(file->path);
 	d->offset = f->offset;
 	free(d->comment);
 	d->comment = dynamic ? xasprintf(" /* pc=.dynamic+0x%llx */", f->vaddr) :
@@ -371,6 +372,7 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	bool ret = d->kind == PROVIDER_URETPROBE;
 	char *descriptor = xasprintf("&tap_pp_%d", pp);
 	char *path = ctx->c_string(d->symbol);
+	char *before;
 
 	/* The handler runs in the task, preemptible (emit_enter()). */
 	if (ret)
@@ -381,9 +383,14 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 		sb_addf(ctx->points, "static int tap_uprobe_%d%s(struct uprobe_consumer *uc,"
 			" struct pt_regs *regs%s)\n{\n", pp, p->nperf_reads ? "_run" : "",
 			p->nperf_reads ? ", const s64 *perf" : "");
+	/* The load bias: where the point is in the process less its link-time address (a
+	 * .return's is the function's entry, `func`). */
+	before = xasprintf("\t\tc->ubias = %s - 0x%llxUL;\n%s", ret ? "func" :
+			   "instruction_pointer(regs)", (unsigned long long)d->pc,
+			   p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "");
 	emit_handler(ctx, p->index, &(struct handler_text){
-		descriptor, "", false, p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "",
-		"", "\treturn 0;\n}\n\n", true, NULL });
+		descriptor, "", false, before, "", "\treturn 0;\n}\n\n", true, NULL });
+	free(before);
 	if (p->nperf_reads)
 		perf_read_handler(ctx, p, pp, ret);
 	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"

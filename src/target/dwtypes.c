@@ -32,6 +32,8 @@ struct dwtypes {
 	bool types_built;		/* every CU is in `types` */
 	Dwarf_Off next_cu;		/* the first CU not yet in `types` */
 	bool relocatable;	/* a module: its functions are found in its CUs by name */
+	bool user;		/* a user-space ELF file's: its addresses move by the load
+				 * bias of the process that maps it */
 	struct name_table cu_functions;	/* a module's: name -> the DIE of its code */
 	bool cu_functions_built;
 };
@@ -227,6 +229,15 @@ struct dwtypes *dwtypes_open_module(const char *path)
 	dt->elf = elf;
 	dt->relocatable = true;
 	return dt;	/* the Dwfl lives as long as the types */
+}
+
+struct dwtypes *dwtypes_open_user(const char *path)
+{
+	struct dwtypes *dt = dwtypes_open_module(path);
+
+	if (dt)
+		dt->user = true;
+	return dt;
 }
 
 /* A module's functions: the subprograms with code at its CUs' top level, by name (the
@@ -1035,6 +1046,8 @@ struct dwexpr *dwtypes_address(struct dwtypes *dt, Dwarf_Addr addr)
 	Dwarf_Addr anchor;
 	struct dwexpr *e;
 
+	if (dt->user)
+		return new_expr(DWX_USER_ADDRESS, NULL, NULL, addr);
 	if (dt->relocatable)
 		return NULL;	/* a module's: where it is loaded is not known here */
 	anchor = dwtypes_symbol(dt, anchor_name, true);
@@ -1077,15 +1090,27 @@ static void frame_base(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Addr pc,
 	st->is_value = false;
 }
 
-static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
+/* The frame at `pc` from .debug_frame, else (a user program's) .eh_frame; NULL without. */
+static Dwarf_Frame *frame_at(struct dwtypes *dt, Dwarf_Addr pc)
 {
 	Dwarf_CFI *cfi = dwarf_getcfi(dt->dwarf);
 	Dwarf_Frame *frame;
+
+	if (cfi && !dwarf_cfi_addrframe(cfi, pc, &frame))
+		return frame;
+	cfi = dt->elf ? dwarf_getcfi_elf(dt->elf) : NULL;
+	if (cfi && !dwarf_cfi_addrframe(cfi, pc, &frame))
+		return frame;
+	return NULL;
+}
+
+static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
+{
+	Dwarf_Frame *frame = frame_at(dt, pc);
 	Dwarf_Op *ops;
 	size_t nops;
 
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) || dwarf_frame_cfa(frame, &ops, &nops) ||
-	    nops != 1 || (ops[0].atom != DW_OP_bregx &&
+	if (!frame || dwarf_frame_cfa(frame, &ops, &nops) || nops != 1 || (ops[0].atom != DW_OP_bregx &&
 			  (ops[0].atom < DW_OP_breg0 || ops[0].atom > DW_OP_breg31))) {
 		st->error = xstrdup("DW_OP_call_frame_cfa");
 		return false;

@@ -30,6 +30,10 @@ struct dwtypes *dwtypes_open(const struct debuginfo *di);
 /* A module's debuginfo (a relocatable .ko, relocated by libdwfl as it is read); its
  * functions are found by name in its CUs. NULL when it can't be read. */
 struct dwtypes *dwtypes_open_module(const char *path);
+/* A user-space ELF file's DWARF (a program or a shared library, its separate debuginfo
+ * found as libdwfl finds it): a global's address is its link-time one moved by the load
+ * bias (DWX_USER_ADDRESS); NULL when it has no DWARF. */
+struct dwtypes *dwtypes_open_user(const char *path);
 
 /* The types as the passes ask about them (ktypes.h). */
 const struct ktypes *dwtypes_types(struct dwtypes *dt);
@@ -85,6 +89,8 @@ enum dwexpr_kind {
 	DWX_KERNEL_ADDRESS,	/* the kernel's link-time address `value`, moved by KASLR's
 				 * offset: `anchor`'s address less its link-time one,
 				 * `anchor_value` */
+	DWX_USER_ADDRESS,	/* a user-space file's link-time address `value`, moved by
+				 * the load bias of the file the probe is in */
 };
 
 #define DWX_NREGISTERS 16	/* x86_64's general registers, DWARF 0-15 */

@@ -1,0 +1,25 @@
+/* process("PATH").function probes reading this program's variables from its DWARF
+ * (-g -O0, see uvars_o0.cflags): parameters, a local, a struct through a pointer, globals. */
+struct s {
+	int a;
+	char *name;
+	int arr[3];
+};
+
+int glob = 42;
+static int sglob = 5;
+
+__attribute__((noinline)) int f(int x, struct s *p)
+{
+	int local = x * 2;
+
+	__asm__ volatile("" ::: "memory");
+	return x + p->a + local + sglob - 5;
+}
+
+int main(void)
+{
+	struct s v = { 3, "hi", { 7, 8, 9 } };
+
+	return f(4, &v) == 15 ? 0 : 1;
+}
