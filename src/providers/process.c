@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "target/dwtypes.h"
 #include "target/usyms.h"
 #include "util.h"
 
@@ -68,26 +69,41 @@ static char *function_point_text(const struct probe_point *point, const char *fi
 	return sb_steal(&sb);
 }
 
+/* A function as stap names it: "f@FILE:LINE" where the file's DWARF has it, else "f". */
+static char *dwarf_function_name(const struct provider_env *env, const char *path,
+				 const char *function)
+{
+	const struct ktypes *kt = env->user_types ? env->user_types(env->ctx, path) : NULL;
+	struct dwtypes *dt = kt ? ktypes_dwarf(kt) : NULL;
+	char *place = dt ? dwtypes_function_place(dt, function) : NULL;
+	char *name = place ? xasprintf("%s@%s", function, place) : xstrdup(function);
+
+	free(place);
+	return name;
+}
+
 static void add_uprobe_point(const struct probe_point *point, const struct provider_env *env,
 			     const struct function_file *file, bool dynamic, const struct ufunc *f,
 			     enum provider_kind kind, struct derived_point ***tail)
 {
 	struct derived_point *d = derived_point_new(kind, point);
 	const char *target = target_file_path(env, file->path);
+	char *name = dwarf_function_name(env, file->path, f->name);
 
 	free(d->pp);
-	d->pp = function_point_text(point, target, NULL, f->name);
+	d->pp = function_point_text(point, target, NULL, name);
 	/* Placed at a link-time address, as stap places points from DWARF: its -p2 shows
 	 * the point placed as its origin (from the process, with its library), not the
 	 * point written. */
 	d->pc = f->vaddr;
 	free(d->origin);
-	d->origin = file->library ? function_point_text(point, file->exe, file->library, f->name) :
+	d->origin = file->library ? function_point_text(point, file->exe, file->library, name) :
 				    xstrdup(d->pp);
 	if (file->library) {
 		free(d->listed);
-		d->listed = function_point_text(point, file->exe, file->library, f->name);
+		d->listed = function_point_text(point, file->exe, file->library, name);
 	}
+	free(name);
 	free(d->function);
 	d->function = xstrdup(f->name);
 	d->symbol = xstrdup(target);

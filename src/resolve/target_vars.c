@@ -966,30 +966,28 @@ static ktype_id find_cast_type(const struct provider_env *env, const char *modul
 		const char *header = memchr(m, '<', (size_t)(end - m));
 		const char *error;
 		ktype_id type = 0;
+		/* A program's or library's DWARF: its types describe the process's memory. */
+		const struct ktypes *user_kt = module && is_user_file(module) && env &&
+					       env->user_types ?
+					       env->user_types(env->ctx, module) : NULL;
 
 		if (header && (!module || !strcmp(module, "kernel")) && env && env->header_types) {
 			char *headers = xstrndup(header, (size_t)(end - header));
 
 			*kt = env->header_types(env->ctx, headers, module != NULL);
 			free(headers);
-		} else if (module && is_user_file(module) && env && env->user_types &&
-			   (*kt = env->user_types(env->ctx, module)) &&
-			   (type = ktypes_find(*kt, name))) {
-			/* A program's or library's DWARF: its types describe the process's
-			 * memory. */
-			free(module);
-			*user = true;
-			return type;
+		} else if (user_kt) {
+			*kt = user_kt;
 		} else {
 			*kt = module ? types_of(env, module, &error) : NULL;
 		}
 		if (*kt)
 			type = ktypes_find(*kt, name);
+		if (type)
+			*user = (header && !module) || user_kt;
 		free(module);
-		if (type) {
-			*user = header && !module;
+		if (type)
 			return type;
-		}
 		m = *end ? end + 1 : end;
 	}
 	return 0;
@@ -997,12 +995,15 @@ static ktype_id find_cast_type(const struct provider_env *env, const char *modul
 
 /* stap's error for a type that none of @cast's modules has: reported twice (the second
  * suppressed as similar), naming the modules as given ('' when none was). */
-static void cast_type_not_found(struct walk *w, struct node *n)
+static void cast_type_not_found(struct walk *w, struct node *n, const struct derived_probe *p)
 {
+	/* Without a module, a process("PATH").function probe's is its file. */
+	const char *shown = n->module ? n->module :
+			    on_uprobes(p) && p->points->user_file ? p->points->symbol : "";
+
 	for (int i = 0; i < 2; i++)
 		diag_error_at("semantic error", &w->tok, n->loc,
-			      "type definition '%s' not found in '%s'", n->text,
-			      n->module ? n->module : "");
+			      "type definition '%s' not found in '%s'", n->text, shown);
 	target_report_untyped(&w->tok, n->loc);
 }
 
@@ -1019,7 +1020,7 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 	w.kt = kt;
 	if (!w.type) {
 		if (!quiet)
-			cast_type_not_found(&w, n);
+			cast_type_not_found(&w, n, p);
 		return false;
 	}
 	a = xcalloc(1, sizeof(*a));
@@ -1081,7 +1082,7 @@ ktype_id target_cast_type(const struct provider_env *env, struct derived_probe *
 				&user);
 	w.kt = *kt;
 	if (!w.type)
-		cast_type_not_found(&w, n);
+		cast_type_not_found(&w, n, p);
 	else if (walk_comps(&w, n->comps))
 		type = w.type;
 	else

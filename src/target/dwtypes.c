@@ -1266,6 +1266,19 @@ ktype_id dwtypes_var_type(Dwarf_Die *var)
 	return type_attr(var);
 }
 
+char *dwtypes_function_place(struct dwtypes *dt, const char *name)
+{
+	ktype_id id = ktypes_function(&dt->kt, name);
+	Dwarf_Die die;
+	const char *file;
+	int line = 0;
+
+	if (!id || !dwtypes_die(dt, id, &die) || !(file = dwarf_decl_file(&die)) ||
+	    dwarf_decl_line(&die, &line))
+		return NULL;
+	return xasprintf("%s:%d", file, line);
+}
+
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
 {
 	Dwarf_Die cu;

@@ -68,6 +68,9 @@ ktype_id dwtypes_var_type(Dwarf_Die *var);
 /* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
 
+/* "FILE:LINE": where the function `name` is declared, as stap names a function placed
+ * from DWARF (f@FILE:LINE); malloc'd, or NULL when the DWARF has no such function. */
+char *dwtypes_function_place(struct dwtypes *dt, const char *name);
 /* The link-time address of the ELF symbol `name` (a function's, else a data object's);
  * 0 when there is none. */
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);

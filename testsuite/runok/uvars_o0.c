@@ -1,5 +1,7 @@
 /* process("PATH").function probes reading this program's variables from its DWARF
- * (-g -O0, see uvars_o0.cflags): parameters, a local, a struct through a pointer, globals. */
+ * (-g -O0, see uvars_o0.cflags; a PIE linked to its library uvars_o0.lib.c, built as
+ * /tmp/tapster-runok/libuvars_o0.so): parameters, a local, a struct through a pointer,
+ * globals. */
 struct s {
 	int a;
 	char *name;
@@ -9,7 +11,9 @@ struct s {
 int glob = 42;
 static int sglob = 5;
 
-__attribute__((noinline)) int f(int x, struct s *p)
+int g(struct s *p, int k);
+
+__attribute__((noipa)) int f(int x, struct s *p)
 {
 	int local = x * 2;
 
@@ -19,7 +23,10 @@ __attribute__((noinline)) int f(int x, struct s *p)
 
 int main(void)
 {
-	struct s v = { 3, "hi", { 7, 8, 9 } };
+	/* On the stack: in memory when a probe reads it (a constant might be in a page not
+	 * yet faulted in, which user_string() cannot read). */
+	char name[] = "hi";
+	struct s v = { 3, name, { 7, 8, 9 } };
 
-	return f(4, &v) == 15 ? 0 : 1;
+	return f(4, &v) == 15 && g(&v, 2) == 19 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 /* process("PATH").function probes reading this program's variables from its DWARF
- * (-g -O2, see uvars_o2.cflags): parameters, a local, a struct through a pointer, globals. */
+ * (-g -O2, see uvars_o2.cflags; f neither inlined nor analysed across calls: noipa):
+ * parameters, a local, a struct through a pointer, globals. */
 struct s {
 	int a;
 	char *name;
@@ -9,7 +10,7 @@ struct s {
 int glob = 42;
 static int sglob = 5;
 
-__attribute__((noinline)) int f(int x, struct s *p)
+__attribute__((noipa)) int f(int x, struct s *p)
 {
 	int local = x * 2;
 
@@ -19,7 +20,8 @@ __attribute__((noinline)) int f(int x, struct s *p)
 
 int main(void)
 {
-	struct s v = { 3, "hi", { 7, 8, 9 } };
+	char name[] = "hi";
+	struct s v = { 3, name, { 7, 8, 9 } };
 
 	return f(4, &v) == 15 ? 0 : 1;
 }
