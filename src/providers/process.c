@@ -381,6 +381,31 @@ static void perf_read_handler(struct emit_ctx *ctx, const struct derived_probe *
 		ret ? "func, " : "");
 }
 
+/* A .return with @entry values: its table of entry records (runtime/uprobes.h) and the
+ * consumer's entry handler, which keeps the values of each call in one. */
+static void uretprobe_entry_handler(struct emit_ctx *ctx, const struct derived_probe *p,
+				    const struct derived_point *d, int pp)
+{
+	char *descriptor = xasprintf("&tap_pp_%d", pp);
+	char *before = xasprintf("\t\tu = tap_uentry_claim(tap_uentries_%d,"
+				 " sizeof(tap_uentries_%d[0]), regs->sp);\n"
+				 "\t\tc->entry_data = u ? &container_of(u, struct tap_uentry_rec_%d,"
+				 " u)->e : &tap_uentry_scratch_%d.e;\n"
+				 "\t\tc->ubias = instruction_pointer(regs) - 0x%llxUL;\n", pp, pp,
+				 pp, pp, (unsigned long long)d->pc);
+
+	sb_addf(ctx->points, "static struct tap_uentry_rec_%d {\n\tstruct tap_uentry u;\n"
+		"\tstruct probe_%d_entry e;\n} tap_uentries_%d[TAP_UENTRY_SLOTS],"
+		" tap_uentry_scratch_%d;\n\n", pp, p->index, pp, pp);
+	sb_addf(ctx->points, "static int tap_uprobe_entry_%d(struct uprobe_consumer *uc,"
+		" struct pt_regs *regs)\n{\n", pp);
+	emit_handler(ctx, p->index, &(struct handler_text){
+		descriptor, "\tstruct tap_uentry *u;\n", true, before, "", "\treturn 0;\n}\n\n",
+		true, NULL });
+	free(before);
+	free(descriptor);
+}
+
 static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 			  const struct derived_point *d, int pp)
 {
@@ -388,8 +413,18 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	bool ret = d->kind == PROVIDER_URETPROBE;
 	char *descriptor = xasprintf("&tap_pp_%d", pp);
 	char *path = ctx->c_string(d->symbol);
-	char *before;
+	bool has_entry = ret && p->entries.len > 0;
+	char *before, *entry_text = NULL;
 
+	if (has_entry) {
+		uretprobe_entry_handler(ctx, p, d, pp);
+		/* The body runs only with the values its call's entry kept. */
+		entry_text = xasprintf("\t\tu = tap_uentry_take(tap_uentries_%d,"
+				       " sizeof(tap_uentries_%d[0]), regs->sp);\n"
+				       "\t\tc->entry_data = u ? &container_of(u, struct"
+				       " tap_uentry_rec_%d, u)->e : NULL;\n"
+				       "\t\tif (u)\t/* its entry was seen */\n", pp, pp, pp);
+	}
 	/* The handler runs in the task, preemptible (emit_enter()). */
 	if (ret)
 		sb_addf(ctx->points, "static int tap_uprobe_%d%s(struct uprobe_consumer *uc,"
@@ -401,17 +436,23 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 			p->nperf_reads ? ", const s64 *perf" : "");
 	/* The load bias: where the point is in the process less its link-time address (a
 	 * .return's is the function's entry, `func`). */
-	before = xasprintf("\t\tc->ubias = %s - 0x%llxUL;\n%s", ret ? "func" :
+	before = xasprintf("\t\tc->ubias = %s - 0x%llxUL;\n%s%s", ret ? "func" :
 			   "instruction_pointer(regs)", (unsigned long long)d->pc,
-			   p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "");
+			   p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "",
+			   has_entry ? entry_text : "");
 	emit_handler(ctx, p->index, &(struct handler_text){
-		descriptor, "", false, before, "", "\treturn 0;\n}\n\n", true, NULL });
+		descriptor, has_entry ? "\tstruct tap_uentry *u;\n" : "", false, before,
+		has_entry ? "\t\ttap_uentry_release(u);\n" : "", "\treturn 0;\n}\n\n", true, NULL });
 	free(before);
+	free(entry_text);
 	if (p->nperf_reads)
 		perf_read_handler(ctx, p, pp, ret);
-	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
-		" .offset = 0x%llx, .ref_ctr_offset = 0x%llx },\n", ret ? "ret_handler" : "handler",
-		pp, pp, path, (unsigned long long)d->offset, (unsigned long long)d->semaphore);
+	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d", ret ? "ret_handler" : "handler", pp);
+	if (has_entry)
+		sb_addf(&s->entries, ", .handler = tap_uprobe_entry_%d", pp);
+	sb_addf(&s->entries, " }, .pp = &tap_pp_%d, .path = %s, .offset = 0x%llx,"
+		" .ref_ctr_offset = 0x%llx },\n", pp, path, (unsigned long long)d->offset,
+		(unsigned long long)d->semaphore);
 	s->count++;
 	free(descriptor);
 	free(path);
