@@ -69,17 +69,38 @@ static char *function_point_text(const struct probe_point *point, const char *fi
 	return sb_steal(&sb);
 }
 
-/* A function as stap names it: "f@FILE:LINE" where the file's DWARF has it, else "f". */
-static char *dwarf_function_name(const struct provider_env *env, const char *path,
-				 const char *function)
+/* The DWARF of the file `path`, or NULL. */
+static struct dwtypes *user_dwarf(const struct provider_env *env, const char *path)
 {
 	const struct ktypes *kt = env->user_types ? env->user_types(env->ctx, path) : NULL;
-	struct dwtypes *dt = kt ? ktypes_dwarf(kt) : NULL;
+
+	return kt ? ktypes_dwarf(kt) : NULL;
+}
+
+/* A function as stap names it: "f@FILE:LINE" where the file's DWARF has it, else "f". */
+static char *dwarf_function_name(struct dwtypes *dt, const char *function)
+{
 	char *place = dt ? dwtypes_function_place(dt, function) : NULL;
 	char *name = place ? xasprintf("%s@%s", function, place) : xstrdup(function);
 
 	free(place);
 	return name;
+}
+
+/* An entry point placed as stap places it in unoptimised code with DWARF: past the
+ * function's prologue, its variables then read from their DWARF locations there. */
+static void place_after_prologue(struct dwtypes *dt, struct derived_point *d,
+				 const struct ufunc *f)
+{
+	Dwarf_Addr pc = dt && d->kind == PROVIDER_UPROBE ? dwtypes_post_prologue(dt, f->name) : 0;
+	ktype_id fn = pc ? ktypes_function(dwtypes_types(dt), f->name) : 0;
+
+	if (!fn || pc <= f->vaddr)
+		return;
+	d->pc = pc;
+	d->offset = f->offset + (pc - f->vaddr);
+	d->mid_function = true;
+	d->scope_die = fn;
 }
 
 static void add_uprobe_point(const struct probe_point *point, const struct provider_env *env,
@@ -88,7 +109,8 @@ static void add_uprobe_point(const struct probe_point *point, const struct provi
 {
 	struct derived_point *d = derived_point_new(kind, point);
 	const char *target = target_file_path(env, file->path);
-	char *name = dwarf_function_name(env, file->path, f->name);
+	struct dwtypes *dt = user_dwarf(env, file->path);
+	char *name = dwarf_function_name(dt, f->name);
 
 	free(d->pp);
 	d->pp = function_point_text(point, target, NULL, name);
@@ -109,9 +131,10 @@ static void add_uprobe_point(const struct probe_point *point, const struct provi
 	d->symbol = xstrdup(target);
 	d->user_file = xstrdup(file->path);
 	d->offset = f->offset;
+	place_after_prologue(dt, d, f);
 	free(d->comment);
-	d->comment = dynamic ? xasprintf(" /* pc=.dynamic+0x%llx */", f->vaddr) :
-			       xasprintf(" /* pc=.absolute+0x%llx */", f->offset);
+	d->comment = dynamic ? xasprintf(" /* pc=.dynamic+0x%llx */", (unsigned long long)d->pc) :
+			       xasprintf(" /* pc=.absolute+0x%llx */", (unsigned long long)d->offset);
 	add_derived_point(tail, d);
 }
 

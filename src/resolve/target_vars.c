@@ -522,16 +522,16 @@ static bool dwarf_point_var(struct walk *w, const struct derived_point *d, const
 			v = &vars[i];
 	if (!v) {
 		const char **names = xcalloc(count + 1, sizeof(*names));
-		const char *file = scope_file(&scope, false);
+		const char *file = scope_file(&scope, is_uprobe_point(d));
 		char *alts;
 
 		for (size_t i = 0; i < count; i++)
 			names[i] = vars[i].name;
 		alts = alternatives(name, names, (int)count, 5, "$");
-		fail(w, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in kernel,"
+		fail(w, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in %s,"
 		     " near pc %#llx in %s %s (alternatives: %s))", name,
-		     (unsigned long long)d->scope_die, (unsigned long long)d->pc, d->function,
-		     file ? file : "", alts);
+		     (unsigned long long)d->scope_die, point_module(d), (unsigned long long)d->pc,
+		     d->function, file ? file : "", alts);
 		free(alts);
 		free(names);
 		free(vars);

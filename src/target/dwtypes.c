@@ -1279,6 +1279,48 @@ char *dwtypes_function_place(struct dwtypes *dt, const char *name)
 	return xasprintf("%s:%d", file, line);
 }
 
+/* Whether the CU was compiled without optimisation: no -O option in its producer but -O0. */
+static bool cu_unoptimised(Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr));
+
+	if (!producer)
+		return false;
+	for (const char *o = strstr(producer, " -O"); o; o = strstr(o + 3, " -O"))
+		if (o[3] != '0')
+			return false;
+	return true;
+}
+
+Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name)
+{
+	ktype_id id = ktypes_function(&dt->kt, name);
+	Dwarf_Addr entry, high, best = 0, addr;
+	Dwarf_Die fn, cu;
+	Dwarf_Lines *lines;
+	size_t nlines;
+	int entry_line = -1, line;
+
+	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
+	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
+	    !cu_unoptimised(&cu) || dwarf_getsrclines(&cu, &lines, &nlines))
+		return 0;
+	for (size_t i = 0; i < nlines; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+
+		if (dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &line) || addr < entry ||
+		    addr >= high)
+			continue;
+		if (addr == entry && entry_line < 0)
+			entry_line = line;
+		else if (addr > entry && line != entry_line && entry_line >= 0 &&
+			 (!best || addr < best))
+			best = addr;
+	}
+	return best;
+}
+
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
 {
 	Dwarf_Die cu;
