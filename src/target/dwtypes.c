@@ -1300,7 +1300,6 @@ Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name)
 	Dwarf_Die fn, cu;
 	Dwarf_Lines *lines;
 	size_t nlines;
-	int entry_line = -1, line;
 
 	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
 	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
@@ -1309,13 +1308,8 @@ Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name)
 	for (size_t i = 0; i < nlines; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 
-		if (dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &line) || addr < entry ||
-		    addr >= high)
-			continue;
-		if (addr == entry && entry_line < 0)
-			entry_line = line;
-		else if (addr > entry && line != entry_line && entry_line >= 0 &&
-			 (!best || addr < best))
+		if (!dwarf_lineaddr(l, &addr) && addr > entry && addr < high &&
+		    (!best || addr < best))
 			best = addr;
 	}
 	return best;

@@ -72,7 +72,7 @@ char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
  * from DWARF (f@FILE:LINE); malloc'd, or NULL when the DWARF has no such function. */
 char *dwtypes_function_place(struct dwtypes *dt, const char *name);
 /* Where stap probes the function `name` of a user-space file (its -p2 pc): past its
- * prologue, the first line-table row in it after its entry that is of another line, in code
+ * prologue, the first line-table row in it after its entry (its first statement), in code
  * built without optimisation (no -O level but -O0 in its CU's DW_AT_producer; optimised
  * code's parameters have their locations at the entry); else 0 (the entry serves). */
 Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name);
