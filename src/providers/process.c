@@ -224,6 +224,113 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 	return matched > 0;
 }
 
+/* stap's error for a line of the function without line-table rows, with the nearest lines
+ * that have some. */
+static void no_line_records(struct dwtypes *dt, const char *function, int line, int before,
+			    int after)
+{
+	char *place = dwtypes_function_place(dt, function);
+	char *hint = before && after ? xasprintf(" (try :%d or :%d)", before, after) :
+		     before || after ? xasprintf(" (try :%d)", before ? before : after) :
+		     xstrdup("");
+
+	*strrchr(place, ':') = '\0';	/* its declaration's file */
+	diag_error("semantic error", "no line records for %s:%d [man error::dwarf]%s\n", place,
+		   line, hint);
+	free(hint);
+	free(place);
+}
+
+/* The function symbol `name` of `funcs`, or NULL. */
+static const struct ufunc *find_ufunc(const struct ufunc *funcs, size_t count, const char *name)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(funcs[i].name, name))
+			return &funcs[i];
+	return NULL;
+}
+
+/* A statement point at `addr` of `f` (in the file's DWARF `dt`), named as stap names it:
+ * process("PATH").statement("f@DECL_FILE:LINE"). */
+static void add_statement_point(const struct probe_point *point, const struct provider_env *env,
+				const char *exe, struct dwtypes *dt, const struct ufunc *f,
+				int line, Dwarf_Addr addr, struct derived_point ***tail)
+{
+	struct derived_point *d = derived_point_new(PROVIDER_UPROBE, point);
+	const char *target = target_file_path(env, exe);
+	char *place = dwtypes_function_place(dt, f->name);
+	char *file = xstrndup(place, (size_t)(strrchr(place, ':') - place));
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "process(\"%s\").statement(\"%s@%s:%d\")", target, f->name, file, line);
+	add_marks(&sb, point);
+	free(d->pp);
+	d->pp = sb_steal(&sb);
+	free(d->origin);
+	d->origin = xstrdup(d->pp);
+	free(d->function);
+	d->function = xstrdup(f->name);
+	d->symbol = xstrdup(target);
+	d->user_file = xstrdup(exe);
+	d->pc = addr;
+	d->offset = f->offset + (addr - f->vaddr);
+	d->mid_function = true;
+	d->scope_die = ktypes_function(dwtypes_types(dt), f->name);
+	free(d->comment);
+	d->comment = usyms_is_dynamic(exe) ?
+		xasprintf(" /* pc=.dynamic+0x%llx */", (unsigned long long)d->pc) :
+		xasprintf(" /* pc=.absolute+0x%llx */", (unsigned long long)d->offset);
+	add_derived_point(tail, d);
+	free(file);
+	free(place);
+}
+
+/* process("PATH").statement("f@FILE:LINE"): a uprobe at the first address of that line of
+ * f, from the file's DWARF; its variables are their locations there. Only that form (no
+ * wildcard, no line range) yet. */
+static bool derive_process_statement(const struct probe_point *point,
+				     const struct provider_env *env, const struct component *stmt,
+				     struct derived_point ***tail)
+{
+	const char *spec = component_string(stmt);
+	const char *at = strchr(spec, '@'), *colon = strrchr(spec, ':');
+	char exe[PATH_MAX], *name, *file, *end;
+	long line = colon ? strtol(colon + 1, &end, 10) : 0;
+	struct ufunc *funcs = NULL;
+	const struct ufunc *f;
+	struct dwtypes *dt;
+	size_t count = 0;
+	int before = 0, after = 0;
+	Dwarf_Addr addr = 0;
+
+	if (stmt->next) {
+		provider_invalid_suffix(point, stmt->next);
+		return false;
+	}
+	if (!at || !colon || colon < at || colon[1] == '\0' || *end || line <= 0 ||
+	    strpbrk(spec, "*?[")) {
+		provider_refuse(point, "tapster places process(\"PATH\").statement(\"NAME@FILE:LINE\")"
+				" only, of one function and one line");
+		return false;
+	}
+	if (!process_file(point, env, exe))
+		return false;
+	name = xstrndup(spec, (size_t)(at - spec));
+	file = xstrndup(at + 1, (size_t)(colon - at - 1));
+	dt = user_dwarf(env, exe);
+	if (dt && (funcs = usyms_functions(exe, &count)) && (f = find_ufunc(funcs, count, name)) &&
+	    (addr = dwtypes_line_address(dt, name, file, (int)line, &before, &after)))
+		add_statement_point(point, env, exe, dt, f, (int)line, addr, tail);
+	else if (dt && (before || after))
+		no_line_records(dt, name, (int)line, before, after);
+	if (!addr)
+		provider_refuse(point, "no match");
+	usyms_free_functions(funcs, count);
+	free(name);
+	free(file);
+	return addr != 0;
+}
+
 /* The components stap knows after process(PID) (no library), and after a bare process
  * (no insn). */
 static const char *const pid_names[] = { "begin", "end", "function", "insn", "mark", "plt",
@@ -299,6 +406,8 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		return derive_process_marks(point, env, library, provider, func, tail);
 	if (is_string_component(func, "function"))
 		return derive_functions(point, env, library, func, tail);
+	if (is_string_component(func, "statement") && !library)
+		return derive_process_statement(point, env, func, tail);
 	if (!strcmp(func->name, "plt") && (!func->arg || component_string(func)))
 		return derive_process_plt(point, env, library, func, tail);
 	provider_mismatch(point, func, names);
@@ -340,6 +449,7 @@ static const struct probe_type process_types[] = {
 	{ "process(number).mark(string)", true },
 	{ "process(number).provider(string).mark(string)", true },
 	{ "process(string).function(string)", true },
+	{ "process(string).statement(string)", true },
 	{ "process(string).function(string).call", true },
 	{ "process(string).function(string).return", true },
 	{ "process(string).mark(string)", true },

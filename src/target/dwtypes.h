@@ -76,6 +76,12 @@ char *dwtypes_function_place(struct dwtypes *dt, const char *name);
  * built without optimisation (no -O level but -O0 in its CU's DW_AT_producer; optimised
  * code's parameters have their locations at the entry); else 0 (the entry serves). */
 Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name);
+/* Line LINE of the function `name`, in its declaration's file (when `file` matches it: a
+ * glob on the path or a tail of it): the lowest address of that line's rows in the
+ * function's code; 0 without. *before and *after are the nearest lines of the function with
+ * rows (0 for none), for stap's "try" hint. */
+Dwarf_Addr dwtypes_line_address(struct dwtypes *dt, const char *name, const char *file,
+				int line, int *before, int *after);
 /* The link-time address of the ELF symbol `name` (a function's, else a data object's);
  * 0 when there is none. */
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);
