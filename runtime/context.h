@@ -65,6 +65,8 @@ struct tap_context {
 	u64 *trace_args;		/* a tracepoint's arguments (tracepoints.h), or NULL */
 	void *point_data;		/* a netfilter hook's packet and verdict (netfilter.h),
 					 * or NULL; set by the handlers that use it */
+	unsigned long ubias;		/* a uprobe's: the load bias of the file probed, where
+					 * its DWARF's link-time addresses are in the process */
 	const char *last_error;		/* set by a failing statement; ends the probe hit */
 	const char *error_location;	/* "operator '/' at FILE:LINE:COL" of that statement */
 	int actions_remaining;

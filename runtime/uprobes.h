@@ -53,6 +53,75 @@ static struct tap_uprobe tap_uprobes[TAP_NUM_UPROBES];	/* the generated module's
 static struct tap_uprobe *const tap_uprobes __maybe_unused;
 #endif
 
+/*
+ * @entry values of a .return (a uretprobe): the consumer's entry handler evaluates them into
+ * a slot of the point's own table, marked with the task and its stack pointer at the entry;
+ * the return handler finds the slot by the task and the stack pointer after the return (the
+ * return address popped: 8 bytes above), runs the body with it and frees it. A table is an
+ * array of records, each a struct tap_uentry followed by the probe's entry values. A call
+ * that finds the table full keeps its values in a scratch record no return matches (its
+ * return probe does not run); a slot whose call never returned (longjmp, exit) is taken
+ * again by the next call at the same stack pointer of the same task.
+ */
+#define TAP_UENTRY_SLOTS 256
+
+struct tap_uentry {
+	struct task_struct *task;	/* whose call; NULL: free */
+	unsigned long sp;		/* its stack pointer at the entry */
+	bool running;			/* its return probe is using it */
+};
+
+static inline struct tap_uentry *tap_uentry_at(void *table, size_t size, int i)
+{
+	return (struct tap_uentry *)((char *)table + i * size);
+}
+
+/* A slot for the current task's call at stack pointer `sp`, or NULL when all are taken. */
+static struct tap_uentry *tap_uentry_claim(void *table, size_t size, unsigned long sp)
+{
+	struct tap_uentry *u;
+	int i;
+
+	for (i = 0; i < TAP_UENTRY_SLOTS; i++) {
+		u = tap_uentry_at(table, size, i);
+		if (READ_ONCE(u->task) == current && u->sp == sp && !u->running)
+			return u;
+	}
+	for (i = 0; i < TAP_UENTRY_SLOTS; i++) {
+		u = tap_uentry_at(table, size, i);
+		if (!READ_ONCE(u->task) && !cmpxchg(&u->task, NULL, current)) {
+			u->sp = sp;
+			return u;
+		}
+	}
+	return NULL;
+}
+
+/* The slot of the current task's call returning with stack pointer `sp`, or NULL. */
+static struct tap_uentry *tap_uentry_take(void *table, size_t size, unsigned long sp)
+{
+	struct tap_uentry *u;
+	int i;
+
+	for (i = 0; i < TAP_UENTRY_SLOTS; i++) {
+		u = tap_uentry_at(table, size, i);
+		if (READ_ONCE(u->task) == current && u->sp == sp - 8 && !u->running) {
+			u->running = true;
+			return u;
+		}
+	}
+	return NULL;
+}
+
+static inline void tap_uentry_release(struct tap_uentry *u)
+{
+	if (!u)
+		return;
+	u->running = false;
+	u->sp = 0;
+	smp_store_release(&u->task, NULL);
+}
+
 /* On the file's inode as its processes map it (user_inode.h). */
 static int tap_uprobe_register(struct tap_uprobe *u)
 {

@@ -279,6 +279,13 @@ static const struct ktypes *target_header_types(void *ctx, const char *headers, 
 	return ktypes_load_headers(s, headers, kernel);
 }
 
+/* A user-space file's DWARF types, for process("PATH").function's $target expressions. */
+static const struct ktypes *target_user_types(void *ctx, const char *path)
+{
+	(void)ctx;
+	return ktypes_load_user(path);
+}
+
 /* The target's tracepoints, for kernel.trace: from its BTF (even where DWARF types the
  * rest) and its trace headers. */
 static struct tracepoints *load_target_tracepoints(const struct session *s)
@@ -344,6 +351,7 @@ struct provider_env target_for_providers(struct session *s)
 	return (struct provider_env){ .symbols = target_symbols, .types = target_types,
 				      .module_types = target_module_types,
 				      .header_types = target_header_types,
+				      .user_types = target_user_types,
 				      .tracepoints = target_tracepoints,
 				      .module_tracepoints = target_module_tracepoints, .ctx = s,
 				      .guru = s->guru,

@@ -51,17 +51,18 @@ void emit_enter(struct emit_ctx *ctx, const char *pp, const char *regs, bool pre
 			pp, regs);
 }
 
-void emit_run(struct emit_ctx *ctx, int probe, bool entry, const char *before, const char *after)
+void emit_run(struct emit_ctx *ctx, int probe, bool entry, bool preempt, const char *before,
+	      const char *after)
 {
 	const char *exit = ctx->irqs_off ? "tap_context_exit_irqrestore(c, flags)" :
 					   "tap_context_exit(c)";
 
-	if (entry)
+	if (entry && !preempt)
 		sb_addf(ctx->points, "\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
 			"%s\tprobe_%d_entry(c);\n%s\t%s;\n", before, probe, after, exit);
 	else
-		sb_addf(ctx->points, "\tif (c) {\n%s\t\tprobe_%d(c);\n%s\t\t%s;\n\t}\n",
-			before, probe, after, exit);
+		sb_addf(ctx->points, "\tif (c) {\n%s\t\tprobe_%d%s(c);\n%s\t\t%s;\n\t}\n",
+			before, probe, entry ? "_entry" : "", after, exit);
 }
 
 static void emit_leave(struct emit_ctx *ctx, bool preempt)
@@ -74,7 +75,7 @@ void emit_handler(struct emit_ctx *ctx, int probe, const struct handler_text *h)
 {
 	emit_enter(ctx, h->pp, h->regs ? h->regs : "regs", h->preempt);
 	sb_addf(ctx->points, "%s\n", h->locals);
-	emit_run(ctx, probe, h->entry, h->before, h->after);
+	emit_run(ctx, probe, h->entry, h->preempt, h->before, h->after);
 	emit_leave(ctx, h->preempt);
 	sb_add(ctx->points, h->end);
 }

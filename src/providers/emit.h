@@ -120,9 +120,12 @@ void emit_enter(struct emit_ctx *ctx, const char *pp, const char *regs, bool pre
 /*
  * The probe body run in context c and the context left, `before` and `after` the call:
  * "if (c) { ... }"; with `entry`, the @entry part of return probe `probe`, which returns 1
- * without a context (no return probe for this call). After emit_enter().
+ * without a context (no return probe for this call) unless `preempt` (a uprobe's handler,
+ * preemption off since emit_enter(): it goes on to emit_leave(), and a uprobe's 1 would
+ * remove its breakpoint). After emit_enter().
  */
-void emit_run(struct emit_ctx *ctx, int probe, bool entry, const char *before, const char *after);
+void emit_run(struct emit_ctx *ctx, int probe, bool entry, bool preempt, const char *before,
+	      const char *after);
 
 /* A handler's body after its "NAME(PARAMS)\n{\n": emit_enter() for `pp` with the handler's
  * `regs`, then `locals` and a blank line, emit_run(), and `end`. */

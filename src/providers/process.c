@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "target/dwtypes.h"
 #include "target/usyms.h"
 #include "util.h"
 
@@ -68,33 +69,72 @@ static char *function_point_text(const struct probe_point *point, const char *fi
 	return sb_steal(&sb);
 }
 
+/* The DWARF of the file `path`, or NULL. */
+static struct dwtypes *user_dwarf(const struct provider_env *env, const char *path)
+{
+	const struct ktypes *kt = env->user_types ? env->user_types(env->ctx, path) : NULL;
+
+	return kt ? ktypes_dwarf(kt) : NULL;
+}
+
+/* A function as stap names it: "f@FILE:LINE" where the file's DWARF has it, else "f". */
+static char *dwarf_function_name(struct dwtypes *dt, const char *function)
+{
+	char *place = dt ? dwtypes_function_place(dt, function) : NULL;
+	char *name = place ? xasprintf("%s@%s", function, place) : xstrdup(function);
+
+	free(place);
+	return name;
+}
+
+/* An entry point placed as stap places it in unoptimised code with DWARF: past the
+ * function's prologue, its variables then read from their DWARF locations there. */
+static void place_after_prologue(struct dwtypes *dt, struct derived_point *d,
+				 const struct ufunc *f)
+{
+	Dwarf_Addr pc = dt && d->kind == PROVIDER_UPROBE ? dwtypes_post_prologue(dt, f->name) : 0;
+	ktype_id fn = pc ? ktypes_function(dwtypes_types(dt), f->name) : 0;
+
+	if (!fn || pc <= f->vaddr)
+		return;
+	d->pc = pc;
+	d->offset = f->offset + (pc - f->vaddr);
+	d->mid_function = true;
+	d->scope_die = fn;
+}
+
 static void add_uprobe_point(const struct probe_point *point, const struct provider_env *env,
 			     const struct function_file *file, bool dynamic, const struct ufunc *f,
 			     enum provider_kind kind, struct derived_point ***tail)
 {
 	struct derived_point *d = derived_point_new(kind, point);
 	const char *target = target_file_path(env, file->path);
+	struct dwtypes *dt = user_dwarf(env, file->path);
+	char *name = dwarf_function_name(dt, f->name);
 
 	free(d->pp);
-	d->pp = function_point_text(point, target, NULL, f->name);
+	d->pp = function_point_text(point, target, NULL, name);
 	/* Placed at a link-time address, as stap places points from DWARF: its -p2 shows
 	 * the point placed as its origin (from the process, with its library), not the
 	 * point written. */
 	d->pc = f->vaddr;
 	free(d->origin);
-	d->origin = file->library ? function_point_text(point, file->exe, file->library, f->name) :
+	d->origin = file->library ? function_point_text(point, file->exe, file->library, name) :
 				    xstrdup(d->pp);
 	if (file->library) {
 		free(d->listed);
-		d->listed = function_point_text(point, file->exe, file->library, f->name);
+		d->listed = function_point_text(point, file->exe, file->library, name);
 	}
+	free(name);
 	free(d->function);
 	d->function = xstrdup(f->name);
 	d->symbol = xstrdup(target);
+	d->user_file = xstrdup(file->path);
 	d->offset = f->offset;
+	place_after_prologue(dt, d, f);
 	free(d->comment);
-	d->comment = dynamic ? xasprintf(" /* pc=.dynamic+0x%llx */", f->vaddr) :
-			       xasprintf(" /* pc=.absolute+0x%llx */", f->offset);
+	d->comment = dynamic ? xasprintf(" /* pc=.dynamic+0x%llx */", (unsigned long long)d->pc) :
+			       xasprintf(" /* pc=.absolute+0x%llx */", (unsigned long long)d->offset);
 	add_derived_point(tail, d);
 }
 
@@ -193,6 +233,113 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 	return matched > 0;
 }
 
+/* stap's error for a line of the function without line-table rows, with the nearest lines
+ * that have some. */
+static void no_line_records(struct dwtypes *dt, const char *function, int line, int before,
+			    int after)
+{
+	char *place = dwtypes_function_place(dt, function);
+	char *hint = before && after ? xasprintf(" (try :%d or :%d)", before, after) :
+		     before || after ? xasprintf(" (try :%d)", before ? before : after) :
+		     xstrdup("");
+
+	*strrchr(place, ':') = '\0';	/* its declaration's file */
+	diag_error("semantic error", "no line records for %s:%d [man error::dwarf]%s\n", place,
+		   line, hint);
+	free(hint);
+	free(place);
+}
+
+/* The function symbol `name` of `funcs`, or NULL. */
+static const struct ufunc *find_ufunc(const struct ufunc *funcs, size_t count, const char *name)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(funcs[i].name, name))
+			return &funcs[i];
+	return NULL;
+}
+
+/* A statement point at `addr` of `f` (in the file's DWARF `dt`), named as stap names it:
+ * process("PATH").statement("f@DECL_FILE:LINE"). */
+static void add_statement_point(const struct probe_point *point, const struct provider_env *env,
+				const char *exe, struct dwtypes *dt, const struct ufunc *f,
+				int line, Dwarf_Addr addr, struct derived_point ***tail)
+{
+	struct derived_point *d = derived_point_new(PROVIDER_UPROBE, point);
+	const char *target = target_file_path(env, exe);
+	char *place = dwtypes_function_place(dt, f->name);
+	char *file = xstrndup(place, (size_t)(strrchr(place, ':') - place));
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "process(\"%s\").statement(\"%s@%s:%d\")", target, f->name, file, line);
+	add_marks(&sb, point);
+	free(d->pp);
+	d->pp = sb_steal(&sb);
+	free(d->origin);
+	d->origin = xstrdup(d->pp);
+	free(d->function);
+	d->function = xstrdup(f->name);
+	d->symbol = xstrdup(target);
+	d->user_file = xstrdup(exe);
+	d->pc = addr;
+	d->offset = f->offset + (addr - f->vaddr);
+	d->mid_function = true;
+	d->scope_die = ktypes_function(dwtypes_types(dt), f->name);
+	free(d->comment);
+	d->comment = usyms_is_dynamic(exe) ?
+		xasprintf(" /* pc=.dynamic+0x%llx */", (unsigned long long)d->pc) :
+		xasprintf(" /* pc=.absolute+0x%llx */", (unsigned long long)d->offset);
+	add_derived_point(tail, d);
+	free(file);
+	free(place);
+}
+
+/* process("PATH").statement("f@FILE:LINE"): a uprobe at the first address of that line of
+ * f, from the file's DWARF; its variables are their locations there. Only that form (no
+ * wildcard, no line range) yet. */
+static bool derive_process_statement(const struct probe_point *point,
+				     const struct provider_env *env, const struct component *stmt,
+				     struct derived_point ***tail)
+{
+	const char *spec = component_string(stmt);
+	const char *at = strchr(spec, '@'), *colon = strrchr(spec, ':');
+	char exe[PATH_MAX], *name, *file, *end;
+	long line = colon ? strtol(colon + 1, &end, 10) : 0;
+	struct ufunc *funcs = NULL;
+	const struct ufunc *f;
+	struct dwtypes *dt;
+	size_t count = 0;
+	int before = 0, after = 0;
+	Dwarf_Addr addr = 0;
+
+	if (stmt->next) {
+		provider_invalid_suffix(point, stmt->next);
+		return false;
+	}
+	if (!at || !colon || colon < at || colon[1] == '\0' || *end || line <= 0 ||
+	    strpbrk(spec, "*?[")) {
+		provider_refuse(point, "tapster places process(\"PATH\").statement(\"NAME@FILE:LINE\")"
+				" only, of one function and one line");
+		return false;
+	}
+	if (!process_file(point, env, exe))
+		return false;
+	name = xstrndup(spec, (size_t)(at - spec));
+	file = xstrndup(at + 1, (size_t)(colon - at - 1));
+	dt = user_dwarf(env, exe);
+	if (dt && (funcs = usyms_functions(exe, &count)) && (f = find_ufunc(funcs, count, name)) &&
+	    (addr = dwtypes_line_address(dt, name, file, (int)line, &before, &after)))
+		add_statement_point(point, env, exe, dt, f, (int)line, addr, tail);
+	else if (dt && (before || after))
+		no_line_records(dt, name, (int)line, before, after);
+	if (!addr)
+		provider_refuse(point, "no match");
+	usyms_free_functions(funcs, count);
+	free(name);
+	free(file);
+	return addr != 0;
+}
+
 /* The components stap knows after process(PID) (no library), and after a bare process
  * (no insn). */
 static const char *const pid_names[] = { "begin", "end", "function", "insn", "mark", "plt",
@@ -268,6 +415,8 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		return derive_process_marks(point, env, library, provider, func, tail);
 	if (is_string_component(func, "function"))
 		return derive_functions(point, env, library, func, tail);
+	if (is_string_component(func, "statement") && !library)
+		return derive_process_statement(point, env, func, tail);
 	if (!strcmp(func->name, "plt") && (!func->arg || component_string(func)))
 		return derive_process_plt(point, env, library, func, tail);
 	provider_mismatch(point, func, names);
@@ -309,6 +458,7 @@ static const struct probe_type process_types[] = {
 	{ "process(number).mark(string)", true },
 	{ "process(number).provider(string).mark(string)", true },
 	{ "process(string).function(string)", true },
+	{ "process(string).statement(string)", true },
 	{ "process(string).function(string).call", true },
 	{ "process(string).function(string).return", true },
 	{ "process(string).mark(string)", true },
@@ -421,6 +571,31 @@ static void perf_read_handler(struct emit_ctx *ctx, const struct derived_probe *
 		ret ? "func, " : "");
 }
 
+/* A .return with @entry values: its table of entry records (runtime/uprobes.h) and the
+ * consumer's entry handler, which keeps the values of each call in one. */
+static void uretprobe_entry_handler(struct emit_ctx *ctx, const struct derived_probe *p,
+				    const struct derived_point *d, int pp)
+{
+	char *descriptor = xasprintf("&tap_pp_%d", pp);
+	char *before = xasprintf("\t\tu = tap_uentry_claim(tap_uentries_%d,"
+				 " sizeof(tap_uentries_%d[0]), regs->sp);\n"
+				 "\t\tc->entry_data = u ? &container_of(u, struct tap_uentry_rec_%d,"
+				 " u)->e : &tap_uentry_scratch_%d.e;\n"
+				 "\t\tc->ubias = instruction_pointer(regs) - 0x%llxUL;\n", pp, pp,
+				 pp, pp, (unsigned long long)d->pc);
+
+	sb_addf(ctx->points, "static struct tap_uentry_rec_%d {\n\tstruct tap_uentry u;\n"
+		"\tstruct probe_%d_entry e;\n} tap_uentries_%d[TAP_UENTRY_SLOTS],"
+		" tap_uentry_scratch_%d;\n\n", pp, p->index, pp, pp);
+	sb_addf(ctx->points, "static int tap_uprobe_entry_%d(struct uprobe_consumer *uc,"
+		" struct pt_regs *regs)\n{\n", pp);
+	emit_handler(ctx, p->index, &(struct handler_text){
+		descriptor, "\tstruct tap_uentry *u;\n", true, before, "", "\treturn 0;\n}\n\n",
+		true, NULL });
+	free(before);
+	free(descriptor);
+}
+
 static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 			  const struct derived_point *d, int pp)
 {
@@ -428,7 +603,18 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	bool ret = d->kind == PROVIDER_URETPROBE;
 	char *descriptor = xasprintf("&tap_pp_%d", pp);
 	char *path = ctx->c_string(d->symbol);
+	bool has_entry = ret && p->entries.len > 0;
+	char *before, *entry_text = NULL;
 
+	if (has_entry) {
+		uretprobe_entry_handler(ctx, p, d, pp);
+		/* The body runs only with the values its call's entry kept. */
+		entry_text = xasprintf("\t\tu = tap_uentry_take(tap_uentries_%d,"
+				       " sizeof(tap_uentries_%d[0]), regs->sp);\n"
+				       "\t\tc->entry_data = u ? &container_of(u, struct"
+				       " tap_uentry_rec_%d, u)->e : NULL;\n"
+				       "\t\tif (u)\t/* its entry was seen */\n", pp, pp, pp);
+	}
 	/* The handler runs in the task, preemptible (emit_enter()). */
 	if (ret)
 		sb_addf(ctx->points, "static int tap_uprobe_%d%s(struct uprobe_consumer *uc,"
@@ -438,14 +624,25 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 		sb_addf(ctx->points, "static int tap_uprobe_%d%s(struct uprobe_consumer *uc,"
 			" struct pt_regs *regs%s)\n{\n", pp, p->nperf_reads ? "_run" : "",
 			p->nperf_reads ? ", const s64 *perf" : "");
+	/* The load bias: where the point is in the process less its link-time address (a
+	 * .return's is the function's entry, `func`). */
+	before = xasprintf("\t\tc->ubias = %s - 0x%llxUL;\n%s%s", ret ? "func" :
+			   "instruction_pointer(regs)", (unsigned long long)d->pc,
+			   p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "",
+			   has_entry ? entry_text : "");
 	emit_handler(ctx, p->index, &(struct handler_text){
-		descriptor, "", false, p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "",
-		"", "\treturn 0;\n}\n\n", true, NULL });
+		descriptor, has_entry ? "\tstruct tap_uentry *u;\n" : "", false, before,
+		has_entry ? "\t\ttap_uentry_release(u);\n" : "", "\treturn 0;\n}\n\n", true, NULL });
+	free(before);
+	free(entry_text);
 	if (p->nperf_reads)
 		perf_read_handler(ctx, p, pp, ret);
-	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d }, .pp = &tap_pp_%d, .path = %s,"
-		" .offset = 0x%llx, .ref_ctr_offset = 0x%llx },\n", ret ? "ret_handler" : "handler",
-		pp, pp, path, (unsigned long long)d->offset, (unsigned long long)d->semaphore);
+	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d", ret ? "ret_handler" : "handler", pp);
+	if (has_entry)
+		sb_addf(&s->entries, ", .handler = tap_uprobe_entry_%d", pp);
+	sb_addf(&s->entries, " }, .pp = &tap_pp_%d, .path = %s, .offset = 0x%llx,"
+		" .ref_ctr_offset = 0x%llx },\n", pp, path, (unsigned long long)d->offset,
+		(unsigned long long)d->semaphore);
 	s->count++;
 	free(descriptor);
 	free(path);

@@ -878,15 +878,6 @@ static void resolve_entry(struct elab *e, struct node *n)
 			      "internal error: @entry is only valid in .return probes");
 		return;
 	}
-	for (const struct derived_point *d = e->probe->points; d; d = d->next) {
-		struct token_desc tok = { "operator", "@entry" };
-
-		if (d->kind != PROVIDER_URETPROBE)
-			continue;
-		diag_error_at("semantic error", &tok, n->loc,
-			      "tapster cannot take @entry values at a process().function return yet");
-		return;
-	}
 	bool saved_in_entry = e->in_entry;
 
 	e->in_entry = true;

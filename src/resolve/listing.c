@@ -61,6 +61,10 @@ static char *point_with_vars(const struct provider_env *env, const struct derive
 		 (kt = *d->module ? env->module_types(env->ctx, d->module, &error) :
 				    env->types(env->ctx)))
 		vars = target_list_params(kt, d->function, d->kind == PROVIDER_KRETPROBE);
+	else if ((d->kind == PROVIDER_UPROBE || d->kind == PROVIDER_URETPROBE) && d->user_file &&
+		 env->user_types && (kt = env->user_types(env->ctx, d->user_file)))
+		vars = d->mid_function ? target_list_point_vars(kt, d) :
+			target_list_params(kt, d->function, d->kind == PROVIDER_URETPROBE);
 	else if (d->kind == PROVIDER_TRACEPOINT)
 		vars = trace_list_args(env, d);
 	else if (d->kind == PROVIDER_UMARK)

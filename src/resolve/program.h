@@ -129,6 +129,9 @@ struct derived_point {
 	uint64_t semaphore;
 	char *listed;
 	bool plt;		/* process("PATH").plt("NAME"): a PLT entry, `function` NAME */
+	/* process("PATH").function: the ELF file (the host's path) whose DWARF, when it has
+	 * any, types the function's variables; NULL for other points. */
+	char *user_file;
 	struct derived_point *next;
 };
 
@@ -209,6 +212,8 @@ struct provider_env {
 	/* The types headers ("<linux/fs.h>") declare: the target's kernel headers or (`kernel`
 	 * false) user headers; NULL (after the compiler's output) when they don't compile. */
 	const struct ktypes *(*header_types)(void *ctx, const char *headers, bool kernel);
+	/* The DWARF types of a user-space ELF file (the host's path); NULL when it has none. */
+	const struct ktypes *(*user_types)(void *ctx, const char *path);
 	/* The target's tracepoints (tracepoints.h), for kernel.trace; NULL after printing
 	 * why there are none. */
 	const struct tracepoints *(*tracepoints)(void *ctx);

@@ -3,7 +3,9 @@
  * A DWARF location (dwtypes.h's struct dwexpr) as the C expression of type int64_t that
  * pass 3 puts in the probe handler: over the probe context's registers (`c->regs`, a
  * `struct pt_regs *`), a dereference a fault-safe tap_kread() whose fault the code around
- * it checks (translate_target.c names the variable's location tap_dwloc for it).
+ * it checks (translate_target.c names the variable's location tap_dwloc for it); in a
+ * process("PATH").function probe, the process's registers and a fault-safe tap_uread(), a
+ * global's address moved by the load bias the uprobe handler found (`c->ubias`).
  */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -43,8 +45,9 @@ static char *operation_c(unsigned atom, const char *a, const char *b)
 	}
 }
 
-/* The C of a node whose operands' C is `a` and `b` (NULL without). */
-static char *node_c(const struct dwexpr *e, const char *a, const char *b)
+/* The C of a node whose operands' C is `a` and `b` (NULL without); `user`: in a
+ * process's registers and memory. */
+static char *node_c(const struct dwexpr *e, const char *a, const char *b, bool user)
 {
 	switch (e->kind) {
 	case DWX_REGISTER:
@@ -59,8 +62,8 @@ static char *node_c(const struct dwexpr *e, const char *a, const char *b)
 		return xasprintf("(%s + %lluLL)", a, (unsigned long long)e->value);
 	case DWX_OPERATION: return operation_c((unsigned)e->value, a, b);
 	case DWX_DEREF:
-		return xasprintf("((int64_t)tap_kread(c, (unsigned long)%s, %u, tap_dwloc))", a,
-				 (unsigned)e->value);
+		return xasprintf("((int64_t)tap_%cread(c, (unsigned long)%s, %u, tap_dwloc))",
+				 user ? 'u' : 'k', a, (unsigned)e->value);
 	case DWX_PER_CPU:
 		return xasprintf("((int64_t)(unsigned long)raw_cpu_ptr((void __percpu *)%#llxUL))",
 				 (unsigned long long)e->value);
@@ -68,15 +71,17 @@ static char *node_c(const struct dwexpr *e, const char *a, const char *b)
 		return xasprintf("((int64_t)(%#llxUL + ((unsigned long)&%s - %#llxUL)))",
 				 (unsigned long long)e->value, e->anchor,
 				 (unsigned long long)e->anchor_value);
+	case DWX_USER_ADDRESS:
+		return xasprintf("((int64_t)(c->ubias + %#llxUL))", (unsigned long long)e->value);
 	}
 	return xstrdup("0");
 }
 
-char *target_location_c(const struct dwexpr *e)
+char *target_location_c(const struct dwexpr *e, bool user)
 {
-	char *a = e->a ? target_location_c(e->a) : NULL;
-	char *b = e->b ? target_location_c(e->b) : NULL;
-	char *c = node_c(e, a, b);
+	char *a = e->a ? target_location_c(e->a, user) : NULL;
+	char *b = e->b ? target_location_c(e->b, user) : NULL;
+	char *c = node_c(e, a, b, user);
 
 	free(a);
 	free(b);

@@ -35,6 +35,12 @@ struct walk {
 	bool allow_composite;	/* a struct's address is the value (pretty printing) */
 };
 
+/* Whether `d` is a process("PATH").function point (a uprobe or a uretprobe). */
+static bool is_uprobe_point(const struct derived_point *d)
+{
+	return d->kind == PROVIDER_UPROBE || d->kind == PROVIDER_URETPROBE;
+}
+
 static bool fail(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(struct walk *w, const char *fmt, ...)
 {
@@ -383,6 +389,7 @@ static bool same_access(const struct target_access *x, const struct target_acces
  */
 static bool no_such_dwarf_local(struct walk *w, ktype_id proto, const struct derived_point *d,
 				const char *name);
+static const char *scope_file(Dwarf_Die *scope, bool user);
 
 static bool no_such_local(struct walk *w, ktype_id proto, const struct derived_point *d,
 			  const char *name)
@@ -406,6 +413,14 @@ static bool no_such_local(struct walk *w, ktype_id proto, const struct derived_p
 
 /* ---- Locals from DWARF ---- */
 
+/* The module stap names in its errors at point `d`: the kernel, a module, a user file. */
+static const char *point_module(const struct derived_point *d)
+{
+	if (is_uprobe_point(d))
+		return d->symbol;
+	return *d->module ? d->module : "kernel";
+}
+
 /* stap's error with its DWARF facts: the function's DIE, its entry, its file; the
  * alternatives are its parameters and the locals visible at the probe. */
 static bool no_such_dwarf_local(struct walk *w, ktype_id proto, const struct derived_point *d,
@@ -423,10 +438,11 @@ static bool no_such_dwarf_local(struct walk *w, ktype_id proto, const struct der
 		names[i] = vars[i].name;
 	alts = alternatives(name, names, (int)count, 5, "$");
 	dwarf_lowpc(&fn, &entry);
-	file = dwarf_decl_file(&fn);
+	/* A user-space function's file as stap names it: its compilation unit's. */
+	file = is_uprobe_point(d) ? scope_file(&fn, true) : dwarf_decl_file(&fn);
 	fail(w, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in %s, near pc"
 	     " %#llx in %s %s (alternatives: %s))", name,
-	     (unsigned long long)dwarf_dieoffset(&fn), *d->module ? d->module : "kernel",
+	     (unsigned long long)dwarf_dieoffset(&fn), point_module(d),
 	     (unsigned long long)entry, d->function, file ? file : "", alts);
 	free(alts);
 	free(names);
@@ -504,7 +520,7 @@ static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die 
 			  " [man error::dwarf]", name, (unsigned long long)pc, detail);
 	} else {
 		w->a->base = BASE_EXPR;
-		w->a->expr = target_location_c(expr);
+		w->a->expr = target_location_c(expr, w->a->user);
 		w->a->lvalue = loc == DWLOC_ADDRESS;
 		if (!w->a->lvalue)
 			w->a->reg = target_location_register(expr);
@@ -518,13 +534,13 @@ static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die 
 	return ok;
 }
 
-/* The file stap names in "near pc ... in FUNC FILE": a function's declaration file, an
- * inlined instance's compilation unit. */
-static const char *scope_file(Dwarf_Die *scope)
+/* The file stap names in "near pc ... in FUNC FILE": a kernel function's declaration file,
+ * an inlined instance's or (`user`) a user-space function's compilation unit. */
+static const char *scope_file(Dwarf_Die *scope, bool user)
 {
 	Dwarf_Die cu;
 
-	if (dwarf_tag(scope) == DW_TAG_subprogram)
+	if (dwarf_tag(scope) == DW_TAG_subprogram && !user)
 		return dwarf_decl_file(scope);
 	return dwarf_diecu(scope, &cu, NULL, NULL) ? dwarf_diename(&cu) : NULL;
 }
@@ -544,16 +560,16 @@ static bool dwarf_point_var(struct walk *w, const struct derived_point *d, const
 			v = &vars[i];
 	if (!v) {
 		const char **names = xcalloc(count + 1, sizeof(*names));
-		const char *file = scope_file(&scope);
+		const char *file = scope_file(&scope, is_uprobe_point(d));
 		char *alts;
 
 		for (size_t i = 0; i < count; i++)
 			names[i] = vars[i].name;
 		alts = alternatives(name, names, (int)count, 5, "$");
-		fail(w, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in kernel,"
+		fail(w, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in %s,"
 		     " near pc %#llx in %s %s (alternatives: %s))", name,
-		     (unsigned long long)d->scope_die, (unsigned long long)d->pc, d->function,
-		     file ? file : "", alts);
+		     (unsigned long long)d->scope_die, point_module(d), (unsigned long long)d->pc,
+		     d->function, file ? file : "", alts);
 		free(alts);
 		free(names);
 		free(vars);
@@ -585,7 +601,7 @@ static int argument_word(const struct ktypes *kt, ktype_id proto, int index)
 static bool find_base(struct walk *w, const struct derived_point *d)
 {
 	const char *function = d->function;
-	bool is_return = d->kind == PROVIDER_KRETPROBE;
+	bool is_return = d->kind == PROVIDER_KRETPROBE || d->kind == PROVIDER_URETPROBE;
 	ktype_id proto = ktypes_function(w->kt, function);
 	const char *name = w->n->text + 1;
 	int count;
@@ -631,6 +647,7 @@ static struct target_access *resolve_at(const struct ktypes *kt, struct node *n,
 	struct target_access *a = xcalloc(1, sizeof(*a));
 	struct walk w = { kt, n, { "identifier", n->text }, quiet, a, 0, NULL, false };
 
+	a->user = is_uprobe_point(d);	/* the process's memory */
 	if (find_base(&w, d) && walk_comps(&w, n->comps))
 		return a;
 	free(a->steps);
@@ -683,7 +700,8 @@ static bool on_functions(const struct derived_probe *p)
 	if (!p || !p->points)
 		return false;
 	for (const struct derived_point *d = p->points; d; d = d->next)
-		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) ||
+		if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE &&
+		     !is_uprobe_point(d)) ||
 		    !*d->function || d->address || target_point_is_kprobe(d) ||
 		    (d->mid_function && !d->scope_die))
 			return false;
@@ -712,15 +730,46 @@ static const struct ktypes *types_of(const struct provider_env *env, const char 
 	return env->module_types(env->ctx, module, error);
 }
 
+/* The DWARF types of the file of the process("PATH").function point `d`, or NULL. */
+static const struct ktypes *user_types_of(const struct provider_env *env,
+					  const struct derived_point *d)
+{
+	if (!env || !env->user_types || !d->user_file)
+		return NULL;
+	return env->user_types(env->ctx, d->user_file);
+}
+
+/* stap's error for a $target in a process("PATH").function probe whose file has no DWARF. */
+static void no_user_scope(const struct derived_point *d, struct node *n, bool quiet)
+{
+	char *owned;
+	struct token_desc tok = { "identifier", token_text(n, &owned) };
+
+	if (!quiet) {
+		diag_error_at("semantic error", &tok, n->loc,
+			      "debuginfo scope not found for module '%s', cannot resolve"
+			      " context variable [man error::dwarf]", d->symbol);
+		target_report_untyped(&tok, n->loc);
+	}
+	free(owned);
+}
+
 /* The types of the function of point `d`; NULL after reporting why at `n`. */
 const struct ktypes *target_point_types(const struct provider_env *env,
 					const struct derived_point *d, struct node *n, bool quiet)
 {
 	const char *error;
-	const struct ktypes *kt = types_of(env, d->module, &error);
+	const struct ktypes *kt;
 	char *owned;
-	struct token_desc tok = { "identifier", token_text(n, &owned) };
+	struct token_desc tok;
 
+	if (is_uprobe_point(d)) {
+		if (!(kt = user_types_of(env, d)))
+			no_user_scope(d, n, quiet);
+		return kt;
+	}
+	kt = types_of(env, d->module, &error);
+	tok = (struct token_desc){ "identifier", token_text(n, &owned) };
 	if (!kt && error && !quiet) {
 		diag_error_at("semantic error", &tok, n->loc,
 			      "tapster has no type information for module '%s': %s", d->module,
@@ -795,21 +844,21 @@ static bool resolve_return_register(struct node *n)
 	return true;
 }
 
-/* On process("PATH").function points, placed by the symbol table, only the return value
- * of .return is known: the whole return register. */
+/* Whether the file of every point of `p` has DWARF (process("PATH").function points). */
+static bool uprobes_typed(const struct provider_env *env, const struct derived_probe *p)
+{
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (!user_types_of(env, d))
+			return false;
+	return true;
+}
+
+/* On process("PATH").function points of a file without DWARF, placed by the symbol table,
+ * only the return value of .return is known: the whole return register. */
 static bool uprobe_resolve(const struct derived_probe *p, struct node *n, bool quiet)
 {
 	if (strcmp(n->text, "$return") || n->comps || !p->is_return || n->address_of) {
-		char *owned;
-		struct token_desc tok = { "identifier", token_text(n, &owned) };
-
-		if (!quiet) {
-			diag_error_at("semantic error", &tok, n->loc,
-				      "debuginfo scope not found for module '%s', cannot resolve"
-				      " context variable [man error::dwarf]", p->points->symbol);
-			target_report_untyped(&tok, n->loc);
-		}
-		free(owned);
+		no_user_scope(p->points, n, quiet);
 		return false;
 	}
 	return resolve_return_register(n);
@@ -827,7 +876,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return process_target_resolve(p, n, quiet);
 	if (on_plt(p))
 		return plt_target_resolve(p, n, quiet);
-	if (on_uprobes(p))
+	if (on_uprobes(p) && !uprobes_typed(env, p))
 		return uprobe_resolve(p, n, quiet);
 	if (on_marks(p))
 		return mark_target_resolve(p, n, quiet);
@@ -911,6 +960,8 @@ static const char *default_cast_module(const struct derived_probe *p)
 	if (d && (d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) && *d->module &&
 	    !target_point_is_kprobe(d))
 		return d->module;
+	if (d && is_uprobe_point(d) && d->user_file)
+		return d->user_file;	/* the probed file's */
 	return "kernel";
 }
 
@@ -934,6 +985,16 @@ static char *cast_module_name(const char *element, size_t len)
 	return name;
 }
 
+/* Whether @cast's module `module` names a user-space file (a path, not a kernel
+ * module's .ko). */
+static bool is_user_file(const char *module)
+{
+	size_t len = strlen(module);
+
+	return strchr(module, '/') && !(len > 3 && !strcmp(module + len - 3, ".ko")) &&
+	       !strstr(module, ".ko.");
+}
+
 /* The type `name` in the first of `modules` (a ':' list) that has it, with *kt set to
  * those types and *user to whether they are a user header's; 0 when none has it. */
 static ktype_id find_cast_type(const struct provider_env *env, const char *modules,
@@ -946,22 +1007,28 @@ static ktype_id find_cast_type(const struct provider_env *env, const char *modul
 		const char *header = memchr(m, '<', (size_t)(end - m));
 		const char *error;
 		ktype_id type = 0;
+		/* A program's or library's DWARF: its types describe the process's memory. */
+		const struct ktypes *user_kt = module && is_user_file(module) && env &&
+					       env->user_types ?
+					       env->user_types(env->ctx, module) : NULL;
 
 		if (header && (!module || !strcmp(module, "kernel")) && env && env->header_types) {
 			char *headers = xstrndup(header, (size_t)(end - header));
 
 			*kt = env->header_types(env->ctx, headers, module != NULL);
 			free(headers);
+		} else if (user_kt) {
+			*kt = user_kt;
 		} else {
 			*kt = module ? types_of(env, module, &error) : NULL;
 		}
 		if (*kt)
 			type = ktypes_find(*kt, name);
+		if (type)
+			*user = (header && !module) || user_kt;
 		free(module);
-		if (type) {
-			*user = header && !module;
+		if (type)
 			return type;
-		}
 		m = *end ? end + 1 : end;
 	}
 	return 0;
@@ -969,12 +1036,15 @@ static ktype_id find_cast_type(const struct provider_env *env, const char *modul
 
 /* stap's error for a type that none of @cast's modules has: reported twice (the second
  * suppressed as similar), naming the modules as given ('' when none was). */
-static void cast_type_not_found(struct walk *w, struct node *n)
+static void cast_type_not_found(struct walk *w, struct node *n, const struct derived_probe *p)
 {
+	/* Without a module, a process("PATH").function probe's is its file. */
+	const char *shown = n->module ? n->module :
+			    on_uprobes(p) && p->points->user_file ? p->points->symbol : "";
+
 	for (int i = 0; i < 2; i++)
 		diag_error_at("semantic error", &w->tok, n->loc,
-			      "type definition '%s' not found in '%s'", n->text,
-			      n->module ? n->module : "");
+			      "type definition '%s' not found in '%s'", n->text, shown);
 	target_report_untyped(&w->tok, n->loc);
 }
 
@@ -1018,7 +1088,7 @@ bool target_resolve_cast(const struct provider_env *env, struct derived_probe *p
 
 	if (!type) {
 		if (!quiet)
-			cast_type_not_found(&w, n);
+			cast_type_not_found(&w, n, p);
 		return false;
 	}
 	return walk_cast(n, kt, type, user, w.tok, quiet);
@@ -1090,7 +1160,7 @@ ktype_id target_cast_type(const struct provider_env *env, struct derived_probe *
 				&user);
 	w.kt = *kt;
 	if (!w.type)
-		cast_type_not_found(&w, n);
+		cast_type_not_found(&w, n, p);
 	else if (walk_comps(&w, n->comps))
 		type = w.type;
 	else
@@ -1123,7 +1193,8 @@ bool target_no_return_local(const struct ktypes *kt, struct derived_probe *p, st
  * describes only per-CPU variables, and the VM kit's symbol table has no data symbols.
  */
 /* @var("name[@file]") from the kernel's DWARF: its address, then its components. */
-static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool quiet)
+static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool quiet,
+				const char *module, bool user)
 {
 	struct walk w = { kt, n, { "operator", "@var" }, quiet, NULL, 0, NULL, false };
 	char *name = xstrdup(n->text), *file = strchr(name, '@'), *where;
@@ -1139,12 +1210,14 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 	if (found && addr)
 		expr = dwtypes_address(ktypes_dwarf(kt), addr);
 	if (!expr) {
-		if (!found && file)
-			fail(&w, "unable to find global '%s' in kernel, in %s", name, file);
-		else if (!found)
-			fail(&w, "unable to find global '%s' in kernel", name);
+		/* stap: a user-space global without an address (optimised out) is not found. */
+		if ((!found || user) && file)
+			fail(&w, "unable to find global '%s' in %s, in %s", name, module, file);
+		else if (!found || user)
+			fail(&w, "unable to find global '%s' in %s", name, module);
 		else
-			fail(&w, "tapster cannot place kernel global '%s': it has no address", name);
+			fail(&w, "tapster cannot place %s global '%s': it has no address",
+			     user ? "user" : "kernel", name);
 		if (!quiet)
 			target_report_untyped(&w.tok, n->loc);
 		free(name);
@@ -1153,7 +1226,8 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 	free(name);
 	a = xcalloc(1, sizeof(*a));
 	a->base = BASE_EXPR;
-	a->expr = target_location_c(expr);
+	a->user = user;
+	a->expr = target_location_c(expr, user);
 	a->lvalue = true;
 	dwexpr_free(expr);
 	w.a = a;
@@ -1175,6 +1249,27 @@ static bool resolve_dwarf_atvar(const struct ktypes *kt, struct node *n, bool qu
 	return true;
 }
 
+/*
+ * @var("name[@file]"[, "PATH"]) in a process("PATH").function probe, from PATH's DWARF (the
+ * probed file's when no PATH is named): its link-time address moved by the load bias the
+ * uprobe's handler finds (each point of the probe is in the same file).
+ */
+static bool user_atvar(const struct provider_env *env, struct derived_probe *p,
+		       struct node *n, bool quiet)
+{
+	const struct ktypes *kt = user_types_of(env, p->points);
+
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (strcmp(d->symbol, p->points->symbol))
+			return target_refuse(n, quiet, true, "tapster cannot read @var in a probe"
+					     " on the functions of several files");
+	if (!kt) {
+		no_user_scope(p->points, n, quiet);
+		return false;
+	}
+	return resolve_dwarf_atvar(kt, n, quiet, p->points->symbol, true);
+}
+
 bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet)
 {
@@ -1184,7 +1279,9 @@ bool target_resolve_atvar(const struct provider_env *env, struct derived_probe *
 	const struct ktypes *kt = in_kernel && env && env->types ? env->types(env->ctx) : NULL;
 
 	if (kt && ktypes_dwarf(kt))
-		return resolve_dwarf_atvar(kt, n, quiet);
+		return resolve_dwarf_atvar(kt, n, quiet, "kernel", false);
+	if (on_uprobes(p) && (!n->module || !strcmp(n->module, p->points->symbol)))
+		return user_atvar(env, p, n, quiet);
 	if (quiet)
 		return false;
 	if (n->module && strcmp(n->module, "kernel")) {

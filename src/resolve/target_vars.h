@@ -112,9 +112,9 @@ bool target_check_write(struct derived_probe *p, struct node *n);
  * not follow with "unresolved type". */
 void target_resolving_write(bool on);
 /* A DWARF location (dwtypes.h) as the C expression of a BASE_EXPR access, malloc'd
- * (target_location.c). */
+ * (target_location.c); `user`: a user-space file's, in the process probed. */
 struct dwexpr;
-char *target_location_c(const struct dwexpr *e);
+char *target_location_c(const struct dwexpr *e, bool user);
 /* The pt_regs member a location that is a register (not the stack pointer) names, else NULL. */
 const char *target_location_register(const struct dwexpr *e);
 /* Pass 3: the C expression of a resolved access (translate_target.c). */

@@ -32,6 +32,8 @@ struct dwtypes {
 	bool types_built;		/* every CU is in `types` */
 	Dwarf_Off next_cu;		/* the first CU not yet in `types` */
 	bool relocatable;	/* a module: its functions are found in its CUs by name */
+	bool user;		/* a user-space ELF file's: its addresses move by the load
+				 * bias of the process that maps it */
 	struct name_table cu_functions;	/* a module's: name -> the DIE of its code */
 	bool cu_functions_built;
 };
@@ -227,6 +229,15 @@ struct dwtypes *dwtypes_open_module(const char *path)
 	dt->elf = elf;
 	dt->relocatable = true;
 	return dt;	/* the Dwfl lives as long as the types */
+}
+
+struct dwtypes *dwtypes_open_user(const char *path)
+{
+	struct dwtypes *dt = dwtypes_open_module(path);
+
+	if (dt)
+		dt->user = true;
+	return dt;
 }
 
 /* A module's functions: the subprograms with code at its CUs' top level, by name (the
@@ -1035,6 +1046,8 @@ struct dwexpr *dwtypes_address(struct dwtypes *dt, Dwarf_Addr addr)
 	Dwarf_Addr anchor;
 	struct dwexpr *e;
 
+	if (dt->user)
+		return new_expr(DWX_USER_ADDRESS, NULL, NULL, addr);
 	if (dt->relocatable)
 		return NULL;	/* a module's: where it is loaded is not known here */
 	anchor = dwtypes_symbol(dt, anchor_name, true);
@@ -1077,15 +1090,27 @@ static void frame_base(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Addr pc,
 	st->is_value = false;
 }
 
-static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
+/* The frame at `pc` from .debug_frame, else (a user program's) .eh_frame; NULL without. */
+static Dwarf_Frame *frame_at(struct dwtypes *dt, Dwarf_Addr pc)
 {
 	Dwarf_CFI *cfi = dwarf_getcfi(dt->dwarf);
 	Dwarf_Frame *frame;
+
+	if (cfi && !dwarf_cfi_addrframe(cfi, pc, &frame))
+		return frame;
+	cfi = dt->elf ? dwarf_getcfi_elf(dt->elf) : NULL;
+	if (cfi && !dwarf_cfi_addrframe(cfi, pc, &frame))
+		return frame;
+	return NULL;
+}
+
+static bool frame_cfa(struct dwtypes *dt, Dwarf_Addr pc, struct loc_stack *st)
+{
+	Dwarf_Frame *frame = frame_at(dt, pc);
 	Dwarf_Op *ops;
 	size_t nops;
 
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) || dwarf_frame_cfa(frame, &ops, &nops) ||
-	    nops != 1 || (ops[0].atom != DW_OP_bregx &&
+	if (!frame || dwarf_frame_cfa(frame, &ops, &nops) || nops != 1 || (ops[0].atom != DW_OP_bregx &&
 			  (ops[0].atom < DW_OP_breg0 || ops[0].atom > DW_OP_breg31))) {
 		st->error = xstrdup("DW_OP_call_frame_cfa");
 		return false;
@@ -1239,6 +1264,91 @@ enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_D
 ktype_id dwtypes_var_type(Dwarf_Die *var)
 {
 	return type_attr(var);
+}
+
+char *dwtypes_function_place(struct dwtypes *dt, const char *name)
+{
+	ktype_id id = ktypes_function(&dt->kt, name);
+	Dwarf_Die die;
+	const char *file;
+	int line = 0;
+
+	if (!id || !dwtypes_die(dt, id, &die) || !(file = dwarf_decl_file(&die)) ||
+	    dwarf_decl_line(&die, &line))
+		return NULL;
+	return xasprintf("%s:%d", file, line);
+}
+
+/* Whether the CU was compiled without optimisation: no -O option in its producer but -O0. */
+static bool cu_unoptimised(Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr));
+
+	if (!producer)
+		return false;
+	for (const char *o = strstr(producer, " -O"); o; o = strstr(o + 3, " -O"))
+		if (o[3] != '0')
+			return false;
+	return true;
+}
+
+Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name)
+{
+	ktype_id id = ktypes_function(&dt->kt, name);
+	Dwarf_Addr entry, high, best = 0, addr;
+	Dwarf_Die fn, cu;
+	Dwarf_Lines *lines;
+	size_t nlines;
+
+	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
+	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
+	    !cu_unoptimised(&cu) || dwarf_getsrclines(&cu, &lines, &nlines))
+		return 0;
+	for (size_t i = 0; i < nlines; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+
+		if (!dwarf_lineaddr(l, &addr) && addr > entry && addr < high &&
+		    (!best || addr < best))
+			best = addr;
+	}
+	return best;
+}
+
+static bool file_matches(const char *file, const char *cu);
+
+Dwarf_Addr dwtypes_line_address(struct dwtypes *dt, const char *name, const char *file,
+				int line, int *before, int *after)
+{
+	ktype_id id = ktypes_function(&dt->kt, name);
+	Dwarf_Addr entry, high, best = 0, addr;
+	Dwarf_Die fn, cu;
+	Dwarf_Lines *lines;
+	const char *decl;
+	size_t nlines;
+	int row_line;
+
+	*before = *after = 0;
+	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
+	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
+	    !(decl = dwarf_decl_file(&fn)) || !file_matches(file, decl) ||
+	    dwarf_getsrclines(&cu, &lines, &nlines))
+		return 0;
+	for (size_t i = 0; i < nlines; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		const char *src = dwarf_linesrc(l, NULL, NULL);
+
+		if (dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &row_line) || addr < entry ||
+		    addr >= high || !src || strcmp(src, decl))
+			continue;
+		if (row_line == line && (!best || addr < best))
+			best = addr;
+		else if (row_line < line && row_line > *before)
+			*before = row_line;
+		else if (row_line > line && (!*after || row_line < *after))
+			*after = row_line;
+	}
+	return best;
 }
 
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)

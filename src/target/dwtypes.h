@@ -30,6 +30,10 @@ struct dwtypes *dwtypes_open(const struct debuginfo *di);
 /* A module's debuginfo (a relocatable .ko, relocated by libdwfl as it is read); its
  * functions are found by name in its CUs. NULL when it can't be read. */
 struct dwtypes *dwtypes_open_module(const char *path);
+/* A user-space ELF file's DWARF (a program or a shared library, its separate debuginfo
+ * found as libdwfl finds it): a global's address is its link-time one moved by the load
+ * bias (DWX_USER_ADDRESS); NULL when it has no DWARF. */
+struct dwtypes *dwtypes_open_user(const char *path);
 
 /* The types as the passes ask about them (ktypes.h). */
 const struct ktypes *dwtypes_types(struct dwtypes *dt);
@@ -64,6 +68,20 @@ ktype_id dwtypes_var_type(Dwarf_Die *var);
 /* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
 
+/* "FILE:LINE": where the function `name` is declared, as stap names a function placed
+ * from DWARF (f@FILE:LINE); malloc'd, or NULL when the DWARF has no such function. */
+char *dwtypes_function_place(struct dwtypes *dt, const char *name);
+/* Where stap probes the function `name` of a user-space file (its -p2 pc): past its
+ * prologue, the first line-table row in it after its entry (its first statement), in code
+ * built without optimisation (no -O level but -O0 in its CU's DW_AT_producer; optimised
+ * code's parameters have their locations at the entry); else 0 (the entry serves). */
+Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name);
+/* Line LINE of the function `name`, in its declaration's file (when `file` matches it: a
+ * glob on the path or a tail of it): the lowest address of that line's rows in the
+ * function's code; 0 without. *before and *after are the nearest lines of the function with
+ * rows (0 for none), for stap's "try" hint. */
+Dwarf_Addr dwtypes_line_address(struct dwtypes *dt, const char *name, const char *file,
+				int line, int *before, int *after);
 /* The link-time address of the ELF symbol `name` (a function's, else a data object's);
  * 0 when there is none. */
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);
@@ -85,6 +103,8 @@ enum dwexpr_kind {
 	DWX_KERNEL_ADDRESS,	/* the kernel's link-time address `value`, moved by KASLR's
 				 * offset: `anchor`'s address less its link-time one,
 				 * `anchor_value` */
+	DWX_USER_ADDRESS,	/* a user-space file's link-time address `value`, moved by
+				 * the load bias of the file the probe is in */
 };
 
 #define DWX_NREGISTERS 16	/* x86_64's general registers, DWARF 0-15 */

@@ -94,6 +94,22 @@ const struct ktypes *ktypes_load_module(const struct session *s, const char *nam
 	return m->types;
 }
 
+const struct ktypes *ktypes_load_user(const char *path)
+{
+	static struct loaded_module *loaded;
+	static size_t nloaded;
+	struct dwtypes *dw;
+
+	for (size_t i = 0; i < nloaded; i++)
+		if (!strcmp(loaded[i].name, path))
+			return loaded[i].types;
+	dw = dwtypes_open_user(path);
+	loaded = xrealloc(loaded, (nloaded + 1) * sizeof(*loaded));
+	loaded[nloaded++] = (struct loaded_module){ .name = xstrdup(path),
+						    .types = dw ? dwtypes_types(dw) : NULL };
+	return loaded[nloaded - 1].types;
+}
+
 const char *ktypes_backend(const struct ktypes *kt)
 {
 	return kt->ops->name;

@@ -63,6 +63,10 @@ const struct ktypes *ktypes_load_btf(const struct session *s);
  * with a '/' is a module's file, read as it is. Loaded once; NULL with *error set to why. */
 const struct ktypes *ktypes_load_module(const struct session *s, const char *name,
 					const char *modules_dir, const char **error);
+/* The DWARF types of the user-space ELF file `path` (a program or a shared library, as the
+ * host sees it), for $target expressions in its process("PATH").function probes and
+ * @cast(p, "type", "PATH"). Loaded once a file; NULL when it has no DWARF. */
+const struct ktypes *ktypes_load_user(const char *path);
 /* The types the headers `headers` ("<linux/fs.h><linux/sched.h>") declare: kernel headers
  * of the target compiled by its kbuild, or (`kernel` false) user headers by the host's gcc
  * (header_types.c); kept in TAPSTER_DIR/header-types. Loaded once a list; NULL (after the
