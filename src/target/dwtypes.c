@@ -1236,6 +1236,17 @@ enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_D
 
 	*expr = NULL;
 	*detail = NULL;
+	if (!dwarf_attr(var, DW_AT_location, &attr) &&
+	    dwarf_attr(var, DW_AT_const_value, &attr)) {
+		/* A value the compiler knew there (a parameter of an inlined instance called
+		 * with a constant): the value itself. */
+		Dwarf_Sword value;
+
+		if (dwarf_formsdata(&attr, &value) == 0) {
+			*expr = new_expr(DWX_SIGNED, NULL, NULL, (uint64_t)value);
+			return DWLOC_VALUE;
+		}
+	}
 	if (!dwarf_attr_integrate(var, DW_AT_location, &attr)) {
 		*detail = xstrdup("");
 		return DWLOC_NONE;
