@@ -13,6 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/types.h>
+#include <linux/version.h>	/* LINUX_VERSION_CODE for guru code, as stap's runtime has it */
 
 #include "defaults.h"
 #include "compat.h"
