@@ -107,11 +107,16 @@ static bool is_value_return(const struct node *n, void *ctx)
  * for (`if (f())`: long, `f() . "x"`: string), and its value is 0 or "". */
 static bool takes_type_from_use(const struct node *n)
 {
-	const struct used_function *f = n->kind == N_CALL ? n->sym : NULL;
+	struct used_function *f = n->kind == N_CALL ? n->sym : NULL;
 
 	if (!f || f->ret_first || (f->ret != TYPE_UNKNOWN && f->ret != TYPE_VOID))
 		return false;
-	return f->ret == TYPE_VOID || !node_any(f->function->body, is_value_return, NULL);
+	if (f->ret == TYPE_VOID)
+		return true;
+	if (f->value_returns == RETURNS_UNKNOWN)
+		f->value_returns = node_any(f->function->body, is_value_return, NULL) ?
+				   RETURNS_VALUE : RETURNS_NO_VALUE;
+	return f->value_returns == RETURNS_NO_VALUE;
 }
 
 /* Infers n's type and makes it `want`: an untyped variable or function takes it on. */

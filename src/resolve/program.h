@@ -167,6 +167,8 @@ struct used_function {
 	struct scope scope;		/* parameters first, then locals */
 	enum type ret;
 	const struct node *ret_first;	/* the return value that typed it first, or NULL */
+	/* Whether its body has a `return EXPR` (pass 2's inference asks once). */
+	enum { RETURNS_UNKNOWN, RETURNS_VALUE, RETURNS_NO_VALUE } value_returns;
 	int overload;			/* which definition of its name, in the order the files
 					 * were read: stap's __overload_N */
 	char *c_name;			/* its name in the generated C: f__overload_N */

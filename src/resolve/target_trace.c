@@ -114,11 +114,7 @@ bool trace_target_resolve(const struct provider_env *env, struct derived_probe *
 		struct target_access *a = tp ? arg_access(tp, n, quiet) : NULL;
 
 		if (!a) {
-			for (int i = 0; i < nall; i++) {
-				free(all[i]->steps);
-				free(all[i]);
-			}
-			free(all);
+			target_free_accesses(all, nall, -1);
 			return false;
 		}
 		all = xrealloc(all, (size_t)(nall + 1) * sizeof(*all));
@@ -128,19 +124,10 @@ bool trace_target_resolve(const struct provider_env *env, struct derived_probe *
 	if (!nall)
 		return false;
 	first = all[0];
-	if (differ) {
-		first = xcalloc(1, sizeof(*first));
-		first->base = BASE_PER_POINT;
-		first->per_point = all;
-		first->npoints = nall;
-		first->location = location_literal(n);
-	} else {
-		for (int i = 1; i < nall; i++) {
-			free(all[i]->steps);
-			free(all[i]);
-		}
-		free(all);
-	}
+	if (differ)
+		first = target_accesses_per_point(all, nall, n);
+	else
+		target_free_accesses(all, nall, 0);
 	n->sym = first;
 	n->type = TYPE_LONG;
 	return true;

@@ -808,8 +808,7 @@ static bool functions_typed(const struct provider_env *env, const struct derived
 	return true;
 }
 
-/* Frees the accesses in `all` but the one at `keep` (-1: none), and the array. */
-static void free_accesses(struct target_access **all, int n, int keep)
+void target_free_accesses(struct target_access **all, int n, int keep)
 {
 	for (int i = 0; i < n; i++) {
 		if (i == keep)
@@ -819,6 +818,20 @@ static void free_accesses(struct target_access **all, int n, int keep)
 		free(all[i]);
 	}
 	free(all);
+}
+
+struct target_access *target_accesses_per_point(struct target_access **all, int n,
+						const struct node *target)
+{
+	struct target_access *each = xcalloc(1, sizeof(*each));
+
+	each->base = BASE_PER_POINT;
+	each->per_point = all;
+	each->npoints = n;
+	for (int i = 0; i < n; i++)
+		all[i]->location = location_literal(target);
+	each->location = location_literal(target);
+	return each;
 }
 
 bool on_uprobes(const struct derived_probe *p)
@@ -904,7 +917,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 
 			if (!quiet)
 				target_report_untyped(&tok, n->loc);
-			free_accesses(all, nall, -1);
+			target_free_accesses(all, nall, -1);
 			return false;
 		}
 		all = xrealloc(all, (size_t)(nall + 1) * sizeof(*all));
@@ -931,21 +944,16 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 					      "tapster cannot read '%s' in functions where it"
 					      " differs (%s and %s) yet", n->text,
 					      p->points->function, d->function);
-			free_accesses(all, nall, -1);
+			target_free_accesses(all, nall, -1);
 			return false;
 		}
 	}
 	if (differ) {
-		first = xcalloc(1, sizeof(*first));
-		first->base = BASE_PER_POINT;
-		first->per_point = all;
-		first->npoints = nall;
-		for (int i = 0; i < nall; i++)
-			all[i]->location = location_literal(n);
+		first = target_accesses_per_point(all, nall, n);
 	} else {
-		free_accesses(all, nall, 0);
+		target_free_accesses(all, nall, 0);
+		first->location = location_literal(n);
 	}
-	first->location = location_literal(n);
 	n->sym = first;
 	n->type = TYPE_LONG;
 	return true;

@@ -54,6 +54,13 @@ struct target_access {
 	int npoints;
 };
 
+/* Frees the accesses in `all` but the one at `keep` (-1: none), and the array. */
+void target_free_accesses(struct target_access **all, int n, int keep);
+/* One access that reads, at each of a probe's `n` points, that point's access in `all`
+ * (which it takes), reported at the N_TARGET `target`. */
+struct target_access *target_accesses_per_point(struct target_access **all, int n,
+						const struct node *target);
+
 /*
  * Resolves the N_TARGET `n` in the probe `p` (or NULL in a function): n->sym becomes its
  * access and n->type long. false after printing stap's error, or, when `quiet`, without
