@@ -18,14 +18,20 @@
 #       guest; the floor formats into a per-CPU buffer nobody reads)
 #   (e) timer.profile counting into a global (per tick: the workload's extra time over its
 #       ticks)
+# and on a user-space function, the workload's bench_func() called N times in a loop
+# (`workload -f N`, at its host path in the guest: process(@1) names it), against floors on
+# the kernel's inode-based uprobes API:
+#   (f) process(...).function("bench_func") counting into a global, n++
+#   (g) its .return counting into a global
+#   (h) its .return timing the call with @entry(gettimeofday_ns()) into <<<
 # Prints a table: virtual ns per call with no probe, under the floor, under tapster's
 # module; the probe costs (minus the no-probe time) and their ratio, ours/floor, against the
-# goal (1.10 for (a), 1.25 for the others). Exits 1 when a run fails or a ratio is over its
-# goal (BENCH_VM_GOALS=0: report only).
-# --smoke: a few hundred calls, case (b) only, no goals: checks that the machinery runs
-# (testsuite/tapster.run/bench.exp). BENCH_VM_WORK: the work directory (default
+# goal (1.10 for (a), (f), (g) and (h), 1.25 for the others). Exits 1 when a run fails or a
+# ratio is over its goal (BENCH_VM_GOALS=0: report only).
+# --smoke: a few hundred calls, cases (b) and (h) only, no goals: checks that the machinery
+# runs (testsuite/tapster.run/bench.exp). BENCH_VM_WORK: the work directory (default
 # BUILDDIR/bench/vm-work; its stdout is what the guest printed).
-# BENCH_VM_CASES: the cases to run (default "a b c d e"; the memory figures come with
+# BENCH_VM_CASES: the cases to run (default "a b c d e f g h"; the memory figures come with
 # any). BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
 # 1000000: a third of a second of virtual time, 84 ticks). BENCH_VM_SHARED=1 gives cases (a)
 # and (b) a second probe of their kind on __x64_sys_getpid, which the workload does not call:
@@ -41,17 +47,18 @@ work=${BENCH_VM_WORK:-$builddir/bench/vm-work}
 calls=${BENCH_VM_CALLS:-50000}
 profile_calls=${BENCH_VM_PROFILE_CALLS:-1000000}
 check_goals=${BENCH_VM_GOALS:-1}
-cases=${BENCH_VM_CASES:-a b c d e}
+cases=${BENCH_VM_CASES:-a b c d e f g h}
 floors="$(case " $cases " in *" a "*) echo a0 ;; esac) $cases"
 if [ "$smoke" = --smoke ]; then
 	calls=300
-	cases=b
-	floors=b
+	cases="b h"
+	floors="b h"
 	check_goals=0
 fi
 
 rm -rf "$work"
 mkdir -p "$work/floors" || exit 1
+work=$(cd "$work" && pwd) || exit 1	# absolute: the uprobe cases' workload is at its path
 kit=$("$srcdir/scripts/tapster-vmkit") || fail "no VM kit"
 kver=$(cat "$kit/kver")
 hz=$(sed -n 's/^CONFIG_HZ=//p' "$kit/config")
@@ -61,12 +68,19 @@ files=""
 ${CC:-gcc} -O2 -static -o "$work/workload" "$srcdir/bench/vm/workload.c" ||
 	fail "cannot build the workload"
 files="$work/workload $loader"
+# bench_func()'s offset in the file (in the LOAD segment that holds it), for the uprobe floors.
+func_addr=0x$(nm "$work/workload" | awk '$3 == "bench_func" { print $1 }')
+func_offset=$(readelf -lW "$work/workload" | while read -r type off vaddr _ fsize _; do
+	[ "$type" = LOAD ] && [ $((func_addr >= vaddr && func_addr < vaddr + fsize)) = 1 ] &&
+		echo $((func_addr - vaddr + off))
+done)
+[ -n "$func_offset" ] || fail "no bench_func in the workload"
 
 # The floors.
 for f in $floors; do
 	cp "$srcdir/bench/vm/floor_$f.c" "$work/floors/"
 done
-cp "$srcdir/bench/vm/floor_common.h" "$work/floors/"
+cp "$srcdir/bench/vm/floor_common.h" "$srcdir/bench/vm/floor_uprobe.h" "$work/floors/"
 echo "obj-m := $(for f in $floors; do printf 'floor_%s.o ' "$f"; done)" >"$work/floors/Kbuild"
 make -s -C "$kit/build" M="$work/floors" modules >"$work/floors/build.log" 2>&1 ||
 	{ cat "$work/floors/build.log" >&2; fail "cannot build the floor modules"; }
@@ -106,7 +120,12 @@ for c in $cases $mems $many; do
 				>>"$work/nprobes"
 		;;
 	esac
-	(cd "$work" && "$tapster" --vm -p4 $opts -m "bench_$c" "$stp" >/dev/null 2>"bench_$c.err") ||
+	case $c in
+	f|g|h) args=$work/workload ;;
+	*) args="" ;;
+	esac
+	# shellcheck disable=SC2086 # the options and arguments
+	(cd "$work" && "$tapster" --vm -p4 $opts -m "bench_$c" "$stp" $args >/dev/null 2>"bench_$c.err") ||
 		{ cat "$work/bench_$c.err" >&2; fail "tapster -p4 $stp"; }
 	objcopy --strip-debug "$work/bench_$c.ko"
 	files="$files $work/bench_$c.ko"
@@ -119,21 +138,31 @@ done
 # The guest's job: one line per measurement, "NAME TOTAL_NS NS_PER_CALL".
 {
 	echo "cd /job"
-	echo "n=$calls; ne=$profile_calls"
+	echo "n=$calls; ne=$profile_calls; uwork=$work/workload; uoffset=$func_offset"
 	cat <<'EOF'
-calls() { case $1 in e) echo $ne ;; *) echo $n ;; esac; }
+# The workload's command line of a case.
+run() {
+	case $1 in
+	e) echo "./workload $ne" ;;
+	f|g|h) echo "$uwork -f $n" ;;
+	*) echo "./workload $n" ;;
+	esac
+}
 # A first run that nobody counts: the workload's pages come in.
 ./workload 1000 >/dev/null
 echo "none $(./workload $n)"
 case " CASES " in *" e "*) echo "none_e $(./workload $ne)" ;; esac
+case " CASES " in *" "[fgh]" "*) $uwork -f 1000 >/dev/null; echo "none_f $($uwork -f $n)" ;; esac
 for f in FLOORS; do
 	c=${f%0}
-	insmod floor_$f.ko || echo "floor_$f failed"
-	echo "floor_$f $(./workload $(calls $c))"
+	params=""
+	case $c in f|g|h) params="path=$uwork offset=$uoffset" ;; esac
+	insmod floor_$f.ko $params || echo "floor_$f failed"
+	echo "floor_$f $($(run $c))"
 	rmmod floor_$f
 done
 for c in CASES; do
-	./tapster-run -o /tmp/out_$c -c "./workload $(calls $c) >/tmp/w_$c" bench_$c.ko ||
+	./tapster-run -o /tmp/out_$c -c "$(run $c) >/tmp/w_$c" bench_$c.ko ||
 		echo "bench_$c failed"
 	echo "bench_$c $(cat /tmp/w_$c)"
 	echo "output_$c $(wc -l </tmp/out_$c) $(head -c 60 /tmp/out_$c | head -1)"
@@ -164,14 +193,15 @@ EOF
 
 echo "bench-vm: one boot under -icount shift=0 ($kver, 1 CPU, $calls calls per run)..." >&2
 # shellcheck disable=SC2086 # the file list
-"$vmrun" -i -c 1 -t 1200 -s "$work/run.sh" -o "$work/stdout" -e "$work/stderr" $files ||
+"$vmrun" -i -c 1 -t 1200 -P "$work/workload" -s "$work/run.sh" -o "$work/stdout" -e "$work/stderr" \
+	$files ||
 	{ cat "$work/stderr" >&2; fail "the VM run (see $work/stdout)"; }
 grep -qE '^[a-z0-9_]+ failed$' "$work/stdout" && { cat "$work/stdout" "$work/stderr" >&2; fail "a run in the VM"; }
 
 # The table.
 awk -v check="$check_goals" -v hz="$hz" -v kver="$kver" -v calls="$calls" \
 	-v pcalls="$profile_calls" -v cases="$cases" -v floors="$floors" '
-$1 ~ /^(none|none_e|floor_.*|bench_.*)$/ { total[$1] = $2; per[$1] = $3 }
+$1 ~ /^(none|none_[ef]|floor_.*|bench_.*)$/ { total[$1] = $2; per[$1] = $3 }
 FILENAME ~ /nprobes$/ { nprobes[$1] = $2; next }
 FILENAME ~ /sizes$/ { sizes[$1] = sprintf("text %d, data %d, bss %d bytes", $2, $3, $4); next }
 $1 ~ /^many_/ { m = substr($1, 6); start[m] = ($3 - $2) / 1e6; stop[m] = ($4 - $3) / 1e6; kb[m] = $5 }
@@ -183,8 +213,12 @@ END {
 	name["c"] = "(c) kprobe, m[execname()]++"
 	name["d"] = "(d) kprobe, printf per hit"
 	name["e"] = "(e) timer.profile, n++ (per tick)"
-	printf "\nProbe hot path in the VM (%s, 1 CPU, qemu -icount shift=0): virtual ns per getppid() call,\n", kver
-	printf "%d calls a run (%d for (e), whose figures are per tick: %d Hz). cost = time - no probe.\n", calls, pcalls, hz
+	name["f"] = "(f) uprobe, n++"
+	name["g"] = "(g) uretprobe, n++"
+	name["h"] = "(h) uretprobe, @entry time <<< s"
+	printf "\nProbe hot path in the VM (%s, 1 CPU, qemu -icount shift=0): virtual ns per getppid() call\n", kver
+	printf "((f) to (h): per bench_func() call), %d calls a run (%d for (e), whose figures are per tick:\n", calls, pcalls
+	printf "%d Hz). cost = time - no probe.\n", hz
 	printf "%-34s %9s %9s %9s %10s %10s %10s %6s\n", "case", "no probe", "floor", "ours", "floor cost", "ours cost", "ours/floor", "goal"
 	n = split(floors, fl, " ")
 	for (i = 1; i <= n; i++)
@@ -194,7 +228,7 @@ END {
 	bad = 0
 	for (i = 1; i <= n; i++) {
 		c = cs[i]
-		none = per["none"]; floor = per["floor_" c]; ours = per["bench_" c]
+		none = per[c ~ /^[fgh]$/ ? "none_f" : "none"]; floor = per["floor_" c]; ours = per["bench_" c]
 		if (c == "e") {
 			# per tick: the extra time over the ticks of the run
 			ticks = total["none_e"] * hz / 1e9
@@ -204,7 +238,7 @@ END {
 		}
 		fc = floor - none; oc = ours - none
 		ratio = fc > 0 ? oc / fc : 0
-		goal = c == "a" ? 1.10 : 1.25
+		goal = c ~ /^[afgh]$/ ? 1.10 : 1.25
 		met = ratio <= goal ? "met" : "MISSED"
 		if (ratio > goal)
 			bad = 1

@@ -20,6 +20,7 @@
 
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/slab.h>
@@ -58,12 +59,17 @@ static struct tap_uprobe *const tap_uprobes __maybe_unused;
  * a slot of the point's own table, marked with the task and its stack pointer at the entry;
  * the return handler finds the slot by the task and the stack pointer after the return (the
  * return address popped: 8 bytes above), runs the body with it and frees it. A table is an
- * array of records, each a struct tap_uentry followed by the probe's entry values. A call
- * that finds the table full keeps its values in a scratch record no return matches (its
- * return probe does not run); a slot whose call never returned (longjmp, exit) is taken
- * again by the next call at the same stack pointer of the same task.
+ * array of records, each a struct tap_uentry followed by the probe's entry values, looked
+ * through from a hash of (task, stack pointer) on, wrapping around (open addressing): a call
+ * takes the first free slot from there, and its return finds it there, one slot apart in the
+ * common case. A call that finds the table full keeps its values in a scratch record no
+ * return matches (its return probe does not run); a slot whose call never returned
+ * (longjmp, exit) is taken again by the next call at the same stack pointer of the same task
+ * that comes to it before a free slot. Slots are freed in any order (the returns of other
+ * tasks): a return looks on past free slots, to its own or around the table.
  */
-#define TAP_UENTRY_SLOTS 256
+#define TAP_UENTRY_BITS 8
+#define TAP_UENTRY_SLOTS (1 << TAP_UENTRY_BITS)
 
 struct tap_uentry {
 	struct task_struct *task;	/* whose call; NULL: free */
@@ -71,28 +77,32 @@ struct tap_uentry {
 	bool running;			/* its return probe is using it */
 };
 
-static inline struct tap_uentry *tap_uentry_at(void *table, size_t size, int i)
+static inline struct tap_uentry *tap_uentry_at(void *table, size_t size, unsigned int i)
 {
-	return (struct tap_uentry *)((char *)table + i * size);
+	return (struct tap_uentry *)((char *)table + (i & (TAP_UENTRY_SLOTS - 1)) * size);
+}
+
+/* Where the current task's call at stack pointer `sp` starts looking. */
+static inline unsigned int tap_uentry_hash(unsigned long sp)
+{
+	return hash_long((unsigned long)current ^ sp, TAP_UENTRY_BITS);
 }
 
 /* A slot for the current task's call at stack pointer `sp`, or NULL when all are taken. */
 static struct tap_uentry *tap_uentry_claim(void *table, size_t size, unsigned long sp)
 {
-	struct tap_uentry *u;
-	int i;
+	unsigned int start = tap_uentry_hash(sp), i;
 
-	for (i = 0; i < TAP_UENTRY_SLOTS; i++) {
-		u = tap_uentry_at(table, size, i);
-		if (READ_ONCE(u->task) == current && u->sp == sp && !u->running)
-			return u;
-	}
-	for (i = 0; i < TAP_UENTRY_SLOTS; i++) {
-		u = tap_uentry_at(table, size, i);
-		if (!READ_ONCE(u->task) && !cmpxchg(&u->task, NULL, current)) {
+	for (i = start; i < start + TAP_UENTRY_SLOTS; i++) {
+		struct tap_uentry *u = tap_uentry_at(table, size, i);
+		struct task_struct *task = READ_ONCE(u->task);
+
+		if (!task && !cmpxchg(&u->task, NULL, current)) {
 			u->sp = sp;
 			return u;
 		}
+		if (task == current && u->sp == sp && !u->running)
+			return u;	/* a call that never returned */
 	}
 	return NULL;
 }
@@ -100,11 +110,11 @@ static struct tap_uentry *tap_uentry_claim(void *table, size_t size, unsigned lo
 /* The slot of the current task's call returning with stack pointer `sp`, or NULL. */
 static struct tap_uentry *tap_uentry_take(void *table, size_t size, unsigned long sp)
 {
-	struct tap_uentry *u;
-	int i;
+	unsigned int start = tap_uentry_hash(sp - 8), i;
 
-	for (i = 0; i < TAP_UENTRY_SLOTS; i++) {
-		u = tap_uentry_at(table, size, i);
+	for (i = start; i < start + TAP_UENTRY_SLOTS; i++) {
+		struct tap_uentry *u = tap_uentry_at(table, size, i);
+
 		if (READ_ONCE(u->task) == current && u->sp == sp - 8 && !u->running) {
 			u->running = true;
 			return u;

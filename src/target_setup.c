@@ -360,6 +360,7 @@ struct provider_env target_for_providers(struct session *s)
 				      .sysroot = s->sysroot,
 				      .target_path = sysenv_value(s, "PATH"),
 				      .command = s->command, .target_pid = s->target_pid,
+				      .vm_guest = s->run_in_vm && s->last_pass >= 5,
 				      .debuginfo = target_debuginfo,
 				      .build_dir = s->kernel_build_dir };
 }

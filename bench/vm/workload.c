@@ -8,6 +8,11 @@
  *
  * Prints "TOTAL_NS NS_PER_CALL" (the second with one decimal).
  *
+ *   workload -f N
+ *
+ * The same for N calls of the user-space function bench_func() (the uprobe cases): it is
+ * not inlined, and it does next to nothing.
+ *
  *   workload -t
  *
  * Prints the clock's time in ns: stamps that time what happens between them (the start and
@@ -20,6 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* What the uprobe cases probe. */
+__attribute__((noinline)) long bench_func(long i)
+{
+	__asm__ volatile("" : : : "memory");
+	return i + 1;
+}
+
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -30,22 +42,29 @@ static long long now_ns(void)
 
 int main(int argc, char **argv)
 {
-	long calls = argc > 1 ? atol(argv[1]) : 0;
+	int func = argc == 3 && !strcmp(argv[1], "-f");
+	long calls = argc > 1 ? atol(argv[argc - 1]) : 0;
 	long long start, total;
-	long i;
+	long i, sum = 0;
 
 	if (argc == 2 && !strcmp(argv[1], "-t")) {
 		printf("%lld\n", now_ns());
 		return 0;
 	}
 	if (calls <= 0) {
-		fputs("usage: workload N | workload -t\n", stderr);
+		fputs("usage: workload N | workload -f N | workload -t\n", stderr);
 		return 2;
 	}
 	start = now_ns();
-	for (i = 0; i < calls; i++)
-		syscall(SYS_getppid);
+	if (func) {
+		for (i = 0; i < calls; i++)
+			sum += bench_func(i);
+	} else {
+		for (i = 0; i < calls; i++)
+			syscall(SYS_getppid);
+	}
 	total = now_ns() - start;
+	__asm__ volatile("" : : "r"(sum));
 	printf("%lld %.1f\n", total, (double)total / (double)calls);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "providers/providers.h"
 
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,19 @@ static bool is_string_component(const struct component *comp, const char *name)
 	return comp && !strcmp(comp->name, name) && component_string(comp);
 }
 
+/* process(PID) in the bundled VM: the PID is a host's process (stap's meaning, and what
+ * -p2 resolves), which the guest's kernel does not see; refused as -x PID is. */
+static void vm_pid_refused(const struct probe_point *point, int64_t pid)
+{
+	char *reason = xasprintf("cannot probe pid %" PRId64 ": process(PID) names a process of"
+				 " this host; the bundled VM's kernel sees only its own processes"
+				 " (start the program in it with -c CMD, and probe"
+				 " process(\"PATH\") or a bare process)", pid);
+
+	provider_refuse(point, reason);
+	free(reason);
+}
+
 static bool derive_process(const struct probe_point *point, const struct provider_env *env,
 			   struct derived_point ***tail)
 {
@@ -380,6 +394,10 @@ static bool derive_process(const struct probe_point *point, const struct provide
 
 	if (first->arg && !written && !component_number(first, &pid)) {
 		provider_mismatch(point, first, NULL);
+		return false;
+	}
+	if (first->arg && !written && env->vm_guest) {
+		vm_pid_refused(point, pid);
 		return false;
 	}
 	/* begin, end, thread.*, syscall[.return]: process_events.c's. */

@@ -238,6 +238,9 @@ struct provider_env {
 	const char *target_path;	/* --sysenv=PATH=...: the target's $PATH; NULL: ours */
 	const char *command;	/* -c COMMAND, or NULL */
 	int target_pid;		/* -x PID, or 0 */
+	/* The probes run in the bundled VM (--vm, pass 5), whose kernel sees only the
+	 * guest's processes: process(PID) names none of them. */
+	bool vm_guest;
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
 
