@@ -149,7 +149,9 @@ static void embedded_function(struct strbuf *code, const struct used_function *f
 	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next)
 		sb_addf(code, "#define STAP_ARG_%s l->v_%s\n", p->name, p->name);
 	sb_addf(code, "\t{\n%s\n\t}\n", fn->embedded);
-	sb_add(code, "\tgoto out;\nout: __attribute__((unused));\n");
+	/* stap's kread()/kwrite() ... (runtime/loc2c.h) jump to deref_fault on a fault. */
+	sb_add(code, "\tgoto out;\nderef_fault: __attribute__((unused));\n"
+		     "out: __attribute__((unused));\n");
 	sb_add(code, "#undef CONTEXT\n#undef STAP_RETVALUE\n#undef STAP_ERROR\n#undef STAP_PRINTF\n");
 	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
 		sb_add(code, "#undef STAP_RETURN\n");
@@ -1036,7 +1038,7 @@ static void write_module(struct module *m)
 	for (int i = 0; point_emitters[i]; i++)
 		if (point_emitters[i]->runtime_header)
 			fprintf(m->out, "#include \"%s\"\n", point_emitters[i]->runtime_header);
-	fputs("#include \"kread.h\"\n\n", m->out);
+	fputs("#include \"kread.h\"\n#include \"loc2c.h\"\n\n", m->out);
 	regex_write_programs(&m->regexes, m->out);
 	write_locks(m);
 	write_arrays(m);

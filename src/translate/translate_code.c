@@ -941,19 +941,49 @@ static void gen_embedded_stmt(struct body *b, const struct node *n)
 	free(value);
 }
 
+/* Around %{ %} in a script function: STAP_ARG_NAME for each of its parameters, as stap
+ * gives them (`%{ S_ISDIR(STAP_ARG_mode) %}`); `undo`: their #undef after it. */
+static void embedded_arg_names(struct body *b, bool undo)
+{
+	if (!b->function)
+		return;
+	for (struct var *p = b->function->scope.vars; p && p->is_param; p = p->next) {
+		char *ref = undo ? NULL : var_ref(p);
+
+		if (undo)
+			sb_addf(b->sink, "#undef STAP_ARG_%s\n", p->name);
+		else
+			sb_addf(b->sink, "#define STAP_ARG_%s (%s)\n", p->name, ref);
+		free(ref);
+	}
+}
+
 /* %{ expr %} as a value (guru mode): a long, or a string copied into a temporary; the
- * code sees the probe's context as CONTEXT. */
+ * code sees the probe's context as CONTEXT, a script function's parameters as STAP_ARG_*.
+ * A fault of its kread() ... (runtime/loc2c.h) jumps to its own deref_fault, with the error
+ * set: the value is 0 or "" and the probe stops there, at the code's place. */
 static char *gen_embedded_expr(struct body *b, const struct node *n)
 {
-	char *result;
+	char *result = new_temp(b, n->type == TYPE_STRING ? TYPE_STRING : TYPE_LONG);
+	char *loc = location_literal(n);
 
-	if (n->type != TYPE_STRING)
-		return xasprintf("({\n#define CONTEXT c\n(int64_t)(%s);\n#undef CONTEXT\n})",
-				 n->text);
-	result = new_temp(b, TYPE_STRING);
-	emit(b, "tap_strcpy(%s, ({", result);
-	sb_addf(b->sink, "#define CONTEXT c\n(%s);\n#undef CONTEXT\n", n->text);
-	emit(b, "}));");
+	emit(b, n->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", result);
+	emit(b, "({ __label__ deref_fault;");
+	embedded_arg_names(b, false);
+	if (n->type == TYPE_STRING)
+		sb_addf(b->sink, "#define CONTEXT c\ntap_strcpy(%s, (%s));\n#undef CONTEXT\n",
+			result, n->text);
+	else
+		sb_addf(b->sink, "#define CONTEXT c\n%s = (int64_t)(%s);\n#undef CONTEXT\n",
+			result, n->text);
+	embedded_arg_names(b, true);
+	emit(b, "if (0) { deref_fault: __attribute__((unused)); } });");
+	emit(b, "if (unlikely(c->last_error)) {");
+	emit(b, "\tif (!c->error_location)");
+	emit(b, "\t\tc->error_location = %s;", loc);
+	emit_error_goto(b, "\t");
+	emit(b, "}");
+	free(loc);
 	return result;
 }
 
