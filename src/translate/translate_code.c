@@ -815,14 +815,23 @@ static bool names_identifier(const char *code, const char *word)
 	return false;
 }
 
-/* An embedded-C function that never names its context (CONTEXT, or c itself) nor
- * STAP_ERROR cannot set an error: its call needs no check after it. */
+/* An embedded-C function that never names its context (CONTEXT, or c itself), STAP_ERROR
+ * nor a memory macro of runtime/loc2c.h cannot set an error: its call needs no check after
+ * it. */
 static bool cannot_fail(const struct used_function *f)
 {
+	static const char *const raisers[] = {
+		"CONTEXT", "c", "STAP_ERROR", "kread", "uread", "kwrite", "uwrite",
+		"kderef_buffer", "DEREF_FAULT", "STORE_DEREF_FAULT",
+	};
 	const char *code = f->function->embedded;
 
-	return !f->function->body && code && !names_identifier(code, "CONTEXT") &&
-	       !names_identifier(code, "c") && !names_identifier(code, "STAP_ERROR");
+	if (f->function->body || !code)
+		return false;
+	for (size_t i = 0; i < sizeof(raisers) / sizeof(raisers[0]); i++)
+		if (names_identifier(code, raisers[i]))
+			return false;
+	return true;
 }
 
 /* Runs one definition of a function on the evaluated `args`; its value into `result`. */
