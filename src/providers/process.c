@@ -390,6 +390,7 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	const struct component *library = NULL, *provider = NULL;
 	const char *written = component_string(first);
 	const char *const *names = written ? process_names : first->arg ? pid_names : bare_names;
+	char exe[PATH_MAX];
 	int64_t pid = 0;
 
 	if (first->arg && !written && !component_number(first, &pid)) {
@@ -400,9 +401,10 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		vm_pid_refused(point, pid);
 		return false;
 	}
-	/* begin, end, thread.*, syscall[.return]: process_events.c's. */
+	/* begin, end, thread.*, syscall[.return]: process_events.c's, of a PID that runs. */
 	if (process_event_component(func))
-		return derive_process_event(point, func, written, pid, tail);
+		return (written || !first->arg || process_file(point, env, exe)) &&
+		       derive_process_event(point, func, written, pid, tail);
 	if (!func) {
 		provider_truncated(point, first, truncated_follow(written, first->arg != NULL));
 		return false;
