@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * uprobes: process("PATH").function("f") and its .return, on the user-space function at
- * `offset` in the file PATH, in every process that runs it. The file's inode is looked up
+ * `offset` in the file PATH, in every process that runs it (process(PID)'s, and a bare
+ * process's with -c or -x, in that process: tap_uprobe_sees()). The file's inode is looked up
  * when the session starts (under the -c command's root, if the loader gives one) and held
  * until it ends.
  *
@@ -28,6 +29,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "target_task.h"
 #include "user_inode.h"
 
 struct tap_uprobe {
@@ -38,6 +40,9 @@ struct tap_uprobe {
 	loff_t ref_ctr_offset;	/* an SDT marker's semaphore's place in it, 0 for none:
 				 * the kernel increments it in each process that maps the
 				 * file while the uprobe is registered */
+	pid_t pid;		/* the process it fires in: process(PID)'s (its threads, not
+				 * its children), TAP_UPROBE_TARGET for a point without PATH
+				 * or PID (the -c/-x target's tree), 0 for any */
 	struct inode *inode;	/* held while registered */
 #ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
 	struct uprobe *uprobe;
@@ -53,6 +58,24 @@ static struct tap_uprobe tap_uprobes[TAP_NUM_UPROBES];	/* the generated module's
 #else
 static struct tap_uprobe *const tap_uprobes __maybe_unused;
 #endif
+
+#define TAP_UPROBE_TARGET (-1)
+
+/*
+ * Whether the point of consumer uc fires in the current task: the generated handler of a
+ * point limited to a process asks first. The kernel's uprobe is the file's, hit by every
+ * process that runs it: process(PID) costs a compare of the task's tgid; a bare point's
+ * target is compared first, its descendants found up the task's parents.
+ */
+static __always_inline bool tap_uprobe_sees(struct uprobe_consumer *uc)
+{
+	pid_t pid = container_of(uc, struct tap_uprobe, uc)->pid;
+
+	if (pid >= 0)
+		return !pid || current->tgid == pid;
+	return !tap_target_pid || current->tgid == tap_target_pid ||
+	       tap_task_in_target(current);
+}
 
 /*
  * @entry values of a .return (a uretprobe): the consumer's entry handler evaluates them into
