@@ -693,6 +693,9 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	sb_addf(&s->entries, " }, .pp = &tap_pp_%d, .path = %s, .offset = 0x%llx,"
 		" .ref_ctr_offset = 0x%llx", pp, path, (unsigned long long)d->offset,
 		(unsigned long long)d->semaphore);
+	if (has_entry)
+		sb_addf(&s->entries, ", .uentries = tap_uentries_%d, .uentry_size ="
+			" sizeof(tap_uentries_%d[0])", pp, pp);
 	if (d->user_pid > 0)
 		sb_addf(&s->entries, ", .pid = %" PRId64, d->user_pid);
 	else if (d->user_pid)
