@@ -38,6 +38,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "target_task.h"
 #include "user_inode.h"
 
 enum { TAP_PE_BEGIN, TAP_PE_END, TAP_PE_THREAD_BEGIN, TAP_PE_THREAD_END, TAP_PE_SYSCALL,
@@ -146,22 +147,6 @@ static bool tap_tf_claim_end(pid_t tgid)
 	return claimed;
 }
 
-/* With -c or -x: the target process or one of its descendants. */
-static bool tap_tf_in_target(struct task_struct *t)
-{
-	bool found = false;
-
-	rcu_read_lock();
-	for (; t && t->pid > 1; t = rcu_dereference(t->real_parent)) {
-		if (t->tgid == tap_target_pid) {
-			found = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 /* Whether point i sees task t (exiting: by what was remembered of it). */
 static bool tap_tf_sees(int i, struct task_struct *t, bool exiting)
 {
@@ -173,7 +158,7 @@ static bool tap_tf_sees(int i, struct task_struct *t, bool exiting)
 		return t->tgid == e->pid;
 	if (e->path)
 		return exiting ? tap_tf_remembered(t->tgid, i) : tap_task_runs(t, e->inode);
-	return !tap_target_pid || tap_tf_in_target(t);
+	return !tap_target_pid || tap_task_in_target(t);
 }
 
 /* Runs the points of `event` that see the current task. */

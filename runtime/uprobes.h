@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * uprobes: process("PATH").function("f") and its .return, on the user-space function at
- * `offset` in the file PATH, in every process that runs it. The file's inode is looked up
+ * `offset` in the file PATH, in every process that runs it (process(PID)'s, and a bare
+ * process's with -c or -x, in that process: tap_uprobe_sees()). The file's inode is looked up
  * when the session starts (under the -c command's root, if the loader gives one) and held
  * until it ends.
  *
@@ -24,10 +25,12 @@
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 #include <linux/uprobes.h>
 
 #include "context.h"
 #include "kprobes.h"
+#include "target_task.h"
 #include "user_inode.h"
 
 struct tap_uprobe {
@@ -38,6 +41,11 @@ struct tap_uprobe {
 	loff_t ref_ctr_offset;	/* an SDT marker's semaphore's place in it, 0 for none:
 				 * the kernel increments it in each process that maps the
 				 * file while the uprobe is registered */
+	pid_t pid;		/* the process it fires in: process(PID)'s (its threads, not
+				 * its children), TAP_UPROBE_TARGET for a point without PATH
+				 * or PID (the -c/-x target's tree), 0 for any */
+	void *uentries;		/* a .return's @entry slots (tap_uentries_N), or NULL */
+	size_t uentry_size;	/* one record of them */
 	struct inode *inode;	/* held while registered */
 #ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
 	struct uprobe *uprobe;
@@ -54,6 +62,24 @@ static struct tap_uprobe tap_uprobes[TAP_NUM_UPROBES];	/* the generated module's
 static struct tap_uprobe *const tap_uprobes __maybe_unused;
 #endif
 
+#define TAP_UPROBE_TARGET (-1)
+
+/*
+ * Whether the point of consumer uc fires in the current task: the generated handler of a
+ * point limited to a process asks first. The kernel's uprobe is the file's, hit by every
+ * process that runs it: process(PID) costs a compare of the task's tgid; a bare point's
+ * target is compared first, its descendants found up the task's parents.
+ */
+static __always_inline bool tap_uprobe_sees(struct uprobe_consumer *uc)
+{
+	pid_t pid = container_of(uc, struct tap_uprobe, uc)->pid;
+
+	if (pid >= 0)
+		return !pid || current->tgid == pid;
+	return !tap_target_pid || current->tgid == tap_target_pid ||
+	       tap_task_in_target(current);
+}
+
 /*
  * @entry values of a .return (a uretprobe): the consumer's entry handler evaluates them into
  * a slot of the point's own table, marked with the task and its stack pointer at the entry;
@@ -65,7 +91,8 @@ static struct tap_uprobe *const tap_uprobes __maybe_unused;
  * common case. A call that finds the table full keeps its values in a scratch record no
  * return matches (its return probe does not run); a slot whose call never returned
  * (longjmp, exit) is taken again by the next call at the same stack pointer of the same task
- * that comes to it before a free slot. Slots are freed in any order (the returns of other
+ * that comes to it before a free slot; those of a task that exits inside its calls are
+ * freed as it exits (tap_uentry_exit()). Slots are freed in any order (the returns of other
  * tasks): a return looks on past free slots, to its own or around the table.
  */
 #define TAP_UENTRY_BITS 8
@@ -132,6 +159,75 @@ static inline void tap_uentry_release(struct tap_uentry *u)
 	smp_store_release(&u->task, NULL);
 }
 
+/*
+ * A task exits (sched_process_exit, in the task, its memory gone: no call of its own can
+ * come any more): the slots of its calls that never returned (exit() inside them) are
+ * freed, else each would stay taken for the session. The task is only compared with the
+ * slots' pointers.
+ */
+static void tap_uentry_exit(void *data, struct task_struct *task)
+{
+	unsigned int j;
+	int i;
+
+	for (i = 0; i < TAP_NUM_UPROBES; i++) {
+		const struct tap_uprobe *u = &tap_uprobes[i];
+
+		for (j = 0; u->uentries && j < TAP_UENTRY_SLOTS; j++) {
+			struct tap_uentry *e = tap_uentry_at(u->uentries, u->uentry_size, j);
+
+			if (READ_ONCE(e->task) == task)
+				tap_uentry_release(e);
+		}
+	}
+}
+
+static struct tracepoint *tap_uentry_exit_tp;	/* while attached */
+
+static void tap_uentry_find_exit(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/* The point whose slots need the exit tracepoint, or NULL for none. */
+static const struct tap_uprobe *tap_uentry_first(void)
+{
+	int i;
+
+	for (i = 0; i < TAP_NUM_UPROBES; i++)
+		if (tap_uprobes[i].uentries)
+			return &tap_uprobes[i];
+	return NULL;
+}
+
+static int tap_uentry_exit_start(void)
+{
+	const struct tap_uprobe *first = tap_uentry_first();
+	struct tracepoint *tp = NULL;
+	int rc;
+
+	if (!first)
+		return 0;
+	for_each_kernel_tracepoint(tap_uentry_find_exit, &tp);
+	rc = tp ? tracepoint_probe_register(tp, tap_uentry_exit, NULL) : -ENOENT;
+	if (rc) {
+		tap_report_registration_error(first->pp, rc);
+		return rc;
+	}
+	tap_uentry_exit_tp = tp;
+	return 0;
+}
+
+static void tap_uentry_exit_stop(void)
+{
+	if (!tap_uentry_exit_tp)
+		return;
+	tracepoint_probe_unregister(tap_uentry_exit_tp, tap_uentry_exit, NULL);
+	tracepoint_synchronize_unregister();
+	tap_uentry_exit_tp = NULL;
+}
+
 /* On the file's inode as its processes map it (user_inode.h). */
 static int tap_uprobe_register(struct tap_uprobe *u)
 {
@@ -183,6 +279,7 @@ static void tap_uprobes_stop(void)
 			tap_uprobes[i].inode = NULL;
 		}
 	}
+	tap_uentry_exit_stop();
 }
 
 /* A file that is not there, or a uprobe the kernel refuses, is stap's registration error. */
@@ -190,6 +287,9 @@ static int tap_uprobes_start(void)
 {
 	int i, rc;
 
+	rc = tap_uentry_exit_start();
+	if (rc)
+		return rc;
 	for (i = 0; i < TAP_NUM_UPROBES; i++) {
 		rc = tap_uprobe_register(&tap_uprobes[i]);
 		if (rc) {

@@ -390,6 +390,7 @@ static bool derive_process(const struct probe_point *point, const struct provide
 	const struct component *library = NULL, *provider = NULL;
 	const char *written = component_string(first);
 	const char *const *names = written ? process_names : first->arg ? pid_names : bare_names;
+	char exe[PATH_MAX];
 	int64_t pid = 0;
 
 	if (first->arg && !written && !component_number(first, &pid)) {
@@ -400,9 +401,10 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		vm_pid_refused(point, pid);
 		return false;
 	}
-	/* begin, end, thread.*, syscall[.return]: process_events.c's. */
+	/* begin, end, thread.*, syscall[.return]: process_events.c's, of a PID that runs. */
 	if (process_event_component(func))
-		return derive_process_event(point, func, written, pid, tail);
+		return (written || !first->arg || process_file(point, env, exe)) &&
+		       derive_process_event(point, func, written, pid, tail);
 	if (!func) {
 		provider_truncated(point, first, truncated_follow(written, first->arg != NULL));
 		return false;
@@ -547,14 +549,33 @@ static bool derive_process_globbed(const struct probe_point *point,
 	return any;
 }
 
+/* The process the uprobes of the points from *first on fire in: process(PID)'s, or a bare
+ * process's target (runtime/uprobes.h's tap_uprobe_sees()). */
+static void limit_uprobes(const struct probe_point *point, struct derived_point *first)
+{
+	const struct component *process = point->components;
+	int64_t pid = -1;
+
+	if (process->arg && !component_number(process, &pid))
+		return;
+	for (struct derived_point *d = first; d; d = d->next)
+		if (d->kind == PROVIDER_UPROBE || d->kind == PROVIDER_URETPROBE ||
+		    d->kind == PROVIDER_UMARK)
+			d->user_pid = pid;
+}
+
 static bool derive_process_point(const struct probe_point *point,
 				 const struct provider_env *env, struct derived_point ***tail)
 {
 	const char *written = component_string(point->components);
+	struct derived_point **first = *tail;
 
 	if (written && strpbrk(written, "*?[") && !process_event_component(point->components->next))
 		return derive_process_globbed(point, env, tail);
-	return derive_process(point, env, tail);
+	if (!derive_process(point, env, tail))
+		return false;
+	limit_uprobes(point, *first);
+	return true;
 }
 
 const struct provider provider_process = {
@@ -563,14 +584,22 @@ const struct provider provider_process = {
 
 /* ---- Pass 3: a handler each, and the table tap_uprobes[] (runtime/uprobes.h) ---- */
 
+/* A handler's first words when its point is limited to a process: other processes' hits
+ * return before the context is taken. */
+static void uprobe_filter(struct emit_ctx *ctx, const struct derived_point *d)
+{
+	if (d->user_pid)
+		sb_add(ctx->points, "\tif (!tap_uprobe_sees(uc))\n\t\treturn 0;\n");
+}
+
 /*
  * A probe with @perf (p->perf_reads, target_perf.c): the uprobe's handler reads the
  * counters first, preemptible (runtime/perf.h's tap_perf_read() may sleep), then runs the
  * usual handler (tap_uprobe_N_run(), written before), whose body finds the values at
  * c->point_data.
  */
-static void perf_read_handler(struct emit_ctx *ctx, const struct derived_probe *p, int pp,
-				  bool ret)
+static void perf_read_handler(struct emit_ctx *ctx, const struct derived_probe *p,
+			      const struct derived_point *d, int pp, bool ret)
 {
 	if (ret)
 		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
@@ -578,6 +607,7 @@ static void perf_read_handler(struct emit_ctx *ctx, const struct derived_probe *
 	else
 		sb_addf(ctx->points, "static int tap_uprobe_%d(struct uprobe_consumer *uc,"
 			" struct pt_regs *regs)\n{\n", pp);
+	uprobe_filter(ctx, d);
 	sb_addf(ctx->points, "\ts64 perf[%d];\n\n", p->nperf_reads);
 	for (int i = 0; i < p->nperf_reads; i++) {
 		char *name = ctx->c_string(p->perf_reads[i]);
@@ -607,6 +637,7 @@ static void uretprobe_entry_handler(struct emit_ctx *ctx, const struct derived_p
 		" tap_uentry_scratch_%d;\n\n", pp, p->index, pp, pp);
 	sb_addf(ctx->points, "static int tap_uprobe_entry_%d(struct uprobe_consumer *uc,"
 		" struct pt_regs *regs)\n{\n", pp);
+	uprobe_filter(ctx, d);
 	emit_handler(ctx, p->index, &(struct handler_text){
 		descriptor, "\tstruct tap_uentry *u;\n", true, before, "", "\treturn 0;\n}\n\n",
 		true, NULL });
@@ -642,6 +673,7 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 		sb_addf(ctx->points, "static int tap_uprobe_%d%s(struct uprobe_consumer *uc,"
 			" struct pt_regs *regs%s)\n{\n", pp, p->nperf_reads ? "_run" : "",
 			p->nperf_reads ? ", const s64 *perf" : "");
+	uprobe_filter(ctx, d);
 	/* The load bias: where the point is in the process less its link-time address (a
 	 * .return's is the function's entry, `func`). */
 	before = xasprintf("\t\tc->ubias = %s - 0x%llxUL;\n%s%s", ret ? "func" :
@@ -654,13 +686,21 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	free(before);
 	free(entry_text);
 	if (p->nperf_reads)
-		perf_read_handler(ctx, p, pp, ret);
+		perf_read_handler(ctx, p, d, pp, ret);
 	sb_addf(&s->entries, "\t{ .uc = { .%s = tap_uprobe_%d", ret ? "ret_handler" : "handler", pp);
 	if (has_entry)
 		sb_addf(&s->entries, ", .handler = tap_uprobe_entry_%d", pp);
 	sb_addf(&s->entries, " }, .pp = &tap_pp_%d, .path = %s, .offset = 0x%llx,"
-		" .ref_ctr_offset = 0x%llx },\n", pp, path, (unsigned long long)d->offset,
+		" .ref_ctr_offset = 0x%llx", pp, path, (unsigned long long)d->offset,
 		(unsigned long long)d->semaphore);
+	if (has_entry)
+		sb_addf(&s->entries, ", .uentries = tap_uentries_%d, .uentry_size ="
+			" sizeof(tap_uentries_%d[0])", pp, pp);
+	if (d->user_pid > 0)
+		sb_addf(&s->entries, ", .pid = %" PRId64, d->user_pid);
+	else if (d->user_pid)
+		sb_add(&s->entries, ", .pid = TAP_UPROBE_TARGET");
+	sb_add(&s->entries, " },\n");
 	s->count++;
 	free(descriptor);
 	free(path);

@@ -132,6 +132,9 @@ struct derived_point {
 	/* process("PATH").function: the ELF file (the host's path) whose DWARF, when it has
 	 * any, types the function's variables; NULL for other points. */
 	char *user_file;
+	/* A uprobe's process: process(PID)'s PID, -1 for a point without PATH or PID (the -c
+	 * or -x target's tree), 0 for process("PATH")'s (any process). */
+	int64_t user_pid;
 	struct derived_point *next;
 };
 
