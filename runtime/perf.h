@@ -41,6 +41,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "tracepoint_lookup.h"
 #include "user_inode.h"
 
 struct tap_perf {
@@ -253,15 +254,6 @@ static struct tap_perf_tracepoint {
 	{ "sched_process_exec", tap_perf_exec },
 };
 
-static void tap_perf_found(struct tracepoint *tp, void *priv)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(tap_perf_tracepoints); i++)
-		if (!strcmp(tap_perf_tracepoints[i].name, tp->name))
-			tap_perf_tracepoints[i].tp = tp;
-}
-
 /* The tasks running a PATH at the start: taken under RCU, given their events after. */
 static void tap_perf_walk(void)
 {
@@ -303,10 +295,10 @@ static int tap_perf_find_start(void)
 	}
 	if (!tap_perf_finding)
 		return 0;
-	for_each_kernel_tracepoint(tap_perf_found, NULL);
 	for (i = 0; i < ARRAY_SIZE(tap_perf_tracepoints); i++) {
 		struct tap_perf_tracepoint *t = &tap_perf_tracepoints[i];
 
+		t->tp = tap_kernel_tracepoint(t->name);
 		rc = t->tp ? tracepoint_probe_register(t->tp, t->handler, NULL) : -ENOENT;
 		if (rc)
 			return rc;

@@ -38,6 +38,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "tracepoint_lookup.h"
 #include "target_task.h"
 #include "user_inode.h"
 
@@ -295,15 +296,6 @@ static struct tap_tf_tracepoint {
 	{ "sys_exit", tap_tf_sys_exit, 1 << TAP_PE_SYSCALL_RETURN },
 };
 
-static void tap_tf_found(struct tracepoint *tp, void *priv)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(tap_tf_tracepoints); i++)
-		if (!strcmp(tap_tf_tracepoints[i].name, tp->name))
-			tap_tf_tracepoints[i].tp = tp;
-}
-
 static int tap_tf_lookup(struct tap_process_event *e)
 {
 	int rc;
@@ -373,12 +365,12 @@ static int tap_process_events_start(void)
 		if (tap_process_events[i].path && (rc = tap_tf_lookup(&tap_process_events[i])))
 			return rc;
 	}
-	for_each_kernel_tracepoint(tap_tf_found, NULL);
 	for (i = 0; i < ARRAY_SIZE(tap_tf_tracepoints); i++) {
 		struct tap_tf_tracepoint *t = &tap_tf_tracepoints[i];
 
 		if (!(t->events & events))
 			continue;
+		t->tp = tap_kernel_tracepoint(t->name);
 		rc = t->tp ? tracepoint_probe_register(t->tp, t->handler, NULL) : -ENOENT;
 		if (rc) {
 			tap_report_registration_error(tap_tf_needing(t->events)->pp, rc);

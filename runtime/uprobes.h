@@ -30,6 +30,7 @@
 
 #include "context.h"
 #include "kprobes.h"
+#include "tracepoint_lookup.h"
 #include "target_task.h"
 #include "user_inode.h"
 
@@ -184,12 +185,6 @@ static void tap_uentry_exit(void *data, struct task_struct *task)
 
 static struct tracepoint *tap_uentry_exit_tp;	/* while attached */
 
-static void tap_uentry_find_exit(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_exit"))
-		*(struct tracepoint **)priv = tp;
-}
-
 /* The point whose slots need the exit tracepoint, or NULL for none. */
 static const struct tap_uprobe *tap_uentry_first(void)
 {
@@ -209,7 +204,7 @@ static int tap_uentry_exit_start(void)
 
 	if (!first)
 		return 0;
-	for_each_kernel_tracepoint(tap_uentry_find_exit, &tp);
+	tp = tap_kernel_tracepoint("sched_process_exit");
 	rc = tp ? tracepoint_probe_register(tp, tap_uentry_exit, NULL) : -ENOENT;
 	if (rc) {
 		tap_report_registration_error(first->pp, rc);
