@@ -1304,26 +1304,39 @@ static bool cu_unoptimised(Dwarf_Die *cu)
 	return true;
 }
 
-Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name)
+Dwarf_Addr dwtypes_prologue_end(struct dwtypes *dt, uint64_t die, bool always)
 {
-	ktype_id id = ktypes_function(&dt->kt, name);
-	Dwarf_Addr entry, high, best = 0, addr;
+	Dwarf_Addr entry, high, addr;
 	Dwarf_Die fn, cu;
 	Dwarf_Lines *lines;
-	size_t nlines;
+	size_t nlines, rows = 0;
 
-	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
+	if (!dwarf_offdie(dt->dwarf, die, &fn) || dwarf_lowpc(&fn, &entry) ||
 	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
-	    !cu_unoptimised(&cu) || dwarf_getsrclines(&cu, &lines, &nlines))
+	    (!always && !cu_unoptimised(&cu)) || dwarf_getsrclines(&cu, &lines, &nlines))
 		return 0;
+	/* The function's second row: past the entry's when the prologue has code, else at
+	 * the entry too (optimised code's several rows there: no prologue). */
 	for (size_t i = 0; i < nlines; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 
-		if (!dwarf_lineaddr(l, &addr) && addr > entry && addr < high &&
-		    (!best || addr < best))
-			best = addr;
+		if (dwarf_lineaddr(l, &addr) || addr < entry || addr >= high || ++rows < 2)
+			continue;
+		return addr > entry ? addr : 0;
 	}
-	return best;
+	return 0;
+}
+
+Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name, bool always)
+{
+	ktype_id id = ktypes_function(&dt->kt, name);
+
+	return id ? dwtypes_prologue_end(dt, id, always) : 0;
+}
+
+Elf *dwtypes_elf(struct dwtypes *dt)
+{
+	return dt->elf;
 }
 
 static bool file_matches(const char *file, const char *cu);

@@ -600,6 +600,31 @@ bool usyms_symbol_address(const char *path, const char *name, unsigned long long
 	return found;
 }
 
+/* One link-time address's offset, for read_elf_file(): *count 1 when a segment has it. */
+static unsigned long long offset_wanted;
+
+static void *read_offset_of(Elf *elf, const struct usym_file *f, size_t *count)
+{
+	unsigned long long *offset = xcalloc(1, sizeof(*offset));
+
+	(void)elf;
+	*count = file_offset_of(f, offset_wanted, offset) ? 1 : 0;
+	return offset;
+}
+
+bool usyms_file_offset(const char *path, unsigned long long vaddr, unsigned long long *offset)
+{
+	size_t count = 0;
+	unsigned long long *found;
+
+	offset_wanted = vaddr;
+	found = read_elf_file(path, read_offset_of, &count);
+	if (count)
+		*offset = *found;
+	free(found);
+	return count == 1;
+}
+
 bool usyms_is_dynamic(const char *path)
 {
 	int fd = open(path, O_RDONLY);
