@@ -788,6 +788,21 @@ static void unit_statements(struct statement_search *ss, const struct dw_site **
 	free(found);
 }
 
+/* Whether a user file's inlined instance `sites[i]` repeats an instance of the same
+ * function at the same entry before it in its unit (from `start`): stap keeps the first of
+ * them (two calls of one line inlined at one address; the first may have no code). */
+static bool repeated_instance(const struct statement_search *ss, const struct dw_site *sites,
+			      size_t start, size_t i)
+{
+	if (!ss->t->user || !sites[i].is_inline)
+		return false;
+	for (size_t j = start; j < i; j++)
+		if (sites[j].is_inline && sites[j].pc == sites[i].pc &&
+		    !strcmp(sites[j].name, sites[i].name))
+			return true;
+	return false;
+}
+
 /* The sites of `sites` that match, unit by unit: in each, the out-of-line copies, then the
  * inlined instances, in DIE order. */
 static void find_statements(struct statement_search *ss, const struct dw_site *sites,
@@ -802,7 +817,8 @@ static void find_statements(struct statement_search *ss, const struct dw_site *s
 			;
 		for (int inlined = 0; inlined < 2; inlined++)
 			for (size_t i = start; i < end; i++)
-				if (sites[i].is_inline == inlined && site_matches(&sites[i], ss->spec))
+				if (sites[i].is_inline == inlined && site_matches(&sites[i], ss->spec) &&
+				    !repeated_instance(ss, sites, start, i))
 					unit[n++] = &sites[i];
 		if (!n)
 			continue;
@@ -815,12 +831,51 @@ static void find_statements(struct statement_search *ss, const struct dw_site *s
 	free(unit);
 }
 
+/* A point and its place in its list, to sort the list stably. */
+struct placed_point {
+	struct derived_point *d;
+	size_t index;
+};
+
+static int by_point_pc(const void *a, const void *b)
+{
+	const struct placed_point *x = a, *y = b;
+
+	if (x->d->pc != y->d->pc)
+		return x->d->pc < y->d->pc ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The points from *from on in the order of their addresses (stable), as stap lists a user
+ * file's statements; *tail their new end. */
+static void sort_points_by_pc(struct derived_point **from, struct derived_point ***tail)
+{
+	struct placed_point *points = NULL;
+	size_t n = 0;
+
+	for (struct derived_point *d = *from; d; d = d->next) {
+		points = xrealloc(points, (n + 1) * sizeof(*points));
+		points[n] = (struct placed_point){ d, n };
+		n++;
+	}
+	if (!n)
+		return;
+	qsort(points, n, sizeof(*points), by_point_pc);
+	for (size_t i = 0; i < n; i++)
+		points[i].d->next = i + 1 < n ? points[i + 1].d : NULL;
+	*from = points[0].d;
+	*tail = &points[n - 1].d->next;
+	free(points);
+}
+
 /* The statements `spec` names in the target's DWARF, at *tail; how many. None: stap's "no
- * line records" when one line was asked and a unit's sites lack it. */
+ * line records" when one line was asked and a unit's sites lack it. A user file's come in
+ * the order of their addresses, as stap's. */
 static size_t statement_points(const struct probe_point *point, const struct dw_target *t,
 			       struct dw_spec *spec, struct derived_point ***tail)
 {
 	struct statement_search ss = { .point = point, .t = t, .spec = spec, .tail = tail };
+	struct derived_point **from = *tail;
 	struct dw_site *sites;
 	size_t count;
 
@@ -828,6 +883,8 @@ static size_t statement_points(const struct probe_point *point, const struct dw_
 		spec->last = spec->first;
 	sites = dwpoints_sites_named(t->dp, spec->function, spec->literal, &count);
 	find_statements(&ss, sites, count);
+	if (t->user)
+		sort_points_by_pc(from, tail);
 	if (!ss.taken && ss.missing_file)
 		no_line_records(&ss);
 	dwpoints_line_cache_free(ss.line_cache);
