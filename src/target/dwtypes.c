@@ -1339,42 +1339,6 @@ Elf *dwtypes_elf(struct dwtypes *dt)
 	return dt->elf;
 }
 
-static bool file_matches(const char *file, const char *cu);
-
-Dwarf_Addr dwtypes_line_address(struct dwtypes *dt, const char *name, const char *file,
-				int line, int *before, int *after)
-{
-	ktype_id id = ktypes_function(&dt->kt, name);
-	Dwarf_Addr entry, high, best = 0, addr;
-	Dwarf_Die fn, cu;
-	Dwarf_Lines *lines;
-	const char *decl;
-	size_t nlines;
-	int row_line;
-
-	*before = *after = 0;
-	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
-	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
-	    !(decl = dwarf_decl_file(&fn)) || !file_matches(file, decl) ||
-	    dwarf_getsrclines(&cu, &lines, &nlines))
-		return 0;
-	for (size_t i = 0; i < nlines; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		const char *src = dwarf_linesrc(l, NULL, NULL);
-
-		if (dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &row_line) || addr < entry ||
-		    addr >= high || !src || strcmp(src, decl))
-			continue;
-		if (row_line == line && (!best || addr < best))
-			best = addr;
-		else if (row_line < line && row_line > *before)
-			*before = row_line;
-		else if (row_line > line && (!*after || row_line < *after))
-			*after = row_line;
-	}
-	return best;
-}
-
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
 {
 	Dwarf_Die cu;

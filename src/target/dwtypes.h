@@ -80,12 +80,6 @@ Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name, bool alwa
 /* The same for the out-of-line function whose DIE is at offset `die`. */
 Dwarf_Addr dwtypes_prologue_end(struct dwtypes *dt, uint64_t die, bool always);
 Elf *dwtypes_elf(struct dwtypes *dt);
-/* Line LINE of the function `name`, in its declaration's file (when `file` matches it: a
- * glob on the path or a tail of it): the lowest address of that line's rows in the
- * function's code; 0 without. *before and *after are the nearest lines of the function with
- * rows (0 for none), for stap's "try" hint. */
-Dwarf_Addr dwtypes_line_address(struct dwtypes *dt, const char *name, const char *file,
-				int line, int *before, int *after);
 /* The link-time address of the ELF symbol `name` (a function's, else a data object's);
  * 0 when there is none. */
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);
