@@ -581,6 +581,34 @@ static size_t take_site(struct function_search *fs, const struct dw_site *site)
 	return 1;
 }
 
+/* stap's warning for a .return that found no out-of-line copy but inlined instances: the
+ * names of the functions they are of, each once. */
+static void warn_inlined_returns(const struct dw_target *t, const struct dw_spec *spec)
+{
+	size_t count, names = 0;
+	struct dw_site *sites = dwpoints_sites_named(t->dp, spec->function, spec->literal,
+						     &count);
+	struct strbuf list = { 0 };
+
+	for (size_t i = 0; i < count; i++) {
+		bool seen = false;
+
+		if (!sites[i].is_inline || !site_matches(&sites[i], spec))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = sites[j].is_inline && site_matches(&sites[j], spec) &&
+			       !strcmp(sites[j].name, sites[i].name);
+		if (seen)
+			continue;
+		sb_addf(&list, " %s", sites[i].name);
+		names++;
+	}
+	if (names)
+		diag_warning("cannot probe .return of %zu inlined functions %s", names, list.buf);
+	free(list.buf);
+	free(sites);
+}
+
 /* The sites of `spec` that the query takes, each's points at *fs->local: the out-of-line
  * copies first, then the inlined instances, each from the last compilation unit to the
  * first, in DIE order within one, as stap; how many points. */
@@ -625,6 +653,8 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	}
 	taken = function_points(&fs, &spec);
 	taken += add_symbol_functions(point, func, t.dp, t.ks, &spec, q, first, &fs.local);
+	if (!taken && q->which == DW_RETURN)
+		warn_inlined_returns(&t, &spec);
 	for (struct derived_point *d = first; d; d = d->next)
 		d->maxactive = (int)q->maxactive;
 	if (first) {
@@ -869,8 +899,8 @@ static void sort_points_by_pc(struct derived_point **from, struct derived_point 
 }
 
 /* The statements `spec` names in the target's DWARF, at *tail; how many. None: stap's "no
- * line records" when one line was asked and a unit's sites lack it. A user file's come in
- * the order of their addresses, as stap's. */
+ * line records" when one line was asked and a unit's sites lack it. A user file's lines come
+ * in the order of their addresses, as stap's (its functions' entries in the sites' order). */
 static size_t statement_points(const struct probe_point *point, const struct dw_target *t,
 			       struct dw_spec *spec, struct derived_point ***tail)
 {
@@ -883,7 +913,7 @@ static size_t statement_points(const struct probe_point *point, const struct dw_
 		spec->last = spec->first;
 	sites = dwpoints_sites_named(t->dp, spec->function, spec->literal, &count);
 	find_statements(&ss, sites, count);
-	if (t->user)
+	if (t->user && spec->lines != LINES_NONE)
 		sort_points_by_pc(from, tail);
 	if (!ss.taken && ss.missing_file)
 		no_line_records(&ss);
@@ -946,6 +976,8 @@ size_t derive_dwarf_user_function(const struct probe_point *point, const struct 
 		return 0;
 	if (parse_spec(component_string(func), &spec))
 		taken = function_points(&fs, &spec);
+	if (!taken && q->which == DW_RETURN)
+		warn_inlined_returns(&t, &spec);
 	free_spec(&spec);
 	if (first) {
 		**tail = first;

@@ -237,10 +237,14 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 		matched = symbol_functions(point, env, file, pattern, funcs, count,
 					   q->which == DW_RETURN ? PROVIDER_URETPROBE :
 								   PROVIDER_UPROBE, tail);
-		if (q->which == DW_ALL)
+		/* Its inlined instances; for a .return, stap's warning when they are all
+		 * there is. */
+		if (q->which == DW_ALL || (q->which == DW_RETURN && !matched))
 			matched += file_dwarf_functions(point, env, file, func,
 							&(struct dw_function_query){
-								.which = DW_INLINE }, tail);
+								.which = q->which == DW_ALL ?
+									 DW_INLINE : DW_RETURN },
+							tail);
 	}
 	if (!matched && no_match)
 		process_no_match(point, pattern, funcs, count);
