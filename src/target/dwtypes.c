@@ -1339,6 +1339,94 @@ Elf *dwtypes_elf(struct dwtypes *dt)
 	return dt->elf;
 }
 
+/* The name of the function or inlined instance `die` (through its abstract origin). */
+static const char *scope_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+}
+
+/* Where the inlined instance `die` was called: "FILE:LINE:COLUMN" of its DW_AT_call_*. */
+static char *call_site(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word file = 0, line = 0, column = 0;
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t nfiles;
+	const char *name = NULL;
+
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &file);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &line);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &attr), &column);
+	if (dwarf_diecu(die, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 &&
+	    file < nfiles)
+		name = dwarf_filesrc(files, file, NULL, NULL);
+	return xasprintf("%s:%llu:%llu", name ? name : "?", (unsigned long long)line,
+			 (unsigned long long)column);
+}
+
+/* The abstract origin of an inlined instance, or 0. */
+static Dwarf_Off origin_of(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+
+	return dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &attr), &origin) ?
+	       dwarf_dieoffset(&origin) : 0;
+}
+
+/* The scopes out from the instance of `scope`'s function that holds `pc` (two instances
+ * of one call site may share an entry, the first without code: stap names the one with
+ * code there), else out from `scope`; their count, *scopes malloc'd. */
+static int instance_scopes(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	Dwarf_Off origin = origin_of(scope);
+	Dwarf_Die cu, instance = *scope, *at = NULL;
+	int n;
+
+	/* libdw's scopes at a pc go on from an instance to its abstract definition's: the
+	 * instance found there, its own scopes then. */
+	if (dwarf_diecu(scope, &cu, NULL, NULL) && (n = dwarf_getscopes(&cu, pc, &at)) > 0)
+		for (int i = 0; i < n; i++)
+			if (dwarf_tag(&at[i]) == DW_TAG_inlined_subroutine &&
+			    origin_of(&at[i]) == origin) {
+				instance = at[i];
+				break;
+			}
+	free(at);
+	*scopes = NULL;
+	return dwarf_getscopes_die(&instance, scopes);
+}
+
+char *dwtypes_inline_chain(Dwarf_Die *scope, Dwarf_Addr pc)
+{
+	struct strbuf sb = { 0 };
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_tag(scope) == DW_TAG_inlined_subroutine ?
+		instance_scopes(scope, pc, &scopes) : 0;
+
+	/* scopes[0] is the instance; each instance's caller is the next function or
+	 * instance out. */
+	for (int i = 0; i < n && dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;) {
+		int caller = i + 1;
+		char *site;
+
+		while (caller < n && dwarf_tag(&scopes[caller]) != DW_TAG_subprogram &&
+		       dwarf_tag(&scopes[caller]) != DW_TAG_inlined_subroutine)
+			caller++;
+		if (caller == n || !scope_name(&scopes[caller]))
+			break;
+		site = call_site(&scopes[i]);
+		sb_addf(&sb, " inlined by %s at %s", scope_name(&scopes[caller]), site);
+		free(site);
+		i = caller;
+	}
+	free(scopes);
+	return sb.buf ? sb_steal(&sb) : xstrdup("");
+}
+
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
 {
 	Dwarf_Die cu;

@@ -68,6 +68,10 @@ ktype_id dwtypes_var_type(Dwarf_Die *var);
 /* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
 
+/* " inlined by CALLER at FILE:LINE:COLUMN" for the inlined instance `scope` at `pc` (and
+ * on, for each instance it is inlined in), as stap's "not accessible" error says; "" for a
+ * function. Malloc'd. */
+char *dwtypes_inline_chain(Dwarf_Die *scope, Dwarf_Addr pc);
 /* "FILE:LINE": where the function `name` is declared, as stap names a function placed
  * from DWARF (f@FILE:LINE); malloc'd, or NULL when the DWARF has no such function. */
 char *dwtypes_function_place(struct dwtypes *dt, const char *name);
