@@ -165,6 +165,14 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 	return true;
 }
 
+/* stap's warning for an ELF file without DWARF where a point looks for it (once a file). */
+static void warn_no_dwarf(const char *path)
+{
+	if (!usyms_has_dwarf(path))
+		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
+				  " [man warning::debuginfo]", path);
+}
+
 /* The points of `file`'s DWARF that the function point's query `q` takes (the sites of a
  * f@FILE pattern, the inlined instances): how many. */
 static size_t file_dwarf_functions(const struct probe_point *point,
@@ -228,9 +236,7 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 	}
 	/* Its symbol table serves where stap would have looked for DWARF, of which it
 	 * warns. */
-	if (!usyms_has_dwarf(file->path))
-		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
-				  " [man warning::debuginfo]", file->path);
+	warn_no_dwarf(file->path);
 	if (strchr(spec, '@') || q->which == DW_INLINE) {
 		matched = file_dwarf_functions(point, env, file, func, q, tail);
 	} else {
@@ -295,7 +301,11 @@ static size_t file_statements(const struct probe_point *point,
 	struct dw_user_file user = { file->path, file->target, file->exe, file->library,
 				     file->dynamic, *file->path ? user_dwarf(env, file->path) :
 								  NULL };
-	size_t taken = derive_dwarf_user_statement(point, stmt, env, &user, tail);
+	size_t taken;
+
+	if (*file->path && usyms_check_file(file->path))
+		warn_no_dwarf(file->path);
+	taken = derive_dwarf_user_statement(point, stmt, env, &user, tail);
 
 	if (!taken && no_match)
 		provider_refuse(point, "no match");
