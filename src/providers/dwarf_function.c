@@ -515,8 +515,12 @@ struct function_search {
 	const struct component *func;
 	const struct dw_function_query *q;
 	const struct dw_target *t;
-	struct derived_point *const *first;	/* the points taken */
 	struct derived_point **local;	/* where the next point goes */
+	/* The inlined instances taken in the unit at hand: their entries and names. */
+	unsigned unit;
+	uint64_t *unit_pcs;
+	const char **unit_names;
+	size_t nunit_instances;
 	const struct dw_site *last;	/* the last site taken, and how many functions */
 	size_t matched;
 };
@@ -535,16 +539,26 @@ static uint64_t site_entry(const struct function_search *fs, const struct dw_sit
 	return pc > site->pc ? pc : site->pc;
 }
 
-/* Whether a user file's inlined instance at `pc` has its point already (stap probes an
- * address of a function once: two instances of one call site share an entry). */
-static bool user_instance_taken(const struct function_search *fs, const struct dw_site *site,
-				uint64_t pc)
+/* Whether an inlined instance of the same function at the same entry was taken before
+ * `site` in its unit (stap probes a function's address once: two instances of one call
+ * site may share an entry); notes it taken if not. */
+static bool instance_taken(struct function_search *fs, const struct dw_site *site)
 {
-	if (!fs->t->user || !site->is_inline)
+	size_t n = fs->nunit_instances;
+
+	if (!site->is_inline)
 		return false;
-	for (const struct derived_point *d = *fs->first; d; d = d->next)
-		if (d->pc == pc && !strcmp(d->function, site->name))
+	if (n && fs->unit != site->cu)
+		n = fs->nunit_instances = 0;
+	fs->unit = site->cu;
+	for (size_t i = 0; i < n; i++)
+		if (fs->unit_pcs[i] == site->pc && !strcmp(fs->unit_names[i], site->name))
 			return true;
+	fs->unit_pcs = xrealloc(fs->unit_pcs, (n + 1) * sizeof(*fs->unit_pcs));
+	fs->unit_names = xrealloc(fs->unit_names, (n + 1) * sizeof(*fs->unit_names));
+	fs->unit_pcs[n] = site->pc;
+	fs->unit_names[n] = site->name;
+	fs->nunit_instances = n + 1;
 	return false;
 }
 
@@ -567,7 +581,7 @@ static size_t take_site(struct function_search *fs, const struct dw_site *site)
 		free(text);
 		return added;
 	}
-	if (user_instance_taken(fs, site, pc))
+	if (instance_taken(fs, site))
 		return 0;
 	if (!placement(fs->t, pc, &symbol, &offset) ||
 	    (q->which == DW_RETURN && offset && !fs->t->user)) {
@@ -630,6 +644,11 @@ static size_t function_points(struct function_search *fs, const struct dw_spec *
 		warn_line(spec, fs->matched == 1 ? fs->last : NULL, fs->matched, fs->t->env);
 	free(order);
 	free(sites);
+	free(fs->unit_pcs);
+	free(fs->unit_names);
+	fs->unit_pcs = NULL;
+	fs->unit_names = NULL;
+	fs->nunit_instances = 0;
 	return taken;
 }
 
@@ -640,7 +659,8 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 	struct derived_point *first = NULL;
 	struct dw_target t = { dwpoints_of(di), env->symbols ? env->symbols(env->ctx) : NULL,
 			       NULL, env };
-	struct function_search fs = { point, func, q, &t, &first, &first, NULL, 0 };
+	struct function_search fs = { .point = point, .func = func, .q = q, .t = &t,
+				      .local = &first };
 	struct dw_spec spec;
 	size_t taken;
 
@@ -818,13 +838,12 @@ static void unit_statements(struct statement_search *ss, const struct dw_site **
 	free(found);
 }
 
-/* Whether a user file's inlined instance `sites[i]` repeats an instance of the same
+/* Whether an inlined instance `sites[i]` repeats an instance of the same
  * function at the same entry before it in its unit (from `start`): stap keeps the first of
  * them (two calls of one line inlined at one address; the first may have no code). */
-static bool repeated_instance(const struct statement_search *ss, const struct dw_site *sites,
-			      size_t start, size_t i)
+static bool repeated_instance(const struct dw_site *sites, size_t start, size_t i)
 {
-	if (!ss->t->user || !sites[i].is_inline)
+	if (!sites[i].is_inline)
 		return false;
 	for (size_t j = start; j < i; j++)
 		if (sites[j].is_inline && sites[j].pc == sites[i].pc &&
@@ -848,7 +867,7 @@ static void find_statements(struct statement_search *ss, const struct dw_site *s
 		for (int inlined = 0; inlined < 2; inlined++)
 			for (size_t i = start; i < end; i++)
 				if (sites[i].is_inline == inlined && site_matches(&sites[i], ss->spec) &&
-				    !repeated_instance(ss, sites, start, i))
+				    !repeated_instance(sites, start, i))
 					unit[n++] = &sites[i];
 		if (!n)
 			continue;
@@ -968,7 +987,8 @@ size_t derive_dwarf_user_function(const struct probe_point *point, const struct 
 {
 	struct derived_point *first = NULL;
 	struct dw_target t;
-	struct function_search fs = { point, func, q, &t, &first, &first, NULL, 0 };
+	struct function_search fs = { .point = point, .func = func, .q = q, .t = &t,
+				      .local = &first };
 	struct dw_spec spec;
 	size_t taken = 0;
 
