@@ -3,8 +3,10 @@
  * process("PATH").function("f") [.call] and process("PATH").function("f").return: a uprobe
  * or a uretprobe on the user-space function f of the ELF file PATH, in every process that
  * runs it. f may be a wildcard; the functions are the file's symbol table's
- * (target/usyms.h: no DWARF), each probed at its offset in the file, which the kernel's
- * uprobes take with the file's inode (runtime/uprobes.h).
+ * (target/usyms.h), each probed at its offset in the file, which the kernel's uprobes take
+ * with the file's inode (runtime/uprobes.h). With the file's DWARF, the forms kernel.function
+ * and kernel.statement have (f@FILE[:LINES], .inline, .statement("f@FILE:LINES")) come from
+ * the kernel's derivation (dwarf_points.h: derive_dwarf_user_function(), ..._statement()).
  */
 #include "providers/dwarf_points.h"
 #include "providers/emit.h"
@@ -290,14 +292,21 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 	return matched > 0;
 }
 
+/* What file_statements() is asked for. */
+struct statement_query {
+	const struct provider_env *env;
+	const struct component *stmt;
+};
+
 /* The statements of one file (the process's, or a library's) that fit, from its DWARF, as
  * kernel.statement's: how many. */
 static size_t file_statements(const struct probe_point *point,
 			      const struct process_target_file *file, bool no_match, void *ctx,
 			      struct derived_point ***tail)
 {
-	const struct provider_env *env = ((const struct provider_env *const *)ctx)[0];
-	const struct component *stmt = ((const struct component *const *)ctx)[1];
+	const struct statement_query *query = ctx;
+	const struct provider_env *env = query->env;
+	const struct component *stmt = query->stmt;
 	struct dw_user_file user = { file->path, file->target, file->exe, file->library,
 				     file->dynamic, *file->path ? user_dwarf(env, file->path) :
 								  NULL };
@@ -320,13 +329,13 @@ static bool derive_process_statement(const struct probe_point *point,
 				     const struct component *library,
 				     const struct component *stmt, struct derived_point ***tail)
 {
-	const void *ctx[] = { env, stmt };
+	struct statement_query query = { env, stmt };
 
 	if (stmt->next) {
 		provider_invalid_suffix(point, stmt->next);
 		return false;
 	}
-	return process_each_file(point, env, library, file_statements, ctx, tail);
+	return process_each_file(point, env, library, file_statements, &query, tail);
 }
 
 /* The components stap knows after process(PID) (no library), and after a bare process

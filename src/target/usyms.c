@@ -600,29 +600,26 @@ bool usyms_symbol_address(const char *path, const char *name, unsigned long long
 	return found;
 }
 
-/* One link-time address's offset, for read_elf_file(): *count 1 when a segment has it. */
-static unsigned long long offset_wanted;
-
-static void *read_offset_of(Elf *elf, const struct usym_file *f, size_t *count)
+/* A copy of the file's loadable segments, *count of them. */
+static void *read_loads_of(Elf *elf, const struct usym_file *f, size_t *count)
 {
-	unsigned long long *offset = xcalloc(1, sizeof(*offset));
+	GElf_Phdr *loads = xcalloc(f->nloads, sizeof(*loads));
 
 	(void)elf;
-	*count = file_offset_of(f, offset_wanted, offset) ? 1 : 0;
-	return offset;
+	memcpy(loads, f->loads, f->nloads * sizeof(*loads));
+	*count = f->nloads;
+	return loads;
 }
 
 bool usyms_file_offset(const char *path, unsigned long long vaddr, unsigned long long *offset)
 {
-	size_t count = 0;
-	unsigned long long *found;
+	struct usym_file f = { 0 };
+	bool found;
 
-	offset_wanted = vaddr;
-	found = read_elf_file(path, read_offset_of, &count);
-	if (count)
-		*offset = *found;
-	free(found);
-	return count == 1;
+	f.loads = read_elf_file(path, read_loads_of, &f.nloads);
+	found = f.loads && file_offset_of(&f, vaddr, offset);
+	free(f.loads);
+	return found;
 }
 
 bool usyms_is_dynamic(const char *path)
