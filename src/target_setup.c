@@ -357,6 +357,7 @@ struct provider_env target_for_providers(struct session *s)
 				      .guru = s->guru,
 				      .unprivileged = s->privilege == PRIVILEGE_STAPUSR,
 				      .skip_badvars = s->skip_badvars,
+				      .prologue = s->prologue,
 				      .sysroot = s->sysroot,
 				      .target_path = sysenv_value(s, "PATH"),
 				      .command = s->command, .target_pid = s->target_pid,

@@ -24,8 +24,19 @@
 
 #include "diag.h"
 #include "target/dwpoints.h"
+#include "target/dwtypes.h"
 #include "target/ksyms.h"
+#include "target/usyms.h"
 #include "util.h"
+
+/* Where the points of a DWARF index go: the kernel's (kprobes at a symbol and an offset)
+ * or a user-space file's (uprobes at offsets in the file). */
+struct dw_target {
+	const struct dwpoints *dp;
+	const struct ksyms *ks;			/* the kernel's; NULL for a user file */
+	const struct dw_user_file *user;	/* NULL for the kernel */
+	const struct provider_env *env;
+};
 
 /* "f@file:N-M" taken apart. */
 struct dw_spec {
@@ -113,13 +124,24 @@ static bool site_matches(const struct dw_site *site, const struct dw_spec *spec)
 
 /* Where a kprobe can go for `pc`: the function symbol that holds it, if kprobes take that
  * function; at the nearest unique symbol below when others share its name (kprobes find
- * the first of a name). The symbol must exist in the target. */
-static bool placement(const struct dwpoints *dp, const struct ksyms *ks, uint64_t pc,
-		      const char **symbol, uint64_t *offset)
+ * the first of a name). The symbol must exist in the target. A uprobe goes at the file's
+ * offset of `pc`, its symbol the file. */
+static bool placement(const struct dw_target *t, uint64_t pc, const char **symbol,
+		      uint64_t *offset)
 {
+	const struct dwpoints *dp = t->dp;
+	const struct ksyms *ks = t->ks;
+	unsigned long long in_file;
 	uint64_t start;
 	bool unique;
 
+	if (t->user) {
+		*symbol = t->user->target;
+		if (!usyms_file_offset(t->user->path, pc, &in_file))
+			return false;
+		*offset = in_file;
+		return true;
+	}
 	if (!ks || !dwpoints_symbol(dp, pc, symbol, &start, &unique) ||
 	    ksyms_blacklisted(ks, *symbol))
 		return false;
@@ -130,25 +152,25 @@ static bool placement(const struct dwpoints *dp, const struct ksyms *ks, uint64_
 }
 
 /* stap's warning for an out-of-line function that kprobes refuse (once per point). */
-static void warn_blacklisted(const struct dwpoints *dp, const struct ksyms *ks,
-			     const struct dw_site *site, const struct provider_env *env)
+static void warn_blacklisted(const struct dw_target *t, const struct dw_site *site)
 {
 	struct token_desc probe_keyword = { "keyword", NULL };
+	const struct dwpoints *dp = t->dp;
+	const struct ksyms *ks = t->ks;
 	const char *symbol;
 	uint64_t start;
 	bool unique;
 
-	if (site->is_inline || !dwpoints_symbol(dp, site->pc, &symbol, &start, &unique) ||
+	if (!ks || site->is_inline || !dwpoints_symbol(dp, site->pc, &symbol, &start, &unique) ||
 	    !ksyms_blacklisted(ks, symbol))
 		return;
-	diag_warning_at(&probe_keyword, env->probe_loc, "function %s is blocklisted", site->name);
+	diag_warning_at(&probe_keyword, t->env->probe_loc, "function %s is blocklisted",
+			site->name);
 }
 
-/* Names `d` as its point's text `head` (`kernel.function("...")`) with the point's suffixes
- * from `first_suffix` on and its marks; its function is `function`, its comment the pc. */
-static void name_point(struct derived_point *d, const struct probe_point *point,
-		       const struct component *first_suffix, struct strbuf *head,
-		       const char *function, const struct dwpoints *dp, uint64_t pc)
+/* The point's suffixes from `first_suffix` on and its marks, after `head`. */
+static void add_suffixes(struct strbuf *head, const struct probe_point *point,
+			 const struct component *first_suffix)
 {
 	for (const struct component *c = first_suffix; c; c = c->next) {
 		int64_t n;
@@ -158,6 +180,15 @@ static void name_point(struct derived_point *d, const struct probe_point *point,
 			sb_addf(head, "(%" PRId64 ")", n);
 	}
 	add_marks(head, point);
+}
+
+/* Names `d` as its point's text `head` (`kernel.function("...")`) with the point's suffixes
+ * from `first_suffix` on and its marks; its function is `function`, its comment the pc. */
+static void name_point(struct derived_point *d, const struct probe_point *point,
+		       const struct component *first_suffix, struct strbuf *head,
+		       const char *function, const struct dwpoints *dp, uint64_t pc)
+{
+	add_suffixes(head, point, first_suffix);
 	free(d->pp);
 	d->pp = sb_steal(head);
 	free(d->origin);
@@ -169,20 +200,78 @@ static void name_point(struct derived_point *d, const struct probe_point *point,
 			       pc - dwpoints_symbol_address(dp, "_stext"));
 }
 
+/* A user file's point `text` ("function(\"f@file:N\")") as pp() names it (on the file)
+ * or, with `origin`, as the process and its library name it; with the suffixes. */
+static char *user_point_text(const struct dw_user_file *file, const struct probe_point *point,
+			     const struct component *first_suffix, const char *text, bool origin)
+{
+	struct strbuf sb = { 0 };
+
+	if (origin && file->library)
+		sb_addf(&sb, "process(\"%s\").library(\"%s\").%s", file->exe, file->library,
+			text);
+	else
+		sb_addf(&sb, "process(\"%s\").%s", file->target, text);
+	add_suffixes(&sb, point, first_suffix);
+	return sb_steal(&sb);
+}
+
+/* A user file's point at `pc`, `offset` in the file, as process.c names its points. */
+static struct derived_point *user_site_point(const struct probe_point *point,
+					     const struct component *first_suffix,
+					     const struct dw_user_file *file, const char *text,
+					     const char *function, uint64_t pc, uint64_t offset,
+					     enum provider_kind kind)
+{
+	struct derived_point *d = derived_point_new(kind == PROVIDER_KRETPROBE ?
+						    PROVIDER_URETPROBE : PROVIDER_UPROBE, point);
+
+	free(d->pp);
+	d->pp = user_point_text(file, point, first_suffix, text, false);
+	free(d->origin);
+	d->origin = user_point_text(file, point, first_suffix, text, true);
+	if (file->library) {
+		free(d->listed);
+		d->listed = xstrdup(d->origin);
+	}
+	free(d->function);
+	d->function = xstrdup(function);
+	free(d->comment);
+	d->comment = file->dynamic ? xasprintf(" /* pc=.dynamic+0x%" PRIx64 " */", pc) :
+				     xasprintf(" /* pc=.absolute+0x%" PRIx64 " */", offset);
+	d->user_file = xstrdup(file->path);
+	return d;
+}
+
 /* The derived point at `pc` of `site`: pp is FAMILY("name@file:LINE") and the suffixes. */
 static struct derived_point *site_point(const struct probe_point *point,
 					const struct component *first_suffix,
-					const struct dwpoints *dp, const struct dw_site *site,
+					const struct dw_target *t, const struct dw_site *site,
 					int line, uint64_t pc, const char *symbol, uint64_t offset,
 					enum provider_kind kind)
 {
-	struct derived_point *d = derived_point_new(kind, point);
+	struct derived_point *d;
 	struct strbuf sb = { 0 };
-	bool is_statement = !strcmp(point->components->next->name, "statement");
+	const struct component *family = point->components->next;
+	bool is_statement;
 
-	sb_addf(&sb, "kernel.%s(\"%s@%s:%d\")", is_statement ? "statement" : "function",
-		site->name, site->file, line);
-	name_point(d, point, first_suffix, &sb, site->name, dp, pc);
+	if (t->user && family && !strcmp(family->name, "library"))
+		family = family->next;
+	is_statement = family && !strcmp(family->name, "statement");
+	sb_addf(&sb, "%s(\"%s@%s:%d\")", is_statement ? "statement" : "function", site->name,
+		site->file, line);
+	if (t->user) {
+		d = user_site_point(point, first_suffix, t->user, sb.buf, site->name, pc,
+				    offset, kind);
+		free(sb.buf);
+	} else {
+		char *text = sb_steal(&sb);
+
+		d = derived_point_new(kind, point);
+		sb_addf(&sb, "kernel.%s", text);
+		free(text);
+		name_point(d, point, first_suffix, &sb, site->name, t->dp, pc);
+	}
 	d->symbol = xstrdup(symbol);
 	d->offset = offset;
 	d->scope_die = site->die;
@@ -289,13 +378,13 @@ static char *site_text(const struct dw_site *site)
 /* .callees(depth): the instances inlined in `caller` (stap 4.8 finds no other callees in
  * this kernel's DWARF 5), each probed at its entry as a function point whose origin is
  * CALLER.callee("name@file:line"); then, breadth first, theirs down to `depth`. */
-static size_t add_callees(const struct probe_point *point, const struct dwpoints *dp,
-			  const struct ksyms *ks, const struct dw_site *caller,
-			  const char *caller_text, const struct dw_function_query *q,
-			  int64_t depth, struct derived_point ***tail)
+static size_t add_callees(const struct probe_point *point, const struct dw_target *t,
+			  const struct dw_site *caller, const char *caller_text,
+			  const struct dw_function_query *q, int64_t depth,
+			  struct derived_point ***tail)
 {
 	size_t n, added = 0;
-	struct dw_site *callees = dwpoints_inlined_in(dp, caller->die, &n);
+	struct dw_site *callees = dwpoints_inlined_in(t->dp, caller->die, &n);
 	bool *taken = xcalloc(n + 1, sizeof(*taken));
 
 	for (size_t i = 0; i < n; i++) {
@@ -305,9 +394,9 @@ static size_t add_callees(const struct probe_point *point, const struct dwpoints
 		struct derived_point *d;
 
 		if ((q->callee && fnmatch(q->callee, s->name, 0)) ||
-		    !placement(dp, ks, s->pc, &symbol, &offset))
+		    !placement(t, s->pc, &symbol, &offset))
 			continue;
-		d = site_point(point, NULL, dp, s, s->line, s->pc, symbol, offset,
+		d = site_point(point, NULL, t, s, s->line, s->pc, symbol, offset,
 			       PROVIDER_KPROBE);
 		free(d->origin);
 		d->origin = xasprintf("%s.callee(\"%s@%s:%d\")", caller_text, s->name, s->file,
@@ -322,7 +411,7 @@ static size_t add_callees(const struct probe_point *point, const struct dwpoints
 		if (!taken[i])
 			continue;
 		text = site_text(&callees[i]);
-		added += add_callees(point, dp, ks, &callees[i], text, q, depth - 1, tail);
+		added += add_callees(point, t, &callees[i], text, q, depth - 1, tail);
 		free(text);
 	}
 	free(taken);
@@ -425,18 +514,59 @@ struct function_search {
 	const struct probe_point *point;
 	const struct component *func;
 	const struct dw_function_query *q;
-	const struct provider_env *env;
-	const struct dwpoints *dp;
-	const struct ksyms *ks;
+	const struct dw_target *t;
 	struct derived_point **local;	/* where the next point goes */
+	/* The inlined instances taken in the unit at hand: their entries and names. */
+	unsigned unit;
+	uint64_t *unit_pcs;
+	const char **unit_names;
+	size_t nunit_instances;
 	const struct dw_site *last;	/* the last site taken, and how many functions */
 	size_t matched;
 };
+
+/* Where a site's point goes: its entry; a user-space function's past its prologue as
+ * --prologue-searching says (stap's: in -O0 code unless "never", in any with "always"). */
+static uint64_t site_entry(const struct function_search *fs, const struct dw_site *site)
+{
+	const struct dw_target *t = fs->t;
+	uint64_t pc;
+
+	if (!t->user || site->is_inline || fs->q->which == DW_RETURN ||
+	    t->env->prologue == PROLOGUE_NEVER)
+		return site->pc;
+	pc = dwtypes_prologue_end(t->user->dt, site->die, t->env->prologue == PROLOGUE_ALWAYS);
+	return pc > site->pc ? pc : site->pc;
+}
+
+/* Whether an inlined instance of the same function at the same entry was taken before
+ * `site` in its unit (stap probes a function's address once: two instances of one call
+ * site may share an entry); notes it taken if not. */
+static bool instance_taken(struct function_search *fs, const struct dw_site *site)
+{
+	size_t n = fs->nunit_instances;
+
+	if (!site->is_inline)
+		return false;
+	if (n && fs->unit != site->cu)
+		n = fs->nunit_instances = 0;
+	fs->unit = site->cu;
+	for (size_t i = 0; i < n; i++)
+		if (fs->unit_pcs[i] == site->pc && !strcmp(fs->unit_names[i], site->name))
+			return true;
+	fs->unit_pcs = xrealloc(fs->unit_pcs, (n + 1) * sizeof(*fs->unit_pcs));
+	fs->unit_names = xrealloc(fs->unit_names, (n + 1) * sizeof(*fs->unit_names));
+	fs->unit_pcs[n] = site->pc;
+	fs->unit_names[n] = site->name;
+	fs->nunit_instances = n + 1;
+	return false;
+}
 
 /* The points of one matching site: its own, or its callees'. */
 static size_t take_site(struct function_search *fs, const struct dw_site *site)
 {
 	const struct dw_function_query *q = fs->q;
+	uint64_t pc = site_entry(fs, site);
 	const char *symbol;
 	uint64_t offset;
 
@@ -445,22 +575,81 @@ static size_t take_site(struct function_search *fs, const struct dw_site *site)
 	fs->last = site;
 	if (q->which == DW_CALLEES) {
 		char *text = site_text(site);
-		size_t added = add_callees(fs->point, fs->dp, fs->ks, site, text, q, q->depth,
+		size_t added = add_callees(fs->point, fs->t, site, text, q, q->depth,
 					   &fs->local);
 
 		free(text);
 		return added;
 	}
-	if (!placement(fs->dp, fs->ks, site->pc, &symbol, &offset) ||
-	    (q->which == DW_RETURN && offset)) {
-		warn_blacklisted(fs->dp, fs->ks, site, fs->env);
+	if (instance_taken(fs, site))
+		return 0;
+	if (!placement(fs->t, pc, &symbol, &offset) ||
+	    (q->which == DW_RETURN && offset && !fs->t->user)) {
+		warn_blacklisted(fs->t, site);
 		return 0;
 	}
-	add_derived_point(&fs->local, site_point(fs->point, fs->func->next, fs->dp, site,
-						 site->line, site->pc, symbol, offset,
+	add_derived_point(&fs->local, site_point(fs->point, fs->func->next, fs->t, site,
+						 site->line, pc, symbol, offset,
 						 q->which == DW_RETURN ? PROVIDER_KRETPROBE :
 									 PROVIDER_KPROBE));
 	return 1;
+}
+
+/* stap's warning for a .return that found no out-of-line copy but inlined instances: the
+ * names of the functions they are of, each once. */
+static void warn_inlined_returns(const struct dw_target *t, const struct dw_spec *spec)
+{
+	size_t count, names = 0;
+	struct dw_site *sites = dwpoints_sites_named(t->dp, spec->function, spec->literal,
+						     &count);
+	struct strbuf list = { 0 };
+
+	for (size_t i = 0; i < count; i++) {
+		bool seen = false;
+
+		if (!sites[i].is_inline || !site_matches(&sites[i], spec))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = sites[j].is_inline && site_matches(&sites[j], spec) &&
+			       !strcmp(sites[j].name, sites[i].name);
+		if (seen)
+			continue;
+		sb_addf(&list, " %s", sites[i].name);
+		names++;
+	}
+	if (names)
+		diag_warning("cannot probe .return of %zu inlined functions %s", names, list.buf);
+	free(list.buf);
+	free(sites);
+}
+
+/* The sites of `spec` that the query takes, each's points at *fs->local: the out-of-line
+ * copies first, then the inlined instances, each from the last compilation unit to the
+ * first, in DIE order within one, as stap; how many points. */
+static size_t function_points(struct function_search *fs, const struct dw_spec *spec)
+{
+	size_t count, taken = 0;
+	struct dw_site *sites = dwpoints_sites_named(fs->t->dp, spec->function, spec->literal,
+						     &count);
+	size_t *order = stap_order(sites, count);
+
+	for (size_t k = 0; k < 2 * count; k++) {
+		const struct dw_site *site = &sites[order[k % count]];
+
+		if (site->is_inline == (k >= count) && site_matches(site, spec) &&
+		    wanted(site, fs->q, fs->t->ks))
+			taken += take_site(fs, site);
+	}
+	if (taken)
+		warn_line(spec, fs->matched == 1 ? fs->last : NULL, fs->matched, fs->t->env);
+	free(order);
+	free(sites);
+	free(fs->unit_pcs);
+	free(fs->unit_names);
+	fs->unit_pcs = NULL;
+	fs->unit_names = NULL;
+	fs->nunit_instances = 0;
+	return taken;
 }
 
 bool derive_dwarf_function(const struct probe_point *point, const struct component *func,
@@ -468,43 +657,31 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 			   const struct debuginfo *di, struct derived_point ***tail)
 {
 	struct derived_point *first = NULL;
-	struct function_search fs = { point, func, q, env, dwpoints_of(di),
-				      env->symbols ? env->symbols(env->ctx) : NULL, &first,
-				      NULL, 0 };
-	struct dw_site *sites;
+	struct dw_target t = { dwpoints_of(di), env->symbols ? env->symbols(env->ctx) : NULL,
+			       NULL, env };
+	struct function_search fs = { .point = point, .func = func, .q = q, .t = &t,
+				      .local = &first };
 	struct dw_spec spec;
-	size_t count, taken = 0, *order;
+	size_t taken;
 
-	if (!dwarf_at_hand(point, fs.ks, fs.dp))
+	if (!dwarf_at_hand(point, t.ks, t.dp))
 		return false;
 	if (!parse_spec(component_string(func), &spec)) {
 		free_spec(&spec);
 		no_match(point, NULL, NULL);
 		return false;
 	}
-	sites = dwpoints_sites_named(fs.dp, spec.function, spec.literal, &count);
-	order = stap_order(sites, count);
-	/* As stap: the out-of-line copies first, then the inlined instances, each from the
-	 * last compilation unit to the first, in DIE order within one. */
-	for (size_t k = 0; k < 2 * count; k++) {
-		const struct dw_site *site = &sites[order[k % count]];
-
-		if (site->is_inline == (k >= count) && site_matches(site, &spec) &&
-		    wanted(site, q, fs.ks))
-			taken += take_site(&fs, site);
-	}
-	if (taken)
-		warn_line(&spec, fs.matched == 1 ? fs.last : NULL, fs.matched, env);
-	free(order);
-	free(sites);
-	taken += add_symbol_functions(point, func, fs.dp, fs.ks, &spec, q, first, &fs.local);
+	taken = function_points(&fs, &spec);
+	taken += add_symbol_functions(point, func, t.dp, t.ks, &spec, q, first, &fs.local);
+	if (!taken && q->which == DW_RETURN)
+		warn_inlined_returns(&t, &spec);
 	for (struct derived_point *d = first; d; d = d->next)
 		d->maxactive = (int)q->maxactive;
 	if (first) {
 		**tail = first;
 		*tail = fs.local;
 	} else {
-		no_match(point, &spec, fs.ks);
+		no_match(point, &spec, t.ks);
 	}
 	free_spec(&spec);
 	return taken > 0;
@@ -519,8 +696,7 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
  */
 struct statement_search {
 	const struct probe_point *point;
-	const struct dwpoints *dp;
-	const struct ksyms *ks;
+	const struct dw_target *t;
 	struct dw_spec *spec;
 	struct derived_point ***tail;
 	uint64_t *probed;		/* the addresses taken in the unit */
@@ -552,9 +728,9 @@ static void take_line(struct statement_search *ss, const struct dw_site *site, i
 	const char *symbol;
 	uint64_t offset;
 
-	if (!placement(ss->dp, ss->ks, pc, &symbol, &offset))
+	if (!placement(ss->t, pc, &symbol, &offset))
 		return;
-	add_derived_point(ss->tail, site_point(ss->point, NULL, ss->dp, site, line, pc, symbol,
+	add_derived_point(ss->tail, site_point(ss->point, NULL, ss->t, site, line, pc, symbol,
 					       offset, PROVIDER_KPROBE));
 	ss->taken++;
 }
@@ -631,7 +807,7 @@ static void unit_statements(struct statement_search *ss, const struct dw_site **
 	bool all = ss->spec->lines == LINES_ALL;
 
 	for (size_t k = 0; k < n; k++) {
-		lines[k] = dwpoints_lines(ss->dp, &ss->line_cache, unit[k], all, &nlines[k]);
+		lines[k] = dwpoints_lines(ss->t->dp, &ss->line_cache, unit[k], all, &nlines[k]);
 		for (size_t i = 0; all && i < nlines[k]; i++)
 			push_line(&found, &nfound, lines[k][i].line, lines[k][i].pc);
 	}
@@ -650,7 +826,7 @@ static void unit_statements(struct statement_search *ss, const struct dw_site **
 		if (!first_at(ss, found[i].pc))
 			continue;
 		for (size_t k = 0; k < n; k++)
-			if (dwpoints_site_has(ss->dp, unit[k], found[i].pc))
+			if (dwpoints_site_has(ss->t->dp, unit[k], found[i].pc))
 				take_line(ss, unit[k], found[i].line, found[i].pc);
 	}
 	if (!nfound && ss->spec->lines != LINES_ALL && ss->spec->lines != LINES_RANGE)
@@ -660,6 +836,20 @@ static void unit_statements(struct statement_search *ss, const struct dw_site **
 	free(lines);
 	free(nlines);
 	free(found);
+}
+
+/* Whether an inlined instance `sites[i]` repeats an instance of the same
+ * function at the same entry before it in its unit (from `start`): stap keeps the first of
+ * them (two calls of one line inlined at one address; the first may have no code). */
+static bool repeated_instance(const struct dw_site *sites, size_t start, size_t i)
+{
+	if (!sites[i].is_inline)
+		return false;
+	for (size_t j = start; j < i; j++)
+		if (sites[j].is_inline && sites[j].pc == sites[i].pc &&
+		    !strcmp(sites[j].name, sites[i].name))
+			return true;
+	return false;
 }
 
 /* The sites of `sites` that match, unit by unit: in each, the out-of-line copies, then the
@@ -676,7 +866,8 @@ static void find_statements(struct statement_search *ss, const struct dw_site *s
 			;
 		for (int inlined = 0; inlined < 2; inlined++)
 			for (size_t i = start; i < end; i++)
-				if (sites[i].is_inline == inlined && site_matches(&sites[i], ss->spec))
+				if (sites[i].is_inline == inlined && site_matches(&sites[i], ss->spec) &&
+				    !repeated_instance(sites, start, i))
 					unit[n++] = &sites[i];
 		if (!n)
 			continue;
@@ -689,42 +880,144 @@ static void find_statements(struct statement_search *ss, const struct dw_site *s
 	free(unit);
 }
 
+/* A point and its place in its list, to sort the list stably. */
+struct placed_point {
+	struct derived_point *d;
+	size_t index;
+};
+
+static int by_point_pc(const void *a, const void *b)
+{
+	const struct placed_point *x = a, *y = b;
+
+	if (x->d->pc != y->d->pc)
+		return x->d->pc < y->d->pc ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The points from *from on in the order of their addresses (stable), as stap lists a user
+ * file's statements; *tail their new end. */
+static void sort_points_by_pc(struct derived_point **from, struct derived_point ***tail)
+{
+	struct placed_point *points = NULL;
+	size_t n = 0;
+
+	for (struct derived_point *d = *from; d; d = d->next) {
+		points = xrealloc(points, (n + 1) * sizeof(*points));
+		points[n] = (struct placed_point){ d, n };
+		n++;
+	}
+	if (!n)
+		return;
+	qsort(points, n, sizeof(*points), by_point_pc);
+	for (size_t i = 0; i < n; i++)
+		points[i].d->next = i + 1 < n ? points[i + 1].d : NULL;
+	*from = points[0].d;
+	*tail = &points[n - 1].d->next;
+	free(points);
+}
+
+/* The statements `spec` names in the target's DWARF, at *tail; how many. None: stap's "no
+ * line records" when one line was asked and a unit's sites lack it. A user file's lines come
+ * in the order of their addresses, as stap's (its functions' entries in the sites' order). */
+static size_t statement_points(const struct probe_point *point, const struct dw_target *t,
+			       struct dw_spec *spec, struct derived_point ***tail)
+{
+	struct statement_search ss = { .point = point, .t = t, .spec = spec, .tail = tail };
+	struct derived_point **from = *tail;
+	struct dw_site *sites;
+	size_t count;
+
+	if (spec->lines == LINES_ONE || spec->lines == LINES_RELATIVE)
+		spec->last = spec->first;
+	sites = dwpoints_sites_named(t->dp, spec->function, spec->literal, &count);
+	find_statements(&ss, sites, count);
+	if (t->user && spec->lines != LINES_NONE)
+		sort_points_by_pc(from, tail);
+	if (!ss.taken && ss.missing_file)
+		no_line_records(&ss);
+	dwpoints_line_cache_free(ss.line_cache);
+	free(ss.missing_lines);
+	free(ss.probed);
+	free(sites);
+	return ss.taken;
+}
+
 bool derive_dwarf_statement(const struct probe_point *point, const struct component *stmt,
 			    const struct provider_env *env, const struct debuginfo *di,
 			    struct derived_point ***tail)
 {
-	const struct dwpoints *dp = dwpoints_of(di);
-	const struct ksyms *ks = env->symbols ? env->symbols(env->ctx) : NULL;
-	struct dw_site *sites;
+	struct dw_target t = { dwpoints_of(di), env->symbols ? env->symbols(env->ctx) : NULL,
+			       NULL, env };
 	struct dw_spec spec;
-	struct statement_search ss = { .point = point, .dp = dp, .ks = ks, .spec = &spec,
-				       .tail = tail };
-	size_t count;
+	size_t taken;
 
 	if (stmt->next) {
 		provider_invalid_suffix(point, stmt->next);
 		return false;
 	}
-	if (!dwarf_at_hand(point, ks, dp))
+	if (!dwarf_at_hand(point, t.ks, t.dp))
 		return false;
 	if (!parse_spec(component_string(stmt), &spec)) {
 		free_spec(&spec);
 		no_match(point, NULL, NULL);
 		return false;
 	}
-	if (spec.lines == LINES_ONE || spec.lines == LINES_RELATIVE)
-		spec.last = spec.first;
-	sites = dwpoints_sites_named(dp, spec.function, spec.literal, &count);
-	find_statements(&ss, sites, count);
-	if (!ss.taken) {
-		if (ss.missing_file)
-			no_line_records(&ss);
-		no_match(point, NULL, ks);
-	}
-	dwpoints_line_cache_free(ss.line_cache);
-	free(ss.missing_lines);
-	free(ss.probed);
-	free(sites);
+	taken = statement_points(point, &t, &spec, tail);
+	if (!taken)
+		no_match(point, NULL, t.ks);
 	free_spec(&spec);
-	return ss.taken > 0;
+	return taken > 0;
+}
+
+/* A user file's target: its index, or NULL when it has no DWARF. */
+static bool user_target(const struct dw_user_file *file, const struct provider_env *env,
+			struct dw_target *t)
+{
+	*t = (struct dw_target){ NULL, NULL, file, env };
+	t->dp = file->dt ? dwpoints_of_file(dwtypes_dwarf(file->dt), dwtypes_elf(file->dt)) :
+			   NULL;
+	return t->dp != NULL;
+}
+
+size_t derive_dwarf_user_function(const struct probe_point *point, const struct component *func,
+				  const struct dw_function_query *q,
+				  const struct provider_env *env, const struct dw_user_file *file,
+				  struct derived_point ***tail)
+{
+	struct derived_point *first = NULL;
+	struct dw_target t;
+	struct function_search fs = { .point = point, .func = func, .q = q, .t = &t,
+				      .local = &first };
+	struct dw_spec spec;
+	size_t taken = 0;
+
+	if (!user_target(file, env, &t))
+		return 0;
+	if (parse_spec(component_string(func), &spec))
+		taken = function_points(&fs, &spec);
+	if (!taken && q->which == DW_RETURN)
+		warn_inlined_returns(&t, &spec);
+	free_spec(&spec);
+	if (first) {
+		**tail = first;
+		*tail = fs.local;
+	}
+	return taken;
+}
+
+size_t derive_dwarf_user_statement(const struct probe_point *point, const struct component *stmt,
+				   const struct provider_env *env,
+				   const struct dw_user_file *file, struct derived_point ***tail)
+{
+	struct dw_target t;
+	struct dw_spec spec;
+	size_t taken = 0;
+
+	if (!user_target(file, env, &t))
+		return 0;
+	if (parse_spec(component_string(stmt), &spec))
+		taken = statement_points(point, &t, &spec, tail);
+	free_spec(&spec);
+	return taken;
 }

@@ -26,6 +26,31 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 			    const struct provider_env *env, const struct debuginfo *di,
 			    struct derived_point ***tail);
 
+/* A user-space file whose DWARF gives process("PATH") points. */
+struct dwtypes;
+struct dw_user_file {
+	const char *path;	/* the host's */
+	const char *target;	/* the target's: the uprobe's file, pp()'s */
+	const char *exe;	/* the process's file (the target's), as the origin names it */
+	const char *library;	/* the .library component as shown, or NULL */
+	bool dynamic;		/* ET_DYN: -p2 shows pc=.dynamic+PC, else .absolute+OFFSET */
+	struct dwtypes *dt;	/* its DWARF, or NULL */
+};
+
+/* process(...)[.library("LIB")].function(SPEC) (q: DW_ALL, DW_CALL, DW_INLINE, DW_RETURN)
+ * from the DWARF of `file`: SPEC's sites as for the kernel, uprobes at their pcs (past the
+ * prologue as --prologue-searching says); how many points. Nothing is said when none fits
+ * (the caller's "no match"). */
+size_t derive_dwarf_user_function(const struct probe_point *point, const struct component *func,
+				  const struct dw_function_query *q,
+				  const struct provider_env *env, const struct dw_user_file *file,
+				  struct derived_point ***tail);
+/* process(...)[.library("LIB")].statement(SPEC): how many points; none after stap's "no
+ * line records" error, or silently (the caller's "no match"). */
+size_t derive_dwarf_user_statement(const struct probe_point *point, const struct component *stmt,
+				   const struct provider_env *env,
+				   const struct dw_user_file *file, struct derived_point ***tail);
+
 /* stap's error for a point that needs the DWARF the target lacks: "missing x86_64
  * kernel/module debuginfo [man warning::debuginfo] under 'BUILD'". */
 void dwarf_missing(const struct probe_point *point, const struct provider_env *env);

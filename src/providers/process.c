@@ -3,9 +3,12 @@
  * process("PATH").function("f") [.call] and process("PATH").function("f").return: a uprobe
  * or a uretprobe on the user-space function f of the ELF file PATH, in every process that
  * runs it. f may be a wildcard; the functions are the file's symbol table's
- * (target/usyms.h: no DWARF), each probed at its offset in the file, which the kernel's
- * uprobes take with the file's inode (runtime/uprobes.h).
+ * (target/usyms.h), each probed at its offset in the file, which the kernel's uprobes take
+ * with the file's inode (runtime/uprobes.h). With the file's DWARF, the forms kernel.function
+ * and kernel.statement have (f@FILE[:LINES], .inline, .statement("f@FILE:LINES")) come from
+ * the kernel's derivation (dwarf_points.h: derive_dwarf_user_function(), ..._statement()).
  */
+#include "providers/dwarf_points.h"
 #include "providers/emit.h"
 #include "providers/function_point.h"
 #include "providers/process.h"
@@ -88,12 +91,14 @@ static char *dwarf_function_name(struct dwtypes *dt, const char *function)
 	return name;
 }
 
-/* An entry point placed as stap places it in unoptimised code with DWARF: past the
- * function's prologue, its variables then read from their DWARF locations there. */
-static void place_after_prologue(struct dwtypes *dt, struct derived_point *d,
-				 const struct ufunc *f)
+/* An entry point placed as stap places it in unoptimised code with DWARF (and in any with
+ * --prologue-searching=always; never with =never): past the function's prologue, its
+ * variables then read from their DWARF locations there. */
+static void place_after_prologue(const struct provider_env *env, struct dwtypes *dt,
+				 struct derived_point *d, const struct ufunc *f)
 {
-	Dwarf_Addr pc = dt && d->kind == PROVIDER_UPROBE ? dwtypes_post_prologue(dt, f->name) : 0;
+	Dwarf_Addr pc = dt && d->kind == PROVIDER_UPROBE && env->prologue != PROLOGUE_NEVER ?
+			dwtypes_post_prologue(dt, f->name, env->prologue == PROLOGUE_ALWAYS) : 0;
 	ktype_id fn = pc ? ktypes_function(dwtypes_types(dt), f->name) : 0;
 
 	if (!fn || pc <= f->vaddr)
@@ -132,24 +137,28 @@ static void add_uprobe_point(const struct probe_point *point, const struct provi
 	d->symbol = xstrdup(target);
 	d->user_file = xstrdup(file->path);
 	d->offset = f->offset;
-	place_after_prologue(dt, d, f);
+	place_after_prologue(env, dt, d, f);
 	free(d->comment);
 	d->comment = dynamic ? xasprintf(" /* pc=.dynamic+0x%llx */", (unsigned long long)d->pc) :
 			       xasprintf(" /* pc=.absolute+0x%llx */", (unsigned long long)d->offset);
 	add_derived_point(tail, d);
 }
 
-/* .call or .return after function("f"), or nothing; false after an error. */
+/* .call, .inline or .return after function("f"), or nothing; false after an error. */
 static bool read_suffix(const struct probe_point *point, const struct component *func,
-			enum provider_kind *kind)
+			struct dw_function_query *q)
 {
 	const struct component *comp = func->next;
 
-	*kind = PROVIDER_UPROBE;
+	*q = (struct dw_function_query){ .which = DW_ALL };
 	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+		q->which = DW_CALL;
+		comp = comp->next;
+	} else if (comp && !comp->arg && !strcmp(comp->name, "inline")) {
+		q->which = DW_INLINE;
 		comp = comp->next;
 	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
-		*kind = PROVIDER_URETPROBE;
+		q->which = DW_RETURN;
 		comp = comp->next;
 	}
 	if (comp) {
@@ -159,63 +168,113 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 	return true;
 }
 
-/* The functions of `file` that fit: how many points were added. With `no_match`, none is
- * stap's error ("no match", with the similar functions of an ELF file). */
-static size_t file_functions(const struct probe_point *point, const struct provider_env *env,
-			     const struct function_file *file, const char *pattern,
-			     enum provider_kind kind, bool no_match, struct derived_point ***tail)
+/* stap's warning for an ELF file without DWARF where a point looks for it (once a file). */
+static void warn_no_dwarf(const char *path)
 {
-	size_t count = 0, matched = 0;
-	/* stap says "no match" of a file it cannot read as an ELF file. */
-	struct ufunc *funcs = *file->path ? usyms_functions(file->path, &count) : NULL;
-	bool dynamic;
-
-	if (!funcs) {
-		if (no_match)
-			provider_refuse(point, "no match");
-		return 0;
-	}
-	/* Its symbol table serves where stap would have looked for DWARF, of which it
-	 * warns. */
-	if (!usyms_has_dwarf(file->path))
+	if (!usyms_has_dwarf(path))
 		diag_warning_once("cannot find module %s debuginfo: No DWARF information found"
-				  " [man warning::debuginfo]", file->path);
-	dynamic = usyms_is_dynamic(file->path);
+				  " [man warning::debuginfo]", path);
+}
+
+/* The points of `file`'s DWARF that the function point's query `q` takes (the sites of a
+ * f@FILE pattern, the inlined instances): how many. */
+static size_t file_dwarf_functions(const struct probe_point *point,
+				   const struct provider_env *env, const struct function_file *file,
+				   const struct component *func, const struct dw_function_query *q,
+				   struct derived_point ***tail)
+{
+	struct dw_user_file user = { file->path, target_file_path(env, file->path), file->exe,
+				     file->library, usyms_is_dynamic(file->path),
+				     user_dwarf(env, file->path) };
+
+	return derive_dwarf_user_function(point, func, q, env, &user, tail);
+}
+
+/* The symbols of `funcs` (count of them) that fit `pattern`, as points: how many. */
+static size_t symbol_functions(const struct probe_point *point, const struct provider_env *env,
+			       const struct function_file *file, const char *pattern,
+			       const struct ufunc *funcs, size_t count, enum provider_kind kind,
+			       struct derived_point ***tail)
+{
+	bool dynamic = usyms_is_dynamic(file->path);
+	size_t matched = 0;
+	struct ufunc named;
+
 	for (size_t i = 0; i < count; i++) {
 		if (fnmatch(pattern, funcs[i].name, 0))
 			continue;
 		add_uprobe_point(point, env, file, dynamic, &funcs[i], kind, tail);
 		matched++;
 	}
-	if (!matched && !strpbrk(pattern, "*?[")) {
-		struct ufunc named;
+	if (!matched && !strpbrk(pattern, "*?[") &&
+	    usyms_function_named(file->path, pattern, &named)) {
+		add_uprobe_point(point, env, file, dynamic, &named, kind, tail);
+		free(named.name);
+		matched++;
+	}
+	return matched;
+}
 
-		if (usyms_function_named(file->path, pattern, &named)) {
-			add_uprobe_point(point, env, file, dynamic, &named, kind, tail);
-			free(named.name);
-			matched++;
-		}
+/* The functions of `file` that fit: how many points were added. A f@FILE pattern and
+ * .inline take the file's DWARF's sites (as kernel.function); a plain name its symbols
+ * (with their DWARF names and places), then the instances the DWARF has of its inlined
+ * copies unless .call or .return. With `no_match`, none is stap's error ("no match", with
+ * the similar functions of an ELF file). */
+static size_t file_functions(const struct probe_point *point, const struct provider_env *env,
+			     const struct function_file *file, const struct component *func,
+			     const struct dw_function_query *q, bool no_match,
+			     struct derived_point ***tail)
+{
+	const char *spec = component_string(func);
+	char *pattern = xstrndup(spec, strcspn(spec, "@"));
+	size_t count = 0, matched = 0;
+	/* stap says "no match" of a file it cannot read as an ELF file. */
+	struct ufunc *funcs = *file->path ? usyms_functions(file->path, &count) : NULL;
+
+	if (!funcs) {
+		if (no_match)
+			provider_refuse(point, "no match");
+		free(pattern);
+		return 0;
+	}
+	/* Its symbol table serves where stap would have looked for DWARF, of which it
+	 * warns. */
+	warn_no_dwarf(file->path);
+	if (strchr(spec, '@') || q->which == DW_INLINE) {
+		matched = file_dwarf_functions(point, env, file, func, q, tail);
+	} else {
+		matched = symbol_functions(point, env, file, pattern, funcs, count,
+					   q->which == DW_RETURN ? PROVIDER_URETPROBE :
+								   PROVIDER_UPROBE, tail);
+		/* Its inlined instances; for a .return, stap's warning when they are all
+		 * there is. */
+		if (q->which == DW_ALL || (q->which == DW_RETURN && !matched))
+			matched += file_dwarf_functions(point, env, file, func,
+							&(struct dw_function_query){
+								.which = q->which == DW_ALL ?
+									 DW_INLINE : DW_RETURN },
+							tail);
 	}
 	if (!matched && no_match)
 		process_no_match(point, pattern, funcs, count);
 	usyms_free_functions(funcs, count);
+	free(pattern);
 	return matched;
 }
 
-/* process(...)[.library("LIB")].function("f")[.call|.return]: the functions of the
+/* process(...)[.library("LIB")].function("f")[.call|.inline|.return]: the functions of the
  * process's file, or of the libraries LIB names. */
 static bool derive_functions(const struct probe_point *point, const struct provider_env *env,
 			     const struct component *library, const struct component *func,
 			     struct derived_point ***tail)
 {
-	const char *pattern = component_string(func);
 	char exe[PATH_MAX];
-	enum provider_kind kind;
+	struct dw_function_query q;
 	struct process_library *libs = NULL, only = { exe, NULL, true };
 	size_t nlibs = 1;
 	size_t matched = 0;
 
-	if (!read_suffix(point, func, &kind) || !process_file(point, env, exe))
+	if (!read_suffix(point, func, &q) || !process_file(point, env, exe))
 		return false;
 	if (library && !process_libraries(point, exe, library, &libs, &nlibs))
 		return false;
@@ -224,7 +283,7 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 		struct function_file file = { lib->path, target_file_path(env, exe),
 					      library ? lib->shown : NULL };
 
-		matched += file_functions(point, env, &file, pattern, kind,
+		matched += file_functions(point, env, &file, func, &q,
 					  !library || (nlibs == 1 && libs[0].named), tail);
 	}
 	if (library && !matched && !(nlibs == 1 && libs[0].named))
@@ -234,111 +293,50 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 	return matched > 0;
 }
 
-/* stap's error for a line of the function without line-table rows, with the nearest lines
- * that have some. */
-static void no_line_records(struct dwtypes *dt, const char *function, int line, int before,
-			    int after)
-{
-	char *place = dwtypes_function_place(dt, function);
-	char *hint = before && after ? xasprintf(" (try :%d or :%d)", before, after) :
-		     before || after ? xasprintf(" (try :%d)", before ? before : after) :
-		     xstrdup("");
+/* What file_statements() is asked for. */
+struct statement_query {
+	const struct provider_env *env;
+	const struct component *stmt;
+};
 
-	*strrchr(place, ':') = '\0';	/* its declaration's file */
-	diag_error("semantic error", "no line records for %s:%d [man error::dwarf]%s\n", place,
-		   line, hint);
-	free(hint);
-	free(place);
+/* The statements of one file (the process's, or a library's) that fit, from its DWARF, as
+ * kernel.statement's: how many. */
+static size_t file_statements(const struct probe_point *point,
+			      const struct process_target_file *file, bool no_match, void *ctx,
+			      struct derived_point ***tail)
+{
+	const struct statement_query *query = ctx;
+	const struct provider_env *env = query->env;
+	const struct component *stmt = query->stmt;
+	struct dw_user_file user = { file->path, file->target, file->exe, file->library,
+				     file->dynamic, *file->path ? user_dwarf(env, file->path) :
+								  NULL };
+	size_t taken;
+
+	if (*file->path && usyms_check_file(file->path))
+		warn_no_dwarf(file->path);
+	taken = derive_dwarf_user_statement(point, stmt, env, &user, tail);
+
+	if (!taken && no_match)
+		provider_refuse(point, "no match");
+	return taken;
 }
 
-/* The function symbol `name` of `funcs`, or NULL. */
-static const struct ufunc *find_ufunc(const struct ufunc *funcs, size_t count, const char *name)
-{
-	for (size_t i = 0; i < count; i++)
-		if (!strcmp(funcs[i].name, name))
-			return &funcs[i];
-	return NULL;
-}
-
-/* A statement point at `addr` of `f` (in the file's DWARF `dt`), named as stap names it:
- * process("PATH").statement("f@DECL_FILE:LINE"). */
-static void add_statement_point(const struct probe_point *point, const struct provider_env *env,
-				const char *exe, struct dwtypes *dt, const struct ufunc *f,
-				int line, Dwarf_Addr addr, struct derived_point ***tail)
-{
-	struct derived_point *d = derived_point_new(PROVIDER_UPROBE, point);
-	const char *target = target_file_path(env, exe);
-	char *place = dwtypes_function_place(dt, f->name);
-	char *file = xstrndup(place, (size_t)(strrchr(place, ':') - place));
-	struct strbuf sb = { 0 };
-
-	sb_addf(&sb, "process(\"%s\").statement(\"%s@%s:%d\")", target, f->name, file, line);
-	add_marks(&sb, point);
-	free(d->pp);
-	d->pp = sb_steal(&sb);
-	free(d->origin);
-	d->origin = xstrdup(d->pp);
-	free(d->function);
-	d->function = xstrdup(f->name);
-	d->symbol = xstrdup(target);
-	d->user_file = xstrdup(exe);
-	d->pc = addr;
-	d->offset = f->offset + (addr - f->vaddr);
-	d->mid_function = true;
-	d->scope_die = ktypes_function(dwtypes_types(dt), f->name);
-	free(d->comment);
-	d->comment = usyms_is_dynamic(exe) ?
-		xasprintf(" /* pc=.dynamic+0x%llx */", (unsigned long long)d->pc) :
-		xasprintf(" /* pc=.absolute+0x%llx */", (unsigned long long)d->offset);
-	add_derived_point(tail, d);
-	free(file);
-	free(place);
-}
-
-/* process("PATH").statement("f@FILE:LINE"): a uprobe at the first address of that line of
- * f, from the file's DWARF; its variables are their locations there. Only that form (no
- * wildcard, no line range) yet. */
+/* process(...)[.library("LIB")].statement("f@FILE:LINES"): uprobes at the lines' addresses
+ * (":N", ":N-M", ":*", "+N"; f and FILE globs) in the functions of the process's file or
+ * the libraries LIB names, from their DWARF; the variables are their locations there. */
 static bool derive_process_statement(const struct probe_point *point,
-				     const struct provider_env *env, const struct component *stmt,
-				     struct derived_point ***tail)
+				     const struct provider_env *env,
+				     const struct component *library,
+				     const struct component *stmt, struct derived_point ***tail)
 {
-	const char *spec = component_string(stmt);
-	const char *at = strchr(spec, '@'), *colon = strrchr(spec, ':');
-	char exe[PATH_MAX], *name, *file, *end;
-	long line = colon ? strtol(colon + 1, &end, 10) : 0;
-	struct ufunc *funcs = NULL;
-	const struct ufunc *f;
-	struct dwtypes *dt;
-	size_t count = 0;
-	int before = 0, after = 0;
-	Dwarf_Addr addr = 0;
+	struct statement_query query = { env, stmt };
 
 	if (stmt->next) {
 		provider_invalid_suffix(point, stmt->next);
 		return false;
 	}
-	if (!at || !colon || colon < at || colon[1] == '\0' || *end || line <= 0 ||
-	    strpbrk(spec, "*?[")) {
-		provider_refuse(point, "tapster places process(\"PATH\").statement(\"NAME@FILE:LINE\")"
-				" only, of one function and one line");
-		return false;
-	}
-	if (!process_file(point, env, exe))
-		return false;
-	name = xstrndup(spec, (size_t)(at - spec));
-	file = xstrndup(at + 1, (size_t)(colon - at - 1));
-	dt = user_dwarf(env, exe);
-	if (dt && (funcs = usyms_functions(exe, &count)) && (f = find_ufunc(funcs, count, name)) &&
-	    (addr = dwtypes_line_address(dt, name, file, (int)line, &before, &after)))
-		add_statement_point(point, env, exe, dt, f, (int)line, addr, tail);
-	else if (dt && (before || after))
-		no_line_records(dt, name, (int)line, before, after);
-	if (!addr)
-		provider_refuse(point, "no match");
-	usyms_free_functions(funcs, count);
-	free(name);
-	free(file);
-	return addr != 0;
+	return process_each_file(point, env, library, file_statements, &query, tail);
 }
 
 /* The components stap knows after process(PID) (no library), and after a bare process
@@ -435,8 +433,8 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		return derive_process_marks(point, env, library, provider, func, tail);
 	if (is_string_component(func, "function"))
 		return derive_functions(point, env, library, func, tail);
-	if (is_string_component(func, "statement") && !library)
-		return derive_process_statement(point, env, func, tail);
+	if (is_string_component(func, "statement"))
+		return derive_process_statement(point, env, library, func, tail);
 	if (!strcmp(func->name, "plt") && (!func->arg || component_string(func)))
 		return derive_process_plt(point, env, library, func, tail);
 	provider_mismatch(point, func, names);
@@ -479,6 +477,15 @@ static const struct probe_type process_types[] = {
 	{ "process(number).provider(string).mark(string)", true },
 	{ "process(string).function(string)", true },
 	{ "process(string).statement(string)", true },
+	{ "process(string).library(string).statement(string)", true },
+	{ "process(string).function(string).inline", true },
+	{ "process(string).library(string).function(string).inline", true },
+	{ "process.statement(string)", true },
+	{ "process.library(string).statement(string)", true },
+	{ "process.function(string).inline", true },
+	{ "process.library(string).function(string).inline", true },
+	{ "process(number).statement(string)", true },
+	{ "process(number).function(string).inline", true },
 	{ "process(string).function(string).call", true },
 	{ "process(string).function(string).return", true },
 	{ "process(string).mark(string)", true },

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "parse/ast.h"
+#include "session.h"
 
 /* A variable: a local or parameter of a probe body or function, or a global the program
  * uses (then `global` is its declaration). Identifiers in the tree point here (node->sym). */
@@ -237,6 +238,9 @@ struct provider_env {
 	bool guru;		/* -g: points only guru mode allows, such as .absolute */
 	bool unprivileged;	/* --privilege=stapusr: only the points stap allows there */
 	bool skip_badvars;	/* --skip-badvars: a $var that does not resolve reads 0 */
+	/* --prologue-searching: where a user-space function's entry point goes (past the
+	 * prologue: in -O0 code, always, never). */
+	enum prologue_searching prologue;
 	const char *sysroot;	/* --sysroot: the target's files are under it; NULL: "/" */
 	const char *target_path;	/* --sysenv=PATH=...: the target's $PATH; NULL: ours */
 	const char *command;	/* -c COMMAND, or NULL */

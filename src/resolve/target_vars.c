@@ -458,11 +458,13 @@ static bool not_accessible(struct walk *w, const struct dwvar *v, Dwarf_Die *fn,
 	char *where = dwtypes_pc_source(dt, pc);
 	struct strbuf details = { 0 };
 	Dwarf_Die var = v->die;
+	char *inlined_by = dwtypes_inline_chain(fn, pc);
 
 	sb_addf(&details, "        dieoffset: %#llx from %s\n",
 		(unsigned long long)dwarf_dieoffset(&var), ktypes_source(w->kt));
-	sb_addf(&details, "        function: %s at %s\n", dwarf_diename(fn),
-		where ? where : "?");
+	sb_addf(&details, "        function: %s at %s%s\n", dwarf_diename(fn),
+		where ? where : "?", inlined_by);
+	free(inlined_by);
 	if (*ranges)
 		sb_addf(&details, "        alternative locations: %s\n", ranges);
 	if (!w->quiet)

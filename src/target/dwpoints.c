@@ -33,6 +33,7 @@ struct func_symbol {
 
 struct builder {
 	Dwarf *dwarf;
+	bool user;		/* a user file's: its files named as the DWARF has them */
 	struct dw_site *sites;
 	size_t nsites, cap;
 	unsigned ncus;
@@ -63,6 +64,9 @@ struct symbol_record {
 
 struct dwpoints {
 	Dwarf *dwarf;
+	/* A user file's: its files named in full, as stap names them ("f@/src/f.c:3"); the
+	 * kernel's relative to its units' directory ("vfs_read@fs/read_write.c:450"). */
+	bool user;
 	const struct index_record *sites;	/* in DIE order */
 	size_t nsites;
 	const uint32_t *sites_by_name;		/* their indices by name, then DIE order */
@@ -86,6 +90,15 @@ static const char *display_file(const char *path, const char *comp_dir)
 	while (!strncmp(path, "./", 2))
 		path += 2;
 	return path;
+}
+
+/* The directory the unit's files are named from: the kernel's units' own, none for a user
+ * file's (named in full). */
+static const char *unit_dir(const struct dwpoints *dp, Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+
+	return dp->user ? NULL : dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -201,7 +214,7 @@ static void index_functions(struct builder *b)
 		Dwarf_Attribute attr;
 
 		if (dwarf_offdie(b->dwarf, offset + header_size, &cu)) {
-			const char *comp_dir =
+			const char *comp_dir = b->user ? NULL :
 				dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
 
 			walk_scope(b, &cu, comp_dir);
@@ -295,11 +308,11 @@ static void read_symbols(struct builder *b, Elf *elf)
 }
 
 /* The walk and the symbol table. */
-static void build(struct builder *b, const struct debuginfo *di)
+static void build(struct builder *b, Dwarf *dwarf, Elf *elf)
 {
-	b->dwarf = debuginfo_dwarf(di);
+	b->dwarf = dwarf;
 	index_functions(b);
-	read_symbols(b, debuginfo_elf(di));
+	read_symbols(b, elf);
 	mark_unique(b);
 	sort_entries(b);
 }
@@ -618,7 +631,7 @@ static bool build_image(struct dwpoints *dp, const struct debuginfo *di, const c
 	char *image;
 
 	progress_begin("indexing the kernel's DWARF (once)");
-	build(&b, di);
+	build(&b, debuginfo_dwarf(di), debuginfo_elf(di));
 	image = make_image(&b, key, &size);
 	free_builder(&b);
 	progress_end();
@@ -664,6 +677,37 @@ const struct dwpoints *dwpoints_of(const struct debuginfo *di)
 const struct dwpoints *dwpoints_cached(const struct debuginfo *di)
 {
 	return kernel_index(di, false);
+}
+
+/* A user file's index: built on first use (its DWARF is small), not cached; one per
+ * Dwarf, kept for the run. */
+const struct dwpoints *dwpoints_of_file(Dwarf *dwarf, Elf *elf)
+{
+	static struct dwpoints **files;
+	static size_t nfiles;
+	struct builder b = { 0 };
+	struct dwpoints *dp;
+	size_t size = 0;
+	char *image;
+
+	if (!dwarf || !elf)
+		return NULL;
+	for (size_t i = 0; i < nfiles; i++)
+		if (files[i]->dwarf == dwarf)
+			return files[i];
+	b.user = true;
+	build(&b, dwarf, elf);
+	image = make_image(&b, "", &size);
+	free_builder(&b);
+	if (!image)
+		return NULL;
+	dp = xcalloc(1, sizeof(*dp));
+	dp->dwarf = dwarf;
+	dp->user = true;
+	use_image(dp, image);
+	files = xrealloc(files, (nfiles + 1) * sizeof(*files));
+	files[nfiles++] = dp;
+	return dp;
 }
 
 /* ---- Queries on the image ---- */
@@ -859,14 +903,13 @@ static void collect_inlined(Dwarf_Die *parent, const char *comp_dir, struct dw_s
 struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, size_t *count)
 {
 	Dwarf_Die scope, cu;
-	Dwarf_Attribute attr;
 	struct dw_site *sites = NULL;
 	size_t cap = 0;
 
 	*count = 0;
 	if (!dwarf_offdie(dp->dwarf, die, &scope) || !dwarf_diecu(&scope, &cu, NULL, NULL))
 		return NULL;
-	collect_inlined(&scope, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), &sites,
+	collect_inlined(&scope, unit_dir(dp, &cu), &sites,
 			count, &cap);
 	return sites;
 }
@@ -983,10 +1026,9 @@ void dwpoints_line_cache_free(struct dw_line_cache *cache)
 
 /* The records of `file` in the unit `cu`, read once per unit and file. */
 static const struct file_records *unit_file_records(struct dw_line_cache *cache, Dwarf_Die *cu,
-						    Dwarf_Lines *lines, size_t nlines,
-						    const char *file)
+						    const char *comp_dir, Dwarf_Lines *lines,
+						    size_t nlines, const char *file)
 {
-	Dwarf_Attribute attr;
 	struct file_records *fr;
 
 	if (cache->cu != dwarf_dieoffset(cu)) {
@@ -998,8 +1040,7 @@ static const struct file_records *unit_file_records(struct dw_line_cache *cache,
 			return &cache->files[i];
 	cache->files = xrealloc(cache->files, (cache->nfiles + 1) * sizeof(*cache->files));
 	fr = &cache->files[cache->nfiles++];
-	read_file_records(lines, nlines, file,
-			  dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)), fr);
+	read_file_records(lines, nlines, file, comp_dir, fr);
 	if (fr->n > cache->in_site_cap) {
 		free(cache->in_site);
 		cache->in_site = xcalloc(fr->n, sizeof(*cache->in_site));
@@ -1137,7 +1178,7 @@ struct dw_line *dwpoints_lines(const struct dwpoints *dp, struct dw_line_cache *
 		return NULL;
 	if (!*cache)
 		*cache = xcalloc(1, sizeof(**cache));
-	fr = unit_file_records(*cache, &cu, lines, nlines, site->file);
+	fr = unit_file_records(*cache, &cu, unit_dir(dp, &cu), lines, nlines, site->file);
 	mine = records_in_site(*cache, fr, &die, &nmine);
 	if (from_entry)
 		out = walk_lines(*cache, fr, entry_line(&cu, lines, nlines, &die, site->pc),

@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
 struct debuginfo;
 struct dwpoints;
 
@@ -36,6 +39,10 @@ const struct dwpoints *dwpoints_of(const struct debuginfo *di);
 
 /* The same, but only when it is built already or cached (no walk); NULL otherwise. */
 const struct dwpoints *dwpoints_cached(const struct debuginfo *di);
+
+/* The same index of a user-space file's DWARF and ELF symbol table (process points), built
+ * on first use and kept for the run (not cached); NULL when it can't be laid out. */
+const struct dwpoints *dwpoints_of_file(Dwarf *dwarf, Elf *elf);
 
 /* The sites whose function name matches `pattern` (a glob, or with `literal` the name
  * itself), in DIE order. The array is the caller's; its strings are the index's. */

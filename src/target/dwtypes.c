@@ -1304,62 +1304,127 @@ static bool cu_unoptimised(Dwarf_Die *cu)
 	return true;
 }
 
-Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name)
+Dwarf_Addr dwtypes_prologue_end(struct dwtypes *dt, uint64_t die, bool always)
 {
-	ktype_id id = ktypes_function(&dt->kt, name);
-	Dwarf_Addr entry, high, best = 0, addr;
+	Dwarf_Addr entry, high, addr;
 	Dwarf_Die fn, cu;
 	Dwarf_Lines *lines;
-	size_t nlines;
+	size_t nlines, rows = 0;
 
-	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
+	if (!dwarf_offdie(dt->dwarf, die, &fn) || dwarf_lowpc(&fn, &entry) ||
 	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
-	    !cu_unoptimised(&cu) || dwarf_getsrclines(&cu, &lines, &nlines))
+	    (!always && !cu_unoptimised(&cu)) || dwarf_getsrclines(&cu, &lines, &nlines))
 		return 0;
+	/* The function's second row: past the entry's when the prologue has code, else at
+	 * the entry too (optimised code's several rows there: no prologue). */
 	for (size_t i = 0; i < nlines; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 
-		if (!dwarf_lineaddr(l, &addr) && addr > entry && addr < high &&
-		    (!best || addr < best))
-			best = addr;
+		if (dwarf_lineaddr(l, &addr) || addr < entry || addr >= high || ++rows < 2)
+			continue;
+		return addr > entry ? addr : 0;
 	}
-	return best;
+	return 0;
 }
 
-static bool file_matches(const char *file, const char *cu);
-
-Dwarf_Addr dwtypes_line_address(struct dwtypes *dt, const char *name, const char *file,
-				int line, int *before, int *after)
+Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name, bool always)
 {
 	ktype_id id = ktypes_function(&dt->kt, name);
-	Dwarf_Addr entry, high, best = 0, addr;
-	Dwarf_Die fn, cu;
-	Dwarf_Lines *lines;
-	const char *decl;
-	size_t nlines;
-	int row_line;
 
-	*before = *after = 0;
-	if (!id || !dwtypes_die(dt, id, &fn) || dwarf_lowpc(&fn, &entry) ||
-	    dwarf_highpc(&fn, &high) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
-	    !(decl = dwarf_decl_file(&fn)) || !file_matches(file, decl) ||
-	    dwarf_getsrclines(&cu, &lines, &nlines))
-		return 0;
-	for (size_t i = 0; i < nlines; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		const char *src = dwarf_linesrc(l, NULL, NULL);
+	return id ? dwtypes_prologue_end(dt, id, always) : 0;
+}
 
-		if (dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &row_line) || addr < entry ||
-		    addr >= high || !src || strcmp(src, decl))
-			continue;
-		if (row_line == line && (!best || addr < best))
-			best = addr;
-		else if (row_line < line && row_line > *before)
-			*before = row_line;
-		else if (row_line > line && (!*after || row_line < *after))
-			*after = row_line;
+Elf *dwtypes_elf(struct dwtypes *dt)
+{
+	return dt->elf;
+}
+
+/* The name of the function or inlined instance `die` (through its abstract origin). */
+static const char *scope_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+}
+
+/* Where the inlined instance `die` was called: "FILE:LINE:COLUMN" of its DW_AT_call_*. */
+static char *call_site(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word file = 0, line = 0, column = 0;
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t nfiles;
+	const char *name = NULL;
+
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &file);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &line);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &attr), &column);
+	if (dwarf_diecu(die, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 &&
+	    file < nfiles)
+		name = dwarf_filesrc(files, file, NULL, NULL);
+	return xasprintf("%s:%llu:%llu", name ? name : "?", (unsigned long long)line,
+			 (unsigned long long)column);
+}
+
+/* The abstract origin of an inlined instance, or 0. */
+static Dwarf_Off origin_of(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+
+	return dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &attr), &origin) ?
+	       dwarf_dieoffset(&origin) : 0;
+}
+
+/* The scopes out from the instance of `scope`'s function that holds `pc` (two instances
+ * of one call site may share an entry, the first without code: stap names the one with
+ * code there), else out from `scope`; their count, *scopes malloc'd. */
+static int instance_scopes(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	Dwarf_Off origin = origin_of(scope);
+	Dwarf_Die cu, instance = *scope, *at = NULL;
+	int n;
+
+	/* libdw's scopes at a pc go on from an instance to its abstract definition's: the
+	 * instance found there, its own scopes then. */
+	if (dwarf_diecu(scope, &cu, NULL, NULL) && (n = dwarf_getscopes(&cu, pc, &at)) > 0)
+		for (int i = 0; i < n; i++)
+			if (dwarf_tag(&at[i]) == DW_TAG_inlined_subroutine &&
+			    origin_of(&at[i]) == origin) {
+				instance = at[i];
+				break;
+			}
+	free(at);
+	*scopes = NULL;
+	return dwarf_getscopes_die(&instance, scopes);
+}
+
+char *dwtypes_inline_chain(Dwarf_Die *scope, Dwarf_Addr pc)
+{
+	struct strbuf sb = { 0 };
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_tag(scope) == DW_TAG_inlined_subroutine ?
+		instance_scopes(scope, pc, &scopes) : 0;
+
+	/* scopes[0] is the instance; each instance's caller is the next function or
+	 * instance out. */
+	for (int i = 0; i < n && dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;) {
+		int caller = i + 1;
+		char *site;
+
+		while (caller < n && dwarf_tag(&scopes[caller]) != DW_TAG_subprogram &&
+		       dwarf_tag(&scopes[caller]) != DW_TAG_inlined_subroutine)
+			caller++;
+		if (caller == n || !scope_name(&scopes[caller]))
+			break;
+		site = call_site(&scopes[i]);
+		sb_addf(&sb, " inlined by %s at %s", scope_name(&scopes[caller]), site);
+		free(site);
+		i = caller;
 	}
-	return best;
+	free(scopes);
+	return sb.buf ? sb_steal(&sb) : xstrdup("");
 }
 
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)

@@ -68,20 +68,22 @@ ktype_id dwtypes_var_type(Dwarf_Die *var);
 /* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
 
+/* " inlined by CALLER at FILE:LINE:COLUMN" for the inlined instance `scope` at `pc` (and
+ * on, for each instance it is inlined in), as stap's "not accessible" error says; "" for a
+ * function. Malloc'd. */
+char *dwtypes_inline_chain(Dwarf_Die *scope, Dwarf_Addr pc);
 /* "FILE:LINE": where the function `name` is declared, as stap names a function placed
  * from DWARF (f@FILE:LINE); malloc'd, or NULL when the DWARF has no such function. */
 char *dwtypes_function_place(struct dwtypes *dt, const char *name);
 /* Where stap probes the function `name` of a user-space file (its -p2 pc): past its
- * prologue, the first line-table row in it after its entry (its first statement), in code
- * built without optimisation (no -O level but -O0 in its CU's DW_AT_producer; optimised
- * code's parameters have their locations at the entry); else 0 (the entry serves). */
-Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name);
-/* Line LINE of the function `name`, in its declaration's file (when `file` matches it: a
- * glob on the path or a tail of it): the lowest address of that line's rows in the
- * function's code; 0 without. *before and *after are the nearest lines of the function with
- * rows (0 for none), for stap's "try" hint. */
-Dwarf_Addr dwtypes_line_address(struct dwtypes *dt, const char *name, const char *file,
-				int line, int *before, int *after);
+ * prologue, at the second line-table row of its code when that is past its entry (its
+ * first statement), in code built without optimisation (no -O level but -O0 in its CU's
+ * DW_AT_producer; optimised code's parameters have their locations at the entry), or in
+ * any code with `always` (--prologue-searching=always); else 0 (the entry serves). */
+Dwarf_Addr dwtypes_post_prologue(struct dwtypes *dt, const char *name, bool always);
+/* The same for the out-of-line function whose DIE is at offset `die`. */
+Dwarf_Addr dwtypes_prologue_end(struct dwtypes *dt, uint64_t die, bool always);
+Elf *dwtypes_elf(struct dwtypes *dt);
 /* The link-time address of the ELF symbol `name` (a function's, else a data object's);
  * 0 when there is none. */
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function);

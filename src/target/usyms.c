@@ -600,6 +600,28 @@ bool usyms_symbol_address(const char *path, const char *name, unsigned long long
 	return found;
 }
 
+/* A copy of the file's loadable segments, *count of them. */
+static void *read_loads_of(Elf *elf, const struct usym_file *f, size_t *count)
+{
+	GElf_Phdr *loads = xcalloc(f->nloads, sizeof(*loads));
+
+	(void)elf;
+	memcpy(loads, f->loads, f->nloads * sizeof(*loads));
+	*count = f->nloads;
+	return loads;
+}
+
+bool usyms_file_offset(const char *path, unsigned long long vaddr, unsigned long long *offset)
+{
+	struct usym_file f = { 0 };
+	bool found;
+
+	f.loads = read_elf_file(path, read_loads_of, &f.nloads);
+	found = f.loads && file_offset_of(&f, vaddr, offset);
+	free(f.loads);
+	return found;
+}
+
 bool usyms_is_dynamic(const char *path)
 {
 	int fd = open(path, O_RDONLY);

@@ -76,6 +76,9 @@ bool usyms_symbol_address(const char *path, const char *name, unsigned long long
 /* Whether the ELF file PATH is position-independent (ET_DYN: a shared library, a PIE), whose
  * addresses stap shows as .dynamic+OFFSET rather than .absolute+OFFSET. */
 bool usyms_is_dynamic(const char *path);
+/* Where the link-time address `vaddr` is in the file PATH (through its loadable segments:
+ * a uprobe's offset); false when no segment holds it. */
+bool usyms_file_offset(const char *path, unsigned long long vaddr, unsigned long long *offset);
 
 /* Whether the ELF file PATH has DWARF debuginfo (a .debug_info section). */
 bool usyms_has_dwarf(const char *path);
