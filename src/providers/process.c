@@ -144,7 +144,7 @@ static void add_uprobe_point(const struct probe_point *point, const struct provi
 	add_derived_point(tail, d);
 }
 
-/* .call, .inline or .return after function("f"), or nothing; false after an error. */
+/* .call, .exported, .inline or .return after function("f"), or nothing; false after an error. */
 static bool read_suffix(const struct probe_point *point, const struct component *func,
 			struct dw_function_query *q)
 {
@@ -159,6 +159,9 @@ static bool read_suffix(const struct probe_point *point, const struct component 
 		comp = comp->next;
 	} else if (comp && !comp->arg && !strcmp(comp->name, "return")) {
 		q->which = DW_RETURN;
+		comp = comp->next;
+	} else if (comp && !comp->arg && !strcmp(comp->name, "exported")) {
+		q->which = DW_EXPORTED;
 		comp = comp->next;
 	}
 	if (comp) {
@@ -215,11 +218,39 @@ static size_t symbol_functions(const struct probe_point *point, const struct pro
 	return matched;
 }
 
+/*
+ * .exported: of the points from *from on, as stap keeps them, those of functions the file's
+ * DWARF lacks (its symbol table's only) and those whose symbol is a global or weak function;
+ * how many are kept.
+ */
+static size_t keep_exported(const struct provider_env *env, const struct function_file *file,
+			    struct derived_point **from, struct derived_point ***tail)
+{
+	struct dwtypes *dt = user_dwarf(env, file->path);
+	struct derived_point *d = *from;
+	size_t kept = 0;
+
+	*tail = from;
+	**tail = NULL;
+	for (struct derived_point *next; d; d = next) {
+		char *place = dt ? dwtypes_function_place(dt, d->function) : NULL;
+
+		next = d->next;
+		d->next = NULL;
+		if (!place || usyms_function_exported(file->path, d->function)) {
+			add_derived_point(tail, d);
+			kept++;
+		}
+		free(place);
+	}
+	return kept;
+}
+
 /* The functions of `file` that fit: how many points were added. A f@FILE pattern and
  * .inline take the file's DWARF's sites (as kernel.function); a plain name its symbols
  * (with their DWARF names and places), then the instances the DWARF has of its inlined
  * copies unless .call or .return. With `no_match`, none is stap's error ("no match", with
- * the similar functions of an ELF file). */
+ * the similar functions of an ELF file). .exported keeps those keep_exported() does. */
 static size_t file_functions(const struct probe_point *point, const struct provider_env *env,
 			     const struct function_file *file, const struct component *func,
 			     const struct dw_function_query *q, bool no_match,
@@ -228,6 +259,7 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 	const char *spec = component_string(func);
 	char *pattern = xstrndup(spec, strcspn(spec, "@"));
 	size_t count = 0, matched = 0;
+	struct derived_point **from = *tail;
 	/* stap says "no match" of a file it cannot read as an ELF file. */
 	struct ufunc *funcs = *file->path ? usyms_functions(file->path, &count) : NULL;
 
@@ -241,7 +273,10 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 	 * warns. */
 	warn_no_dwarf(file->path);
 	if (strchr(spec, '@') || q->which == DW_INLINE) {
-		matched = file_dwarf_functions(point, env, file, func, q, tail);
+		matched = file_dwarf_functions(point, env, file, func,
+					       q->which == DW_EXPORTED ?
+					       &(struct dw_function_query){ .which = DW_CALL } : q,
+					       tail);
 	} else {
 		matched = symbol_functions(point, env, file, pattern, funcs, count,
 					   q->which == DW_RETURN ? PROVIDER_URETPROBE :
@@ -255,6 +290,8 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 									 DW_INLINE : DW_RETURN },
 							tail);
 	}
+	if (q->which == DW_EXPORTED)
+		matched = keep_exported(env, file, from, tail);
 	if (!matched && no_match)
 		process_no_match(point, pattern, funcs, count);
 	usyms_free_functions(funcs, count);
@@ -262,7 +299,7 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 	return matched;
 }
 
-/* process(...)[.library("LIB")].function("f")[.call|.inline|.return]: the functions of the
+/* process(...)[.library("LIB")].function("f")[.call|.exported|.inline|.return]: the functions of the
  * process's file, or of the libraries LIB names. */
 static bool derive_functions(const struct probe_point *point, const struct provider_env *env,
 			     const struct component *library, const struct component *func,
@@ -462,16 +499,19 @@ static const struct probe_type process_types[] = {
 	{ "process(string).thread.end", true },
 	{ "process.function(string)", true },
 	{ "process.function(string).call", true },
+	{ "process.function(string).exported", true },
 	{ "process.function(string).return", true },
 	{ "process.mark(string)", true },
 	{ "process.provider(string).mark(string)", true },
 	{ "process.library(string).function(string)", true },
 	{ "process.library(string).function(string).call", true },
+	{ "process.library(string).function(string).exported", true },
 	{ "process.library(string).function(string).return", true },
 	{ "process.library(string).mark(string)", true },
 	{ "process.library(string).provider(string).mark(string)", true },
 	{ "process(number).function(string)", true },
 	{ "process(number).function(string).call", true },
+	{ "process(number).function(string).exported", true },
 	{ "process(number).function(string).return", true },
 	{ "process(number).mark(string)", true },
 	{ "process(number).provider(string).mark(string)", true },
@@ -487,11 +527,13 @@ static const struct probe_type process_types[] = {
 	{ "process(number).statement(string)", true },
 	{ "process(number).function(string).inline", true },
 	{ "process(string).function(string).call", true },
+	{ "process(string).function(string).exported", true },
 	{ "process(string).function(string).return", true },
 	{ "process(string).mark(string)", true },
 	{ "process(string).provider(string).mark(string)", true },
 	{ "process(string).library(string).function(string)", true },
 	{ "process(string).library(string).function(string).call", true },
+	{ "process(string).library(string).function(string).exported", true },
 	{ "process(string).library(string).function(string).return", true },
 	{ "process(string).library(string).mark(string)", true },
 	{ "process(string).library(string).provider(string).mark(string)", true },

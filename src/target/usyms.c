@@ -559,7 +559,8 @@ void usyms_free_plt(struct uplt *entries, size_t count)
 	free(entries);
 }
 
-static bool find_symbol(Elf *elf, Elf_Scn *scn, const char *name, unsigned long long *addr)
+/* The first defined symbol `name` of the table `scn` into *found. */
+static bool find_symbol(Elf *elf, Elf_Scn *scn, const char *name, GElf_Sym *found)
 {
 	GElf_Shdr shdr;
 	Elf_Data *data;
@@ -574,14 +575,15 @@ static bool find_symbol(Elf *elf, Elf_Scn *scn, const char *name, unsigned long 
 		if (gelf_getsym(data, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
 		    (sym_name = elf_strptr(elf, shdr.sh_link, sym.st_name)) &&
 		    !strcmp(sym_name, name)) {
-			*addr = sym.st_value;
+			*found = sym;
 			return true;
 		}
 	}
 	return false;
 }
 
-bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr)
+/* The defined symbol `name` of the ELF file PATH (.symtab, else .dynsym) into *sym. */
+static bool file_symbol(const char *path, const char *name, GElf_Sym *sym)
 {
 	int fd = open(path, O_RDONLY);
 	bool found = false;
@@ -592,12 +594,30 @@ bool usyms_symbol_address(const char *path, const char *name, unsigned long long
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		found = find_symbol(elf, find_section(elf, SHT_SYMTAB), name, addr) ||
-			find_symbol(elf, find_section(elf, SHT_DYNSYM), name, addr);
+		found = find_symbol(elf, find_section(elf, SHT_SYMTAB), name, sym) ||
+			find_symbol(elf, find_section(elf, SHT_DYNSYM), name, sym);
 	if (elf)
 		elf_end(elf);
 	close(fd);
 	return found;
+}
+
+bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr)
+{
+	GElf_Sym sym;
+
+	if (!file_symbol(path, name, &sym))
+		return false;
+	*addr = sym.st_value;
+	return true;
+}
+
+bool usyms_function_exported(const char *path, const char *name)
+{
+	GElf_Sym sym;
+
+	return file_symbol(path, name, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+	       (GELF_ST_BIND(sym.st_info) == STB_GLOBAL || GELF_ST_BIND(sym.st_info) == STB_WEAK);
 }
 
 /* A copy of the file's loadable segments, *count of them. */

@@ -72,6 +72,10 @@ void usyms_free_plt(struct uplt *entries, size_t count);
 /* The link-time address of the defined symbol NAME (of any type) of the ELF file PATH
  * (.symtab, else .dynsym); false when it has none. */
 bool usyms_symbol_address(const char *path, const char *name, unsigned long long *addr);
+/* Whether the defined symbol NAME of the ELF file PATH (.symtab, else .dynsym; the first of
+ * that name) is a global or weak function: what process(...).function("f").exported keeps
+ * of the functions the file's DWARF has. */
+bool usyms_function_exported(const char *path, const char *name);
 
 /* Whether the ELF file PATH is position-independent (ET_DYN: a shared library, a PIE), whose
  * addresses stap shows as .dynamic+OFFSET rather than .absolute+OFFSET. */
