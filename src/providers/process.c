@@ -7,6 +7,8 @@
  * with the file's inode (runtime/uprobes.h). With the file's DWARF, the forms kernel.function
  * and kernel.statement have (f@FILE[:LINES], .inline, .statement("f@FILE:LINES")) come from
  * the kernel's derivation (dwarf_points.h: derive_dwarf_user_function(), ..._statement()).
+ * .function("f").exported keeps those points keep_exported() keeps; .statement(ADDR) is a
+ * uprobe at a link-time address its DWARF places (derive_process_address()).
  */
 #include "providers/dwarf_points.h"
 #include "providers/emit.h"
@@ -376,6 +378,106 @@ static bool derive_process_statement(const struct probe_point *point,
 	return process_each_file(point, env, library, file_statements, &query, tail);
 }
 
+/* A statement(ADDR) point's text: process("FILE").statement(0xADDR), then `suffix` (""
+ * or ".nearest"), with the point's marks. */
+static char *address_point_text(const struct probe_point *point, const char *file,
+				unsigned long long address, const char *suffix)
+{
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "process(\"%s\").statement(0x%llx)%s", file, address, suffix);
+	add_marks(&sb, point);
+	return sb_steal(&sb);
+}
+
+/* .nearest after statement(ADDR), or nothing; .absolute is stap's error of process(PID)
+ * (inode uprobes have no absolute points) and an invalid suffix elsewhere. */
+static bool read_address_suffix(const struct probe_point *point, const struct component *stmt,
+				bool *nearest)
+{
+	const struct component *comp = stmt->next;
+
+	*nearest = comp && !comp->arg && !strcmp(comp->name, "nearest");
+	if (*nearest)
+		comp = comp->next;
+	if (!*nearest && comp && !comp->arg && !strcmp(comp->name, "absolute") &&
+	    point->components->arg && !component_string(point->components)) {
+		provider_refuse(point, "absolute process probes not available"
+			       " [man error::inode-uprobes]");
+		return false;
+	}
+	if (comp) {
+		provider_invalid_suffix(point, comp);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * process(...).statement(ADDR)[.nearest]: a uprobe at the link-time address ADDR of the
+ * process's file, which its DWARF must place in a function; as stap, ADDR must begin a
+ * line-table row ("try" the row's start), which -g lets pass with a warning. The variables
+ * are those the DWARF has there.
+ */
+static bool derive_process_address(const struct probe_point *point,
+				   const struct provider_env *env, const struct component *stmt,
+				   struct derived_point ***tail)
+{
+	char exe[PATH_MAX];
+	int64_t address = 0;
+	bool nearest;
+	struct dwtypes *dt;
+	struct dwstatement at;
+	struct derived_point *d;
+	const char *target;
+	unsigned long long offset;
+
+	component_number(stmt, &address);
+	if (!read_address_suffix(point, stmt, &nearest) || !process_file(point, env, exe))
+		return false;
+	if (usyms_check_file(exe))
+		warn_no_dwarf(exe);
+	dt = user_dwarf(env, exe);
+	if (!dt || !dwtypes_statement_at(dt, (Dwarf_Addr)address, &at) ||
+	    !usyms_file_offset(exe, (unsigned long long)address, &offset)) {
+		provider_refuse(point, "no match");
+		return false;
+	}
+	/* Literal formats: diag tells errors apart by theirs. */
+	if (at.row != (Dwarf_Addr)address && env->guru) {
+		diag_warning("address 0x%llx does not match the beginning of a statement"
+			     " (try 0x%llx)", (unsigned long long)address,
+			     (unsigned long long)at.row);
+	} else if (at.row != (Dwarf_Addr)address) {
+		diag_error("semantic error", "address 0x%llx does not match the beginning of a"
+			   " statement (try 0x%llx)\n", (unsigned long long)address,
+			   (unsigned long long)at.row);
+		provider_refuse(point, "no match");
+		return false;
+	}
+	target = target_file_path(env, exe);
+	d = derived_point_new(PROVIDER_UPROBE, point);
+	free(d->pp);
+	d->pp = address_point_text(point, target, (unsigned long long)address, "");
+	free(d->origin);
+	d->origin = address_point_text(point, target, (unsigned long long)address,
+				       nearest ? ".nearest" : "");
+	free(d->function);
+	d->function = xstrdup(at.function ? at.function : "");
+	d->symbol = xstrdup(target);
+	d->user_file = xstrdup(exe);
+	d->pc = (uint64_t)address;
+	d->offset = offset;
+	d->scope_die = at.scope;
+	d->mid_function = true;
+	free(d->comment);
+	d->comment = xasprintf(" /* pc=%s+0x%llx */", usyms_is_dynamic(exe) ? ".dynamic" :
+				".absolute", usyms_is_dynamic(exe) ? (unsigned long long)address :
+				offset);
+	add_derived_point(tail, d);
+	return true;
+}
+
 /* The components stap knows after process(PID) (no library), and after a bare process
  * (no insn). */
 static const char *const pid_names[] = { "begin", "end", "function", "insn", "mark", "plt",
@@ -472,6 +574,8 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		return derive_functions(point, env, library, func, tail);
 	if (is_string_component(func, "statement"))
 		return derive_process_statement(point, env, library, func, tail);
+	if (!library && !provider && !strcmp(func->name, "statement") && func->arg)
+		return derive_process_address(point, env, func, tail);
 	if (!strcmp(func->name, "plt") && (!func->arg || component_string(func)))
 		return derive_process_plt(point, env, library, func, tail);
 	provider_mismatch(point, func, names);
@@ -517,14 +621,20 @@ static const struct probe_type process_types[] = {
 	{ "process(number).provider(string).mark(string)", true },
 	{ "process(string).function(string)", true },
 	{ "process(string).statement(string)", true },
+	{ "process(string).statement(number)", true },
+	{ "process(string).statement(number).nearest", true },
 	{ "process(string).library(string).statement(string)", true },
 	{ "process(string).function(string).inline", true },
 	{ "process(string).library(string).function(string).inline", true },
 	{ "process.statement(string)", true },
+	{ "process.statement(number)", true },
+	{ "process.statement(number).nearest", true },
 	{ "process.library(string).statement(string)", true },
 	{ "process.function(string).inline", true },
 	{ "process.library(string).function(string).inline", true },
 	{ "process(number).statement(string)", true },
+	{ "process(number).statement(number)", true },
+	{ "process(number).statement(number).nearest", true },
 	{ "process(number).function(string).inline", true },
 	{ "process(string).function(string).call", true },
 	{ "process(string).function(string).exported", true },

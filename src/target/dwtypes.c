@@ -1442,6 +1442,30 @@ char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc)
 	return xasprintf("%s:%d:%d", file, lineno, column);
 }
 
+bool dwtypes_statement_at(struct dwtypes *dt, Dwarf_Addr pc, struct dwstatement *at)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Line *line;
+	int n;
+
+	*at = (struct dwstatement){ 0 };
+	if (!dwarf_addrdie(dt->dwarf, pc, &cu) || !(line = dwarf_getsrc_die(&cu, pc)) ||
+	    dwarf_lineaddr(line, &at->row))
+		return false;
+	n = dwarf_getscopes(&cu, pc, &scopes);
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			at->scope = dwarf_dieoffset(&scopes[i]);
+			at->function = dwarf_diename(&scopes[i]);
+			break;
+		}
+	}
+	free(scopes);
+	return at->scope != 0;
+}
+
 /* ---- Globals ---- */
 
 Dwarf_Addr dwtypes_symbol(struct dwtypes *dt, const char *name, bool function)

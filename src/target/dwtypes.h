@@ -67,6 +67,15 @@ size_t dwtypes_scope_vars(struct dwtypes *dt, Dwarf_Die *scope, Dwarf_Addr pc,
 ktype_id dwtypes_var_type(Dwarf_Die *var);
 /* "fs/read_write.c:451:1": the source line of `pc` in the line table; malloc'd, or NULL. */
 char *dwtypes_pc_source(struct dwtypes *dt, Dwarf_Addr pc);
+/* Where the address `pc` is in the DWARF: the start of its line-table row (stap's
+ * "beginning of a statement"), and the innermost function or inlined instance holding it. */
+struct dwstatement {
+	Dwarf_Addr row;
+	uint64_t scope;		/* its DIE's offset */
+	const char *function;	/* its name, the DWARF's */
+};
+/* False when no function of the DWARF holds `pc` (or no row of its line table). */
+bool dwtypes_statement_at(struct dwtypes *dt, Dwarf_Addr pc, struct dwstatement *at);
 
 /* " inlined by CALLER at FILE:LINE:COLUMN" for the inlined instance `scope` at `pc` (and
  * on, for each instance it is inlined in), as stap's "not accessible" error says; "" for a
