@@ -116,10 +116,14 @@ static const char tap_error_unlocated[] = "";
 /*
  * Takes this CPU's context for a probe hit, if the session is in `state` and nobody holds it.
  * The caller runs with preemption disabled (kprobe handlers do; process-context callers use
- * tap_context_enter_process()).
+ * tap_context_enter_process()). `quiet`: the hit's body is one the translator found quiet
+ * (it prints nothing, cannot fail, charges no MAXACTION and reads nothing of the context
+ * but its frame, src/translate/translate.c's quiet_probe()), which needs the context taken
+ * and nothing more: pp, regs and the rest are left as they are.
  */
 static __always_inline struct tap_context *
-tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int state)
+tap_context_enter_as(const struct tap_probe_point *pp, struct pt_regs *regs, int state,
+		     bool quiet)
 {
 	struct tap_context *c;
 
@@ -137,6 +141,10 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 		tap_count_skipped();
 		return NULL;
 	}
+#ifndef STP_TIMING	/* -t records every hit against its pp */
+	if (quiet)
+		return c;
+#endif
 	/* last_error is NULL between hits (tap_context_exit() clears it), and nesting 0 (calls
 	 * give back the level they take). */
 	c->pp = pp;
@@ -152,6 +160,19 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
 	return c;
 }
 
+static __always_inline struct tap_context *
+tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int state)
+{
+	return tap_context_enter_as(pp, regs, state, false);
+}
+
+/* The hit of a quiet body (tap_context_enter_as()); it ends with tap_context_exit_quiet(). */
+static __always_inline struct tap_context *
+tap_context_enter_quiet(const struct tap_probe_point *pp, struct pt_regs *regs, int state)
+{
+	return tap_context_enter_as(pp, regs, state, true);
+}
+
 /*
  * In a module of two or more probe points (the translator's emit_irqs_off()), the handlers
  * take the context with interrupts off and give it back before turning them on again: an
@@ -163,16 +184,30 @@ tap_context_enter(const struct tap_probe_point *pp, struct pt_regs *regs, int st
  * hrtimers) cost a pushf.
  */
 static __always_inline struct tap_context *
-tap_context_enter_irqsave(const struct tap_probe_point *pp, struct pt_regs *regs, int state,
-			  unsigned long *flags)
+tap_context_enter_irqsave_as(const struct tap_probe_point *pp, struct pt_regs *regs, int state,
+			     unsigned long *flags, bool quiet)
 {
 	struct tap_context *c;
 
 	raw_local_irq_save(*flags);
-	c = tap_context_enter(pp, regs, state);
+	c = tap_context_enter_as(pp, regs, state, quiet);
 	if (!c)
 		raw_local_irq_restore(*flags);
 	return c;
+}
+
+static __always_inline struct tap_context *
+tap_context_enter_irqsave(const struct tap_probe_point *pp, struct pt_regs *regs, int state,
+			  unsigned long *flags)
+{
+	return tap_context_enter_irqsave_as(pp, regs, state, flags, false);
+}
+
+static __always_inline struct tap_context *
+tap_context_enter_quiet_irqsave(const struct tap_probe_point *pp, struct pt_regs *regs,
+				int state, unsigned long *flags)
+{
+	return tap_context_enter_irqsave_as(pp, regs, state, flags, true);
 }
 
 static noinline void tap_context_exit_slow(struct tap_context *c)
@@ -199,6 +234,16 @@ static __always_inline void tap_context_exit(struct tap_context *c)
 	local_dec(&c->busy);
 }
 
+/* Ends the hit of a quiet body, which left no output and no error. */
+static __always_inline void tap_context_exit_quiet(struct tap_context *c)
+{
+#ifdef STP_TIMING
+	tap_context_exit(c);
+#else
+	local_dec(&c->busy);
+#endif
+}
+
 /* One whole hit of `body` at `pp` (timers, perf events, watchpoints): begun, run, ended. */
 static __always_inline void tap_context_run(const struct tap_probe_point *pp, struct pt_regs *regs,
 					    void (*body)(struct tap_context *c))
@@ -215,6 +260,14 @@ static __always_inline void tap_context_run(const struct tap_probe_point *pp, st
 static __always_inline void tap_context_exit_irqrestore(struct tap_context *c, unsigned long flags)
 {
 	tap_context_exit(c);
+	raw_local_irq_restore(flags);
+}
+
+/* Ends a hit that tap_context_enter_quiet_irqsave() began. */
+static __always_inline void tap_context_exit_quiet_irqrestore(struct tap_context *c,
+							      unsigned long flags)
+{
+	tap_context_exit_quiet(c);
 	raw_local_irq_restore(flags);
 }
 

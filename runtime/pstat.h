@@ -191,6 +191,20 @@ static __always_inline void tap_pstat_end_add(struct tap_stat *stat)
 	tap_pstat_seq_inc(&part->seq);
 }
 
+/*
+ * s <<< v on this CPU, for a scalar that only begin, end and error probes read and nothing
+ * deletes (the translator's pstat_unwatched): no reader runs while probes add, so the part
+ * needs neither `seq` nor a look at its generation (never moved). The readers are the same.
+ */
+static __always_inline struct tap_stat *tap_pstat_begin_add_unwatched(struct tap_pstat *ps)
+{
+	return (struct tap_stat *)this_cpu_ptr(ps->parts)->stat;
+}
+
+static __always_inline void tap_pstat_end_add_unwatched(struct tap_stat *stat)
+{
+}
+
 /* A consistent copy of `cpu`'s part into `copy`, empty when it is of an older generation;
  * returns the `seq` it was copied at. */
 static u32 tap_pstat_read_part(const struct tap_pstat *ps, int cpu, struct tap_stat *copy)

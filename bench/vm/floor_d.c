@@ -2,14 +2,18 @@
 /*
  * Floor of the benchmark's case (d):
  *   probe kernel.function("__x64_sys_getppid") { printf("%s %d\n", execname(), pid()) }
- * by hand: the line formatted into this CPU's buffer, which starts over when full. Nobody
- * reads the buffer: the floor is the formatting and the copy, where tapster's figure also
- * holds handing the lines to its loader, which writes them to a file.
+ * by hand: the line formatted into this CPU's buffer, which starts over when full. Lean: the
+ * format is known when the module is written, so the line is put together directly (the
+ * name copied, the number's digits), not through scnprintf(), which would read "%s %d\n"
+ * again on every hit. Nobody reads the buffer: the floor is the formatting and the copy,
+ * where tapster's figure also holds handing the lines to its loader, which writes them to
+ * a file.
  */
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "floor_common.h"
@@ -29,11 +33,25 @@ static struct floor_buffer **floor_buffers;
 static int pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct floor_buffer *b = floor_buffers[smp_processor_id()];
+	size_t name_len = strnlen(current->comm, TASK_COMM_LEN - 1);
+	unsigned int pid = task_tgid_nr(current);
+	char digits[10], *s;
+	int n = 0;
 
 	if (b->len > FLOOR_BUFFER_SIZE - FLOOR_LINE_MAX)
 		b->len = 0;
-	b->len += scnprintf(b->text + b->len, FLOOR_LINE_MAX, "%s %d\n", current->comm,
-			    task_tgid_nr(current));
+	s = b->text + b->len;
+	memcpy(s, current->comm, name_len);
+	s += name_len;
+	*s++ = ' ';
+	do {
+		digits[n++] = '0' + pid % 10;
+		pid /= 10;
+	} while (pid);
+	while (n)
+		*s++ = digits[--n];
+	*s++ = '\n';
+	b->len = s - b->text;
 	b->lines++;
 	return 0;
 }

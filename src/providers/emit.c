@@ -32,30 +32,32 @@ bool emit_irqs_off(const struct program *program)
 
 	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		for (const struct derived_point *d = p->points; d; d = d->next)
-			if (d->kind != PROVIDER_BEGIN && d->kind != PROVIDER_END &&
-			    d->kind != PROVIDER_ERROR && d->kind != PROVIDER_NEVER)
+			if (!provider_is_session(d->kind))
 				points++;
 	return points > 1;
 }
 
 void emit_enter(struct emit_ctx *ctx, const char *pp, const char *regs, bool preempt)
 {
+	const char *quiet = ctx->quiet ? "_quiet" : "";
+
 	if (ctx->irqs_off)
 		sb_addf(ctx->points, "\tunsigned long flags;\n\tstruct tap_context *c =\n"
-			"\t\ttap_context_enter_irqsave(%s, %s, TAP_RUNNING, &flags);\n", pp, regs);
+			"\t\ttap_context_enter%s_irqsave(%s, %s, TAP_RUNNING, &flags);\n", quiet, pp,
+			regs);
 	else if (preempt)
 		sb_addf(ctx->points, "\tstruct tap_context *c;\n\n\tpreempt_disable_notrace();\n"
-			"\tc = tap_context_enter(%s, %s, TAP_RUNNING);\n", pp, regs);
+			"\tc = tap_context_enter%s(%s, %s, TAP_RUNNING);\n", quiet, pp, regs);
 	else
-		sb_addf(ctx->points, "\tstruct tap_context *c = tap_context_enter(%s, %s, TAP_RUNNING);\n",
-			pp, regs);
+		sb_addf(ctx->points, "\tstruct tap_context *c = tap_context_enter%s(%s, %s, TAP_RUNNING);\n",
+			quiet, pp, regs);
 }
 
 void emit_run(struct emit_ctx *ctx, int probe, bool entry, bool preempt, const char *before,
 	      const char *after)
 {
-	const char *exit = ctx->irqs_off ? "tap_context_exit_irqrestore(c, flags)" :
-					   "tap_context_exit(c)";
+	char *exit = xasprintf("tap_context_exit%s%s", ctx->quiet ? "_quiet" : "",
+			       ctx->irqs_off ? "_irqrestore(c, flags)" : "(c)");
 
 	if (entry && !preempt)
 		sb_addf(ctx->points, "\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"
@@ -63,6 +65,7 @@ void emit_run(struct emit_ctx *ctx, int probe, bool entry, bool preempt, const c
 	else
 		sb_addf(ctx->points, "\tif (c) {\n%s\t\tprobe_%d%s(c);\n%s\t\t%s;\n\t}\n",
 			before, probe, entry ? "_entry" : "", after, exit);
+	free(exit);
 }
 
 static void emit_leave(struct emit_ctx *ctx, bool preempt)

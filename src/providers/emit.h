@@ -30,6 +30,9 @@ struct emit_ctx {
 	char *(*c_string)(const char *s);	/* a C string literal of s */
 	/* The module's handlers take the context with interrupts off (emit_irqs_off()). */
 	bool irqs_off;
+	/* The probe's body is quiet: its handlers take the context alone, and leave it without
+	 * looking for output or an error (runtime/context.h's tap_context_enter_quiet()). */
+	bool quiet;
 	void *translate;	/* pass 3's own state, for the callbacks */
 };
 

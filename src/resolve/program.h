@@ -42,6 +42,8 @@ struct var {
 	int64_t variance_shift;
 	bool sharded;		/* pass 3: kept in per-CPU parts (translate/shards.h) */
 	bool shard_assigns;	/* ... that its updates assign, a[k] = v (not add to) */
+	bool pstat_unwatched;	/* pass 3: a statistics scalar read only while no probe
+				 * adds to it (translate/shards.h's pstats_decide()) */
 	struct var *next;
 };
 
@@ -83,6 +85,14 @@ enum provider_kind {
 	PROVIDER_HWBKPT,	/* kernel.data(ADDR|"SYMBOL")[.length(N)].write|.rw: `address`
 				 * (0 with a symbol) and the hwbkpt_* fields */
 };
+
+/* A begin, end or error point, or one never run: the session runs it itself (from process
+ * context, while no probe of the kernel's callbacks runs), not the kernel. */
+static inline bool provider_is_session(enum provider_kind kind)
+{
+	return kind == PROVIDER_BEGIN || kind == PROVIDER_END || kind == PROVIDER_ERROR ||
+	       kind == PROVIDER_NEVER;
+}
 
 /* One concrete probe point: what a provider derived from a probe's point. */
 struct derived_point {

@@ -72,6 +72,10 @@ struct walk {
 	const struct node *update_ident;	/* the global named by the update being walked */
 	const struct used_function **seen;
 	int nseen;
+	bool (*visit)(const struct node *n, void *ctx);	/* what looks at each node */
+	bool watching;			/* the probe walked runs while others do */
+	bool *watched;			/* per statistics scalar: read while probes run, or
+					 * deleted */
 };
 
 static int global_index(const struct program *program, const struct var *v)
@@ -93,7 +97,7 @@ static void walk_function(struct walk *w, const struct used_function *f)
 			return;
 	w->seen = xrealloc(w->seen, (size_t)(w->nseen + 1) * sizeof(*w->seen));
 	w->seen[w->nseen++] = f;
-	node_any(f->function->body, visit, w);
+	node_any(f->function->body, w->visit, w);
 	if (f->next_overload)
 		walk_function(w, f->next_overload);
 }
@@ -131,9 +135,9 @@ static void walk_probe(struct walk *w, const struct derived_probe *p)
 	memset(w->updates, 0, (size_t)n * sizeof(*w->updates));
 	memset(w->others, 0, (size_t)n * sizeof(*w->others));
 	w->nseen = 0;
-	node_any(p->body, visit, w);
+	node_any(p->body, w->visit, w);
 	for (int k = 0; k < p->entries.len; k++)
-		node_any(p->entries.items[k], visit, w);
+		node_any(p->entries.items[k], w->visit, w);
 }
 
 static bool mark_condition_global(const struct node *n, void *ctx)
@@ -152,7 +156,8 @@ void shards_decide(struct program *program)
 		n++;
 	bool *updated = xcalloc((size_t)n + 1, sizeof(bool));
 	bool *mixed = xcalloc((size_t)n + 1, sizeof(bool));
-	struct walk w = { .program = program, .nglobals = n, .updates = xcalloc((size_t)n + 1, sizeof(bool)),
+	struct walk w = { .program = program, .nglobals = n, .visit = visit,
+			  .updates = xcalloc((size_t)n + 1, sizeof(bool)),
 			  .others = xcalloc((size_t)n + 1, sizeof(bool)),
 			  .adds = xcalloc((size_t)n + 1, sizeof(bool)),
 			  .assigns = xcalloc((size_t)n + 1, sizeof(bool)) };
@@ -179,5 +184,67 @@ void shards_decide(struct program *program)
 	free(w.others);
 	free(w.adds);
 	free(w.assigns);
+	free(w.seen);
+}
+
+/* A statistics scalar named by node `n`, or NULL. */
+static const struct var *stat_scalar(const struct node *n)
+{
+	const struct var *v = n && n->kind == N_IDENT ? n->sym : NULL;
+
+	return v && v->global && v->type == TYPE_STATS && !v->arity ? v : NULL;
+}
+
+static bool visit_stats(const struct node *n, void *ctx)
+{
+	struct walk *w = ctx;
+	const struct var *v;
+
+	if (n->kind == N_ASSIGN && n->op == OP_STATS_ADD && stat_scalar(n->lhs)) {
+		w->update_ident = n->lhs;
+	} else if (n->kind == N_DELETE && (v = stat_scalar(n->lhs))) {
+		w->watched[global_index(w->program, v)] = true;
+	} else if ((v = stat_scalar(n)) && n != w->update_ident) {
+		if (w->watching)
+			w->watched[global_index(w->program, v)] = true;
+	} else if (n->kind == N_CALL && n->sym) {
+		walk_function(w, n->sym);
+	}
+	return false;
+}
+
+/* A probe of begin, end and error points alone: it runs while no other probe does
+ * (the begin probes before the others are armed, the end and error probes after they are
+ * gone). */
+static bool runs_alone(const struct derived_probe *p)
+{
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		if (!provider_is_session(d->kind))
+			return false;
+	return true;
+}
+
+void pstats_decide(struct program *program)
+{
+	int n = 0, i = 0;
+
+	for (struct var *g = program->globals; g; g = g->next)
+		n++;
+	struct walk w = { .program = program, .nglobals = n, .visit = visit_stats,
+			  .updates = xcalloc((size_t)n + 1, sizeof(bool)),
+			  .others = xcalloc((size_t)n + 1, sizeof(bool)),
+			  .watched = xcalloc((size_t)n + 1, sizeof(bool)) };
+
+	for (const struct derived_probe *p = program->probes; p; p = p->next) {
+		w.watching = !runs_alone(p);
+		walk_probe(&w, p);
+		node_any(p->cond, visit_stats, &w);
+	}
+	for (struct var *g = program->globals; g; g = g->next, i++)
+		g->pstat_unwatched = stat_scalar(&(struct node){ .kind = N_IDENT, .sym = g }) &&
+				     !w.watched[i];
+	free(w.updates);
+	free(w.others);
+	free(w.watched);
 	free(w.seen);
 }

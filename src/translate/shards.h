@@ -18,6 +18,14 @@
 /* Sets `sharded` on the program's globals that are. */
 void shards_decide(struct program *program);
 
+/*
+ * Sets `pstat_unwatched` on the statistics scalars that no probe reads while others run (only
+ * begin, end and error probes read them, directly or through functions) and none deletes:
+ * their adds go to their CPU's part without the protocol that lets a reader elsewhere copy
+ * it whole, or a delete empty it (runtime/pstat.h's tap_pstat_begin_add_unwatched()).
+ */
+void pstats_decide(struct program *program);
+
 /* The update of statement `stmt` (an N_EXPR_STMT) when it is one of a global's that a
  * sharded global's probes make without its lock, else NULL. */
 const struct node *shard_update(const struct node *stmt);

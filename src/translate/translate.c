@@ -26,6 +26,7 @@ struct unit {
 	char *name;		/* function_f, probe_0 */
 	struct strbuf fields;	/* the frame's members */
 	char *code;		/* the C function(s) */
+	char *prototype;	/* a function's declaration, without the ';'; NULL for probes */
 	struct unit *next;
 };
 
@@ -44,7 +45,7 @@ struct module {
 	struct regex_table regexes;	/* the patterns of =~ and !~ */
 };
 
-static void add_unit(struct module *m, char *name, struct strbuf *fields, char *code)
+static struct unit *add_unit(struct module *m, char *name, struct strbuf *fields, char *code)
 {
 	struct unit *u = xcalloc(1, sizeof(*u));
 
@@ -53,6 +54,7 @@ static void add_unit(struct module *m, char *name, struct strbuf *fields, char *
 	u->code = code;
 	*m->units_tail = u;
 	m->units_tail = &u->next;
+	return u;
 }
 
 static void add_field(struct strbuf *fields, enum type type, const char *name)
@@ -191,9 +193,17 @@ static void translate_function(struct module *m, struct used_function *f)
 	if (f->ret == TYPE_LONG || f->ret == TYPE_STRING)
 		add_field(&b.fields, f->ret, "retvalue");
 	sb_add(&code, comment);
-	sb_addf(&code, "static void function_%s(struct tap_context *c)\n{\n", name);
-	sb_addf(&code, "\tstruct frame_function_%s *l = &c->frames[c->nesting].function_%s;\n",
-		name, name);
+	char *prototype = frameless(f) ?
+		xasprintf("static void function_%s(struct tap_context *c,\n"
+			  "\t\t\tstruct frame_function_%s *l)", name, name) :
+		xasprintf("static void function_%s(struct tap_context *c)", name);
+
+	sb_addf(&code, "%s\n{\n", prototype);
+	if (frameless(f))
+		sb_add(&code, "\t(void)c;\n");
+	else
+		sb_addf(&code, "\tstruct frame_function_%s *l = &c->frames[c->nesting].function_%s;\n",
+			name, name);
 	size_t decl_at = code.len;
 
 	sb_add(&code, "\n\t(void)l;\n");
@@ -212,7 +222,8 @@ static void translate_function(struct module *m, struct used_function *f)
 		embedded_function(&code, f);
 	}
 	sb_add(&code, "}\n\n");
-	add_unit(m, xasprintf("function_%s", name), &b.fields, sb_steal(&code));
+	add_unit(m, xasprintf("function_%s", name), &b.fields, sb_steal(&code))->prototype =
+		prototype;
 	free(b.code.buf);
 	free(comment);
 }
@@ -411,13 +422,19 @@ static void probe_entry_handler(struct derived_probe *p, struct body *b, struct 
 	b->in_entry_handler = false;
 }
 
+/* The session's -D defines `name`. */
+static bool user_defined(const struct session *s, const char *name)
+{
+	for (int i = 0; i < s->ndefines; i++)
+		if (!strcmp(s->defines[i].name, name))
+			return true;
+	return false;
+}
+
 /* -t (or -DSTP_TIMING): the module times its probe points' hits, as stap's. */
 static bool timing_build(const struct session *s)
 {
-	for (int i = 0; i < s->ndefines; i++)
-		if (!strcmp(s->defines[i].name, "STP_TIMING"))
-			return true;
-	return false;
+	return user_defined(s, "STP_TIMING");
 }
 
 /* A point's index in stap's list of the program's probe points: in probe order. */
@@ -525,6 +542,67 @@ static void emit_release(struct module *m)
 	free(m->emit_states);
 }
 
+/* A function a quiet body may call: one definition, of embedded C that cannot fail and
+ * prints nothing (gettimeofday_ns(), cpu()...). */
+static bool quiet_function(const struct used_function *f)
+{
+	return cannot_fail(f) && !f->next_overload &&
+	       !names_identifier(f->function->embedded, "STAP_PRINTF");
+}
+
+/* A node that a quiet body may not hold: anything but numbers, numeric and statistics
+ * variables, arithmetic, comparisons and assignments on them that cannot fail, and calls of
+ * quiet functions (`ctx`, the module: not with -DMAXNESTING, which could make a call fail,
+ * nor with the script's own top-level C, whose macros could reach the context). */
+static bool loud_node(const struct node *n, void *ctx)
+{
+	const struct module *m = ctx;
+
+	switch (n->kind) {
+	case N_CALL:
+		return user_defined(m->session, "MAXNESTING") || m->program->nembeds ||
+		       !quiet_function(n->sym);
+	case N_BLOCK:
+	case N_NULL:
+	case N_EXPR_STMT:
+	case N_NUMBER:
+	case N_PREINC:
+	case N_POSTINC:
+	case N_ENTRY:
+		return false;
+	case N_IDENT:
+		return n->type != TYPE_LONG && n->type != TYPE_STATS;
+	case N_UNARY:
+		return n->op == '&';
+	case N_BINARY:
+		return n->op == '/' || n->op == '%' || n->op == OP_MATCH || n->op == OP_NOMATCH ||
+		       n->lhs->type != TYPE_LONG || n->rhs->type != TYPE_LONG;
+	case N_ASSIGN:
+		return n->op == OP_ASSIGN_BASE + '/' || n->op == OP_ASSIGN_BASE + '%';
+	default:
+		return true;
+	}
+}
+
+/*
+ * A quiet probe: its body and @entry values print nothing, cannot fail, charge no MAXACTION,
+ * take no lock and read nothing of the context but their frame (no target variable, only
+ * quiet functions), so its handlers take the context and give it back, and nothing more
+ * (runtime/context.h's tap_context_enter_quiet()): n++ on a kprobe costs what a
+ * hand-written kprobe's counter does, and the taking.
+ */
+static bool quiet_probe(const struct module *m, const struct derived_probe *p,
+			const struct body *b, bool locks)
+{
+	if (locks || b->charged_actions || b->writes_conditions || p->cond ||
+	    node_any(p->body, loud_node, (void *)m))
+		return false;
+	for (int i = 0; i < p->entries.len; i++)
+		if (node_any(p->entries.items[i], loud_node, (void *)m))
+			return false;
+	return true;
+}
+
 static void translate_probe(struct module *m, struct derived_probe *p)
 {
 	struct body b = { .probe = p, .indent = 1, .condition_globals = m->condition_globals,
@@ -533,6 +611,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	struct derived_point *first = p->points;
 	char *what = xasprintf("probe %s", first->origin);
 	char *comment = source_comment(what, p->probe->loc);
+	bool entry_locks = false;
 
 	b.sink = &b.code;
 	scope_fields(&b.fields, &p->scope);
@@ -541,6 +620,7 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 
 		plan_locks(&b, &code, name, lock_plan_for(m->program, NULL, &p->entries));
 		free(name);
+		entry_locks = b.locks != NULL;
 		probe_entry_handler(p, &b, &code);
 	}
 	char *locks = xasprintf("probe_%d_locks", p->index);
@@ -551,7 +631,9 @@ static void translate_probe(struct module *m, struct derived_probe *p)
 	b.code = (struct strbuf){ 0 };
 	sb_add(&code, comment);
 	probe_body(m, p, &b, &code);
+	m->emit.quiet = quiet_probe(m, p, &b, entry_locks || b.locks);
 	emit_points(m, p);
+	m->emit.quiet = false;
 	add_unit(m, xasprintf("probe_%d", p->index), &b.fields, sb_steal(&code));
 	free(b.code.buf);
 	free(b.locks);
@@ -635,10 +717,22 @@ static void write_stat_parts(struct module *m, const struct var *v, struct strbu
 	sb_addf(release, "\ttap_pstat_free(&tap_ps_%s);\n", v->c_name);
 }
 
-/* A sharded scalar's parts, one per CPU (runtime/shards.h). */
-static void write_scalar_parts(struct module *m, const struct var *v, struct strbuf *init,
-			       struct strbuf *release)
+/* The first sharded scalars' parts are the module's own per-CPU variables (static: the
+ * update is one instruction, as a hand-written module's counter, where a part allocated at
+ * the start is reached through its pointer first); the rest are allocated, as the static
+ * ones come from the kernel's small reserve that all modules share (8 kB). */
+#define STATIC_SCALAR_PARTS 8
+
+/* A sharded scalar's parts, one per CPU (runtime/shards.h); `index`: its place among them. */
+static void write_scalar_parts(struct module *m, const struct var *v, int index,
+			       struct strbuf *init, struct strbuf *release)
 {
+	if (index < STATIC_SCALAR_PARTS) {
+		fprintf(m->out, "static DEFINE_PER_CPU(struct tap_sscalar_part, tap_ssp_%s);\n"
+			"static struct tap_sscalar_part __percpu *const tap_ss_%s = &tap_ssp_%s;\n",
+			v->c_name, v->c_name, v->c_name);
+		return;
+	}
 	fprintf(m->out, "static struct tap_sscalar_part __percpu *tap_ss_%s;\n", v->c_name);
 	sb_addf(init, "\tif (tap_sscalar_init(&tap_ss_%s))\n\t\treturn -ENOMEM;\n", v->c_name);
 	sb_addf(release, "\ttap_sscalar_free(tap_ss_%s);\n", v->c_name);
@@ -662,6 +756,7 @@ static void write_hist_failure(struct strbuf *init, const struct var *v)
 static void write_arrays(struct module *m)
 {
 	struct strbuf init = { 0 }, release = { 0 };
+	int scalars = 0;
 
 	sb_add(&init, "");
 	sb_add(&release, "");
@@ -676,7 +771,7 @@ static void write_arrays(struct module *m)
 		else if (v->type == TYPE_STATS)
 			write_stat_parts(m, v, &init, &release);
 		else if (v->sharded)
-			write_scalar_parts(m, v, &init, &release);
+			write_scalar_parts(m, v, scalars++, &init, &release);
 	fprintf(m->out, "\nstatic int tap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n"
 		"static void tap_globals_free(void)\n{\n%s}\n\n", init.buf, release.buf);
 	free(init.buf);
@@ -1049,8 +1144,8 @@ static void write_module(struct module *m)
 		fputs(m->program->kernel_lines, m->out);
 	write_tapset_embeds(m);
 	for (struct unit *u = m->units; u; u = u->next)
-		if (!strncmp(u->name, "function_", 9))
-			fprintf(m->out, "static void %s(struct tap_context *c);\n", u->name);
+		if (u->prototype)
+			fprintf(m->out, "%s;\n", u->prototype);
 	fputc('\n', m->out);
 	for (struct unit *u = m->units; u; u = u->next)
 		fputs(u->code, m->out);
@@ -1170,6 +1265,7 @@ int translate(struct session *session, struct program *program, FILE *out)
 	emit_start(&m);
 	collect_conditions(&m);
 	shards_decide(program);
+	pstats_decide(program);
 	for (struct used_function *f = program->functions; f; f = f->next)
 		translate_function(&m, f);
 	for (struct derived_probe *p = program->probes; p; p = p->next)

@@ -30,6 +30,7 @@ struct body {
 	int ntemps;
 	int nlabels;
 	int pending_actions;		/* statements not yet taken from MAXACTION */
+	bool charged_actions;		/* it takes from MAXACTION somewhere */
 	int indent;
 	int break_label, continue_label;	/* of the innermost loop, 0 outside loops */
 	int catch_label;		/* where a runtime error goes: catch_N in a try, 0: out */
@@ -51,6 +52,16 @@ struct body {
 };
 
 void emit(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether C code names `word` as an identifier. */
+bool names_identifier(const char *code, const char *word);
+/* An embedded-C function that never names its context (CONTEXT, or c itself), STAP_ERROR
+ * nor a memory macro of runtime/loc2c.h (kread ...) cannot set an error: its call needs no
+ * check after it. */
+bool cannot_fail(const struct used_function *f);
+/* A function that cannot fail, of numbers only (its parameters and value): its frame is
+ * the caller's C local, given as `l`, not a level of the context's frames. */
+bool frameless(const struct used_function *f);
 
 /* A C expression of the node's value: int64_t for longs, const char * for strings. */
 char *gen_expr(struct body *b, struct node *n);

@@ -673,6 +673,7 @@ static void gen_stat_add(struct body *b, const struct var *v, const char *ref,
 static char *gen_stat_add_part(struct body *b, struct node *n)
 {
 	const struct var *v = n->lhs->sym;
+	const char *unwatched = v->pstat_unwatched ? "_unwatched" : "";
 	char *value = gen_expr(b, n->rhs);
 	char *saved = new_temp(b, TYPE_LONG);
 
@@ -680,9 +681,10 @@ static char *gen_stat_add_part(struct body *b, struct node *n)
 	/* The part in a C local, not a frame slot: a register on the hot path. */
 	emit(b, "{");
 	b->indent++;
-	emit(b, "struct tap_stat *part = tap_pstat_begin_add(&tap_ps_%s);", v->c_name);
+	emit(b, "struct tap_stat *part = tap_pstat_begin_add%s(&tap_ps_%s);", unwatched,
+	     v->c_name);
 	gen_stat_add(b, v, "(*part)", saved);
-	emit(b, "tap_pstat_end_add(part);");
+	emit(b, "tap_pstat_end_add%s(part);", unwatched);
 	b->indent--;
 	emit(b, "}");
 	free(value);
@@ -800,8 +802,7 @@ static const char *callee_frame(const struct body *b)
 	return b->function ? "c->frames[c->nesting + 1]" : "c->frames[1]";
 }
 
-/* Whether C code names `word` as an identifier. */
-static bool names_identifier(const char *code, const char *word)
+bool names_identifier(const char *code, const char *word)
 {
 	size_t len = strlen(word);
 
@@ -815,10 +816,7 @@ static bool names_identifier(const char *code, const char *word)
 	return false;
 }
 
-/* An embedded-C function that never names its context (CONTEXT, or c itself), STAP_ERROR
- * nor a memory macro of runtime/loc2c.h cannot set an error: its call needs no check after
- * it. */
-static bool cannot_fail(const struct used_function *f)
+bool cannot_fail(const struct used_function *f)
 {
 	static const char *const raisers[] = {
 		"CONTEXT", "c", "STAP_ERROR", "kread", "uread", "kwrite", "uwrite",
@@ -834,6 +832,35 @@ static bool cannot_fail(const struct used_function *f)
 	return true;
 }
 
+bool frameless(const struct used_function *f)
+{
+	if (!cannot_fail(f) || (f->ret != TYPE_LONG && f->ret != TYPE_VOID))
+		return false;
+	for (const struct var *p = f->scope.vars; p && p->is_param; p = p->next)
+		if (p->type != TYPE_LONG)
+			return false;
+	return true;
+}
+
+/* The call of a frameless() function: its frame a C local (registers, once inlined). */
+static void call_frameless(struct body *b, const struct used_function *f, char **args,
+			   const char *result)
+{
+	const char *name = f->c_name;
+	int i = 0;
+
+	emit(b, "{");
+	b->indent++;
+	emit(b, "struct frame_function_%s callee = { 0 };", name);
+	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next, i++)
+		emit(b, "callee.v_%s = %s;", p->name, args[i]);
+	emit(b, "function_%s(c, &callee);", name);
+	if (result)
+		emit(b, "%s = callee.retvalue;", result);
+	b->indent--;
+	emit(b, "}");
+}
+
 /* Runs one definition of a function on the evaluated `args`; its value into `result`. */
 static void call_definition(struct body *b, const struct used_function *f, char **args,
 			    const char *result, const char *loc)
@@ -841,6 +868,10 @@ static void call_definition(struct body *b, const struct used_function *f, char 
 	const char *name = f->c_name, *frame = callee_frame(b);
 	int i = 0;
 
+	if (frameless(f)) {
+		call_frameless(b, f, args, result);
+		return;
+	}
 	for (struct var *p = f->scope.vars; p && p->is_param; p = p->next, i++) {
 		if (p->type == TYPE_STRING)
 			emit(b, "tap_strcpy(%s.function_%s.v_%s, %s);", frame, name, p->name,
@@ -1051,6 +1082,7 @@ static void record_actions(struct body *b, int actions, const struct node *at, b
 		char *loc = location_literal(statement_token(at));
 
 		emit(b, "c->actions_remaining -= %d;", b->pending_actions);
+		b->charged_actions = true;
 		emit(b, "if (unlikely(c->actions_remaining <= 0)) {");
 		emit(b, "\ttap_set_error(c, \"MAXACTION exceeded\", %s);", loc);
 		emit_error_goto(b, "\t");
