@@ -422,22 +422,27 @@ static const char *const tap_sc_errnos[] __maybe_unused = {
 	"ESERVERFAULT", "EBADTYPE", "EJUKEBOX", "EIOCBQUEUED", "ERECALLCONFLICT",
 };
 
-static const char *const tap_sc_signals[] __maybe_unused = {
-	"SIG_0", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
-	"SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM",
-	"SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
-	"SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
-	"SIGIO", "SIGPWR", "SIGSYS",
+/* The signals stap names, in its order (SIGPIPE before SIGUSR2, which a signal set follows):
+ * no SIGSTKFLT and no real-time signal (those are 0x10, 0x20...), SIGIO as SIGIO/SIGPOLL,
+ * and ptrace's SIGTRAP|0x80 as TRACESYSGOOD. */
+static const struct tap_sc_name tap_sc_signals[] __maybe_unused = {
+	{ 0, "SIG_0" }, { 1, "SIGHUP" }, { 2, "SIGINT" }, { 3, "SIGQUIT" }, { 4, "SIGILL" },
+	{ 5, "SIGTRAP" }, { 6, "SIGABRT" }, { 7, "SIGBUS" }, { 8, "SIGFPE" }, { 9, "SIGKILL" },
+	{ 10, "SIGUSR1" }, { 11, "SIGSEGV" }, { 13, "SIGPIPE" }, { 12, "SIGUSR2" },
+	{ 14, "SIGALRM" }, { 15, "SIGTERM" }, { 17, "SIGCHLD" }, { 18, "SIGCONT" },
+	{ 19, "SIGSTOP" }, { 20, "SIGTSTP" }, { 21, "SIGTTIN" }, { 22, "SIGTTOU" },
+	{ 23, "SIGURG" }, { 24, "SIGXCPU" }, { 25, "SIGXFSZ" }, { 26, "SIGVTALRM" },
+	{ 27, "SIGPROF" }, { 28, "SIGWINCH" }, { 29, "SIGIO/SIGPOLL" }, { 30, "SIGPWR" },
+	{ 31, "SIGSYS" }, { 0x85, "TRACESYSGOOD" },
 };
 
+static inline void tap_sc_lookup(char *buf, unsigned long v, const struct tap_sc_name *table,
+				 size_t n);
+
+/* A signal's name as stap shows one: its name, else its value in hex (0x10, 0x22). */
 static inline void tap_sc_signal_name(char *buf, long sig)
 {
-	if (sig >= 0 && sig < (long)ARRAY_SIZE(tap_sc_signals))
-		strscpy(buf, tap_sc_signals[sig], MAXSTRINGLEN);
-	else if (sig > 32 && sig <= 64)
-		snprintf(buf, MAXSTRINGLEN, "SIGRTMIN+%ld", sig - 32);
-	else
-		snprintf(buf, MAXSTRINGLEN, "%ld", sig);
+	tap_sc_lookup(buf, (unsigned long)sig, tap_sc_signals, ARRAY_SIZE(tap_sc_signals));
 }
 
 /* The names of the bits of `v` in `table` joined by |, what no name covers as |0xN;
@@ -557,19 +562,21 @@ static inline void tap_sc_lookup(char *buf, unsigned long v, const struct tap_sc
 	snprintf(buf, MAXSTRINGLEN, "0x%lx", v);
 }
 
-/* A signal set as stap shows one: [SIGINT|SIGTERM] by the standard signals it holds
- * (SIGSTKFLT and the real-time ones left out, SIGIO as SIGIO/SIGPOLL), [EMPTY]. */
+/* A signal set as stap shows one: [SIGINT|SIGTERM] by the signals it names that the set
+ * holds, in its order (SIGSTKFLT and the real-time ones left out), [EMPTY]. */
 static inline void tap_sc_sigset(char *buf, unsigned long set)
 {
 	size_t len = 0;
-	int sig;
+	size_t i;
 
 	buf[0] = '\0';
-	for (sig = 1; sig < 32; sig++) {
-		if (sig == 16 || !(set & (1UL << (sig - 1))))
+	for (i = 0; i < ARRAY_SIZE(tap_sc_signals); i++) {
+		unsigned long sig = tap_sc_signals[i].value;
+
+		if (sig == 0 || sig > 64 || !(set & (1UL << (sig - 1))))
 			continue;
 		len += scnprintf(buf + len, MAXSTRINGLEN - len, "%s%s", len ? "|" : "[",
-				 sig == 29 ? "SIGIO/SIGPOLL" : tap_sc_signals[sig]);
+				 tap_sc_signals[i].name);
 	}
 	scnprintf(buf + len, MAXSTRINGLEN - len, "%s", len ? "]" : "[EMPTY]");
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -155,38 +156,36 @@ char *read_text_file(const char *path, size_t *len)
 	return sb_steal(&sb);
 }
 
-/* The edit distance of a and b, or `limit` + 1 when it is more than `limit`. */
-static size_t edit_distance(const char *a, const char *b, size_t limit)
+/* stap's distance between two names: an edit distance where a kept character costs 0, a
+ * character replaced by the same letter in the other case 1, and any other replacement,
+ * insertion or deletion 2; but characters inserted or deleted at the start of either
+ * name, before any other edit, cost 1 (stap's table starts from the plain distance). */
+static size_t name_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	size_t *row;
+	size_t *row = xmalloc((lb + 1) * sizeof(*row));
 	size_t result;
 
-	if ((la > lb ? la - lb : lb - la) > limit)
-		return limit + 1;
-	row = xmalloc((lb + 1) * sizeof(*row));
 	for (size_t j = 0; j <= lb; j++)
 		row[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t diagonal = row[0], smallest;
+		size_t diagonal = row[0];
 
-		row[0] = smallest = i;
+		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t above = row[j];
-			size_t best = diagonal + (a[i - 1] != b[j - 1]);
+			size_t above = row[j], best;
+			unsigned char ca = (unsigned char)a[i - 1], cb = (unsigned char)b[j - 1];
 
-			if (above + 1 < best)
-				best = above + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
+			if (ca == cb)
+				best = diagonal;
+			else
+				best = diagonal + (tolower(ca) == tolower(cb) ? 1 : 2);
+			if (above + 2 < best)
+				best = above + 2;
+			if (row[j - 1] + 2 < best)
+				best = row[j - 1] + 2;
 			row[j] = best;
 			diagonal = above;
-			if (best < smallest)
-				smallest = best;
-		}
-		if (smallest > limit) {
-			free(row);
-			return limit + 1;
 		}
 	}
 	result = row[lb];
@@ -199,64 +198,74 @@ struct candidate {
 	size_t distance;
 };
 
+/* Nearest first; at the same distance, in byte order (stap keeps its names in a set). */
 static int compare_candidates(const void *pa, const void *pb)
 {
 	const struct candidate *a = pa, *b = pb;
-	size_t la = strlen(a->name), lb = strlen(b->name);
 
 	if (a->distance != b->distance)
 		return a->distance < b->distance ? -1 : 1;
-	if (la != lb)
-		return la < lb ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
-void sort_nearest(const char *name, const char **names, size_t count)
+/* sort_nearest(), each name measured as `prefix` and the name. */
+static size_t sort_nearest_as(const char *name, const char **names, size_t count,
+			      const char *prefix)
 {
 	struct candidate *all = xcalloc(count + 1, sizeof(*all));
+	size_t kept = 0;
 
-	for (size_t i = 0; i < count; i++)
-		all[i] = (struct candidate){ names[i], edit_distance(name, names[i], SIZE_MAX - 1) };
-	qsort(all, count, sizeof(*all), compare_candidates);
-	for (size_t i = 0; i < count; i++)
-		names[i] = all[i].name;
+	for (size_t i = 0; i < count; i++) {
+		char *measured;
+
+		if (!*names[i])
+			continue;
+		measured = xasprintf("%s%s", prefix, names[i]);
+		all[kept++] = (struct candidate){ names[i], name_distance(name, measured) };
+		free(measured);
+	}
+	qsort(all, kept, sizeof(*all), compare_candidates);
+	count = 0;
+	for (size_t i = 0; i < kept; i++)
+		if (!count || strcmp(names[count - 1], all[i].name))
+			names[count++] = all[i].name;
 	free(all);
+	return count;
 }
 
-enum { SIMILAR_MAX = 5, SIMILAR_DISTANCE = 5 };
+size_t sort_nearest(const char *name, const char **names, size_t count)
+{
+	return sort_nearest_as(name, names, count, "");
+}
+
+enum { SIMILAR_MAX = 5 };
+
+char *similar_names_as(const char *name, const char *const *names, size_t count,
+		       const char *prefix)
+{
+	const char **sorted = xcalloc(count + 1, sizeof(*sorted));
+	struct strbuf sb = { 0 };
+	size_t nbest;
+
+	memcpy(sorted, names, count * sizeof(*sorted));
+	nbest = sort_nearest_as(name, sorted, count, prefix);
+	if (nbest > SIMILAR_MAX)
+		nbest = SIMILAR_MAX;
+	if (nbest == 0) {
+		free(sorted);
+		return xstrdup("");
+	}
+	sb_add(&sb, " (similar: ");
+	for (size_t i = 0; i < nbest; i++)
+		sb_addf(&sb, "%s%s", i ? ", " : "", sorted[i]);
+	sb_addc(&sb, ')');
+	free(sorted);
+	return sb_steal(&sb);
+}
 
 char *similar_names(const char *name, const char *const *names, size_t count)
 {
-	return similar_names_within(name, names, count, SIMILAR_DISTANCE);
-}
-
-char *similar_names_within(const char *name, const char *const *names, size_t count,
-			   size_t distance)
-{
-	struct candidate best[SIMILAR_MAX + 1];
-	size_t nbest = 0;
-	struct strbuf sb = { 0 };
-
-	for (size_t i = 0; i < count; i++) {
-		size_t limit = nbest == SIMILAR_MAX ? best[SIMILAR_MAX - 1].distance : distance;
-		size_t d = edit_distance(name, names[i], limit);
-
-		struct candidate c = { names[i], d };
-
-		if (d > limit)
-			continue;
-		if (nbest == SIMILAR_MAX && compare_candidates(&c, &best[SIMILAR_MAX - 1]) >= 0)
-			continue;
-		best[nbest < SIMILAR_MAX ? nbest++ : SIMILAR_MAX - 1] = c;
-		qsort(best, nbest, sizeof(best[0]), compare_candidates);
-	}
-	if (nbest == 0)
-		return xstrdup("");
-	sb_add(&sb, " (similar: ");
-	for (size_t i = 0; i < nbest; i++)
-		sb_addf(&sb, "%s%s", i ? ", " : "", best[i].name);
-	sb_addc(&sb, ')');
-	return sb_steal(&sb);
+	return similar_names_as(name, names, count, "");
 }
 
 int make_dirs(const char *dir)

@@ -32,15 +32,19 @@ char *sb_steal(struct strbuf *sb);	/* returns the buffer (never NULL) and resets
  * errno set when it can't be read. */
 char *read_text_file(const char *path, size_t *len);
 
-/* stap's suggestion for a name it does not know: " (similar: a, b, c)" naming the five
- * nearest of `names` by edit distance (then shorter first, then by name), or "" when none
- * is near. Always a new string. */
+/* stap's suggestion for a name it does not know: " (similar: a, b, c)" naming the five of
+ * `names` nearest to `name` (as sort_nearest() orders them), or "" when there are none.
+ * Always a new string. */
 char *similar_names(const char *name, const char *const *names, size_t count);
-/* Sorts `names` nearest to `name` first: by edit distance, then length, then name. */
-void sort_nearest(const char *name, const char **names, size_t count);
-/* The same with another limit on the edit distance. */
-char *similar_names_within(const char *name, const char *const *names, size_t count,
-			   size_t distance);
+/* The same, each of `names` measured as `prefix` and the name (stap measures tracepoints by
+ * the names of its query functions, "stapprobe_sched_switch"); the names are shown bare. */
+char *similar_names_as(const char *name, const char *const *names, size_t count,
+		       const char *prefix);
+/* Sorts `names` as stap orders its suggestions: by stap's weighted edit distance to `name`
+ * (2 an insertion, deletion or replacement, 1 a replacement by the other case of the
+ * letter), then in byte order; empty names and repeats are dropped. Returns how many are
+ * left. */
+size_t sort_nearest(const char *name, const char **names, size_t count);
 
 /* tapster's directory of caches (malloc'd): $TAPSTER_DIR, else $TAPSTER_CACHE, else
  * ${XDG_CACHE_HOME:-~/.cache}/tapster. */

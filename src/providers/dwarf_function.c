@@ -320,17 +320,31 @@ void dwarf_missing(const struct probe_point *point, const struct provider_env *e
 	free(reason);
 }
 
-/* stap's "no match", with the nearest function names (none for a statement). */
+/* stap's "no match", with the nearest function names (none for a statement): those of
+ * the symbol table, and of the inlined functions when no file narrows the point (stap
+ * gathers those from the compilation units it searched). */
 static void no_match(const struct probe_point *point, const struct dw_spec *spec,
-		     const struct ksyms *ks)
+		     const struct ksyms *ks, const struct dwpoints *dp)
 {
-	size_t count;
-	const char *const *names = ks && !diag_quiet() ? ksyms_names(ks, &count) : NULL;
-	char *similar = names && spec ? similar_names(spec->function, names, count) : xstrdup("");
+	size_t count = 0, nsites = 0;
+	const char *const *symbols = ks && !diag_quiet() ? ksyms_names(ks, &count) : NULL;
+	struct dw_site *sites = symbols && dp && spec && !spec->file ?
+				dwpoints_sites_named(dp, "*", false, &nsites) : NULL;
+	const char **names = xcalloc(count + nsites + 1, sizeof(*names));
+	size_t n = 0;
+	char *similar;
 
+	for (size_t i = 0; i < count; i++)
+		names[n++] = symbols[i];
+	for (size_t i = 0; i < nsites; i++)
+		if (sites[i].is_inline)
+			names[n++] = sites[i].name;
+	similar = symbols && spec ? similar_names(spec->function, names, n) : xstrdup("");
 	/* stap names DWARF's suggestions "similar functions". */
 	provider_no_match(point, similar, "functions", "functions");
 	free(similar);
+	free(names);
+	free(sites);
 }
 
 /* stap 4.8 ignores the line of a function point; it warns unless the point names one
@@ -668,7 +682,7 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		return false;
 	if (!parse_spec(component_string(func), &spec)) {
 		free_spec(&spec);
-		no_match(point, NULL, NULL);
+		no_match(point, NULL, NULL, NULL);
 		return false;
 	}
 	taken = function_points(&fs, &spec);
@@ -681,7 +695,7 @@ bool derive_dwarf_function(const struct probe_point *point, const struct compone
 		**tail = first;
 		*tail = fs.local;
 	} else {
-		no_match(point, &spec, t.ks);
+		no_match(point, &spec, t.ks, t.dp);
 	}
 	free_spec(&spec);
 	return taken > 0;
@@ -960,12 +974,12 @@ bool derive_dwarf_statement(const struct probe_point *point, const struct compon
 		return false;
 	if (!parse_spec(component_string(stmt), &spec)) {
 		free_spec(&spec);
-		no_match(point, NULL, NULL);
+		no_match(point, NULL, NULL, NULL);
 		return false;
 	}
 	taken = statement_points(point, &t, &spec, tail);
 	if (!taken)
-		no_match(point, NULL, t.ks);
+		no_match(point, NULL, t.ks, NULL);
 	free_spec(&spec);
 	return taken > 0;
 }

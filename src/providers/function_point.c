@@ -62,13 +62,19 @@ void add_function_point(const struct function_match *m, const char *name,
 }
 
 void function_no_match(const struct probe_point *point, const char *pattern,
-		       const char *const *names, size_t count)
+		       const char *const *names, size_t count, bool functions)
 {
 	char *similar = pattern_has_glob(pattern) || !names || diag_quiet() ? xstrdup("") :
 			similar_names(pattern, names, count);
-	char *reason = xasprintf("no match%s", similar);
 
-	provider_refuse(point, reason);
-	free(reason);
+	if (functions) {
+		/* stap's kprobe.function: "no match (similar functions: a, b)". */
+		provider_no_match(point, similar, "functions", "functions");
+	} else {
+		char *reason = xasprintf("no match%s", similar);
+
+		provider_refuse(point, reason);
+		free(reason);
+	}
 	free(similar);
 }

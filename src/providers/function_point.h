@@ -32,8 +32,9 @@ struct function_match {
 void add_function_point(const struct function_match *m, const char *name,
 			struct derived_point ***tail);
 
-/* stap's "no match": with the nearest of `names` when `pattern` is no wildcard. */
+/* stap's "no match": with the nearest of `names` when `pattern` is no wildcard, named
+ * "similar functions" (`functions`, kprobe.function's) or plain "similar". */
 void function_no_match(const struct probe_point *point, const char *pattern,
-		       const char *const *names, size_t count);
+		       const char *const *names, size_t count, bool functions);
 
 #endif

@@ -80,14 +80,14 @@ static bool check_function(const struct probe_point *point, const struct compone
 			return false;
 		}
 		names = ksyms_exported_names(ks, &count);
-		function_no_match(point, name, names, count);
+		function_no_match(point, name, names, count, true);
 		free(names);
 		return false;
 	}
 	if (!ksyms_exists(ks, name)) {
 		const char *const *names = ksyms_names(ks, &count);
 
-		function_no_match(point, name, names, count);
+		function_no_match(point, name, names, count, true);
 		return false;
 	}
 	if (ksyms_blacklisted(ks, name)) {
@@ -203,7 +203,7 @@ bool derive_kernel_function(const struct probe_point *point, const struct compon
 			   ksyms_match(ks, pattern, &count);
 	count = leave_out_cold_returns(names, count, kind);
 	if (!count)
-		function_no_match(point, pattern, NULL, 0);
+		function_no_match(point, pattern, NULL, 0, true);
 	for (size_t i = 0; i < count; i++)
 		add_point(point, func, names[i], kind, maxactive, tail);
 	free(names);

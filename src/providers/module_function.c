@@ -101,12 +101,12 @@ static bool expand(const struct module_point *mp, const struct kmodules *mods,
 	if (!modules) {
 		const char **names = module_names_of(mods);
 
-		function_no_match(mp->point, mod_pattern, names, mods->len);
+		function_no_match(mp->point, mod_pattern, names, mods->len, false);
 		free(names);
 	} else if (!added) {
 		function_no_match(mp->point, func_pattern,
 			 modules == 1 ? (const char *const *)only->functions : NULL,
-			 modules == 1 ? only->nfunctions : 0);
+			 modules == 1 ? only->nfunctions : 0, false);
 	}
 	return added > 0;
 }

@@ -175,7 +175,7 @@ bool process_glob_files(const struct probe_point *point, const char *lib,
 static void library_no_match(const struct probe_point *point, const char *lib, char **ldd,
 			     int nldd)
 {
-	char *similar = similar_names_within(lib, (const char *const *)ldd, (size_t)nldd, 1000);
+	char *similar = similar_names(lib, (const char *const *)ldd, (size_t)nldd);
 
 	provider_no_match(point, similar, "library", "libraries");
 	free(similar);

@@ -36,7 +36,7 @@ static void mark_no_match(const struct probe_point *point, const char *provider_
 		if (j == distinct)
 			names[distinct++] = marks[i].name;
 	}
-	similar = similar_names_within(pattern, names, distinct, 1000);
+	similar = similar_names(pattern, names, distinct);
 	provider_no_match(point, similar, "mark", "marks");
 	free(similar);
 	free(names);

@@ -68,7 +68,7 @@ static void plt_no_match(const struct probe_point *point, const char *pattern,
 		if (j == distinct && *entries[i].name)
 			names[distinct++] = entries[i].name;
 	}
-	similar = similar_names_within(pattern, names, distinct, 1000);
+	similar = similar_names(pattern, names, distinct);
 	provider_no_match(point, similar, "function", "functions");
 	free(similar);
 	free(names);

@@ -100,9 +100,9 @@ struct token_desc component_token(const struct component *comp)
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
 		if (!strcmp(comp->name, keywords[i]))
 			return (struct token_desc){ "keyword", NULL };
-	/* A component starting with a wildcard starts with the operator '*'. */
+	/* A component starting with a wildcard is an operator token, all of it ('*xyz'). */
 	if (comp->name[0] == '*')
-		return (struct token_desc){ "operator", "*" };
+		return (struct token_desc){ "operator", comp->name };
 	return (struct token_desc){ "identifier", comp->name };
 }
 
@@ -121,10 +121,21 @@ const char *component_string(const struct component *comp)
 
 void provider_resolving(const struct probe_point *point)
 {
-	struct token_desc first = { "identifier", point->components->name };
+	struct token_desc first = component_token(point->components);
 
 	diag_error_head_at("semantic error", &first, point->components->loc,
 			   "while resolving probe point");
+}
+
+/* The first names of the aliases (providers_set_alias_roots()). */
+static const char **alias_roots;
+static size_t nalias_roots;
+
+void providers_set_alias_roots(const char **roots, size_t count)
+{
+	free(alias_roots);
+	alias_roots = roots;
+	nalias_roots = count;
 }
 
 void provider_mismatch(const struct probe_point *point, const struct component *comp,
@@ -133,26 +144,33 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	struct token_desc bad = component_token(comp);
 	size_t count = 0;
 	char *suggestion;
-
-	const char *names[sizeof(providers) / sizeof(providers[0]) + 1] = { 0 };
-	/* stap names the nearest of a provider's few components however far they are. */
-	size_t distance = similar ? SIZE_MAX / 2 : 5;
+	/* As stap, a component with a wildcard after its start is compared by what comes
+	 * before the wildcard. */
+	size_t glob = strcspn(comp->name, "*");
+	char *wanted = glob ? xstrndup(comp->name, glob) : xstrdup(comp->name);
+	size_t nproviders = sizeof(providers) / sizeof(providers[0]);
+	const char **names = NULL;
 
 	if (!similar && comp == point->components) {
-		/* The first component: the providers' names. */
-		for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		/* The first component: stap's names there, the providers' and the aliases'. */
+		names = xcalloc(nproviders + nalias_roots + 1, sizeof(*names));
+		for (size_t i = 0; i < nproviders; i++)
 			names[i] = providers[i]->name;
+		for (size_t i = 0; i < nalias_roots; i++)
+			names[nproviders + i] = alias_roots[i];
 		similar = names;
 	}
 	while (similar && similar[count])
 		count++;
-	suggestion = similar_names_within(comp->name, similar, count, distance);
+	suggestion = similar_names(wanted, similar, count);
 	provider_resolving(point);
 	diag_continue();
 	diag_error_at("semantic error", &bad, comp->loc, "probe point mismatch%s%s",
 		      strpbrk(comp->name, "*?[") ? ": didn't find any wildcard matches" : "",
 		      suggestion);
 	free(suggestion);
+	free(wanted);
+	free(names);
 }
 
 const char *providers_name(size_t i)

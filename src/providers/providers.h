@@ -101,8 +101,13 @@ void add_marks(struct strbuf *sb, const struct probe_point *point);
 /* A new derived point of `kind` for `point`, its pp the point's canonical text. */
 struct derived_point *derived_point_new(enum provider_kind kind, const struct probe_point *point);
 
+/* The first names of the script's and the library's aliases, which stap suggests with the
+ * providers' for a first component it does not know; `roots` (malloc'd, the names
+ * borrowed) becomes the providers'. */
+void providers_set_alias_roots(const char **roots, size_t count);
 /* stap's two-part error for a component no provider accepts; `similar` lists the names
- * that would have been accepted there (NULL-terminated, may be NULL). */
+ * that would have been accepted there (NULL-terminated; NULL at a first component: the
+ * providers' and the aliases' first names). */
 void provider_mismatch(const struct probe_point *point, const struct component *comp,
 		       const char *const *similar);
 /* The first part alone: "while resolving probe point: identifier 'kernel' at ...". */

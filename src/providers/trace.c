@@ -108,18 +108,24 @@ static void match_modules(const struct provider_env *env, const char *system,
 	}
 }
 
-/* stap's "no match (similar tracepoints: a, b)". */
+/* stap's "no match (similar tracepoints: a, b)": the point's string as written, against the
+ * tracepoints the trace headers name (those of its system, when it names one), each
+ * measured as the name of stap's query function for it. */
 static void no_match(const struct probe_point *point, const struct tracepoints *t,
-		     const char *name)
+		     const char *written, const char *system)
 {
 	const char **names = xcalloc(t->count + t->module_count + 1, sizeof(*names));
+	size_t count = 0;
 	char *similar;
 
-	for (size_t i = 0; i < t->count; i++)
-		names[i] = t->items[i].name;
-	for (size_t i = 0; i < t->module_count; i++)
-		names[t->count + i] = t->module_items[i].tp.name;
-	similar = similar_names(name, names, t->count + t->module_count);
+	for (size_t i = 0; i < t->count + t->module_count; i++) {
+		const struct tracepoint *tp = i < t->count ? &t->items[i] :
+					      &t->module_items[i - t->count].tp;
+
+		if (tp->system && (!system || !fnmatch(system, tp->system, 0)))
+			names[count++] = tp->name;
+	}
+	similar = similar_names_as(written, names, count, "stapprobe_");
 	provider_no_match(point, similar, "tracepoints", "tracepoints");
 	free(similar);
 	free(names);
@@ -162,7 +168,7 @@ bool derive_kernel_trace(const struct probe_point *point, const struct component
 	for (size_t i = 0; i < found.count; i++)
 		add_point(point, found.items[i], tail);
 	if (!found.count)
-		no_match(point, t, name);
+		no_match(point, t, component_string(trace), system);
 	free(found.items);
 	free(pattern);
 	return found.count > 0;

@@ -283,6 +283,12 @@ static bool alias_mismatch(const struct elab *e, const struct probe_point *point
 			free(names);
 			continue;
 		}
+		if (!level && !providers_has(c->name)) {
+			/* stap's mismatch, with the providers' and the aliases' names. */
+			provider_mismatch(point, c, NULL);
+			free(names);
+			return true;
+		}
 		if (!count || !level || provider_owns(e, point, level)) {
 			free(names);
 			return false;
@@ -446,6 +452,25 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
 			  const struct node *body, const char *origin, bool *ok);
 
+/* The first names of the aliases, for the providers' mismatches at a first component. */
+static void tell_alias_roots(const struct elab *e)
+{
+	const char **roots = NULL;
+	size_t count = 0;
+
+	for (int a = 0; a < e->naliases; a++)
+		for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
+			const char *root = e->aliases[a]->aliases.items[i]->components->name;
+
+			if (name_listed(roots, count, root))
+				continue;
+			roots = xrealloc(roots, (count + 2) * sizeof(*roots));
+			roots[count++] = root;
+			roots[count] = NULL;
+		}
+	providers_set_alias_roots(roots, count);
+}
+
 /* The alias definitions of the script and then of the library, collected once. */
 void collect_aliases(struct elab *e)
 {
@@ -459,6 +484,7 @@ void collect_aliases(struct elab *e)
 								  sizeof(*e->aliases));
 					e->aliases[e->naliases++] = p;
 				}
+	tell_alias_roots(e);
 }
 
 static bool check_condition(struct elab *e, const struct node *cond);

@@ -153,6 +153,12 @@ static enum type unify(struct elab *e, struct node *a, struct node *b)
 {
 	enum type ta = infer(e, a), tb = infer(e, b);
 
+	/* A call of a function without a value takes the other side's type. */
+	if (ta == TYPE_VOID && takes_type_from_use(a))
+		ta = TYPE_UNKNOWN;
+	if (tb == TYPE_VOID && takes_type_from_use(b))
+		tb = TYPE_UNKNOWN;
+
 	if (ta == TYPE_UNKNOWN && tb != TYPE_UNKNOWN)
 		expect(e, a, tb);
 	else if (tb == TYPE_UNKNOWN && ta != TYPE_UNKNOWN)
@@ -422,6 +428,42 @@ static void infer_list(struct elab *e, struct node_list *list)
 		infer(e, list->items[i]);
 }
 
+/*
+ * An expression whose value a statement discards. stap first reduces such a statement to
+ * the parts whose value it could use (`a && b` to `if (a) b`, `a ? b : c` to an if, an
+ * operator to its operands as statements), so an untyped function called there stays
+ * untyped (exit:unknown), and the operator's own types are not checked (`exit() + "a"`).
+ */
+static void infer_discarded(struct elab *e, struct node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_BINARY:
+		if (n->op == OP_ANDAND || n->op == OP_OROR)
+			expect(e, n->lhs, TYPE_LONG);
+		else
+			infer_discarded(e, n->lhs);
+		infer_discarded(e, n->rhs);
+		break;
+	case N_UNARY:
+		if (n->op == '&') {
+			infer(e, n);
+			break;
+		}
+		infer_discarded(e, n->lhs);
+		break;
+	case N_TERNARY:
+		expect(e, n->cond, TYPE_LONG);
+		infer_discarded(e, n->then);
+		infer_discarded(e, n->els);
+		break;
+	default:
+		infer(e, n);
+		break;
+	}
+}
+
 static enum type infer(struct elab *e, struct node *n)
 {
 	if (!n)
@@ -457,7 +499,7 @@ static enum type infer(struct elab *e, struct node *n)
 		expect(e, n->cond, TYPE_LONG);
 		n->type = unify(e, n->then, n->els);
 		break;
-	case N_EXPR_STMT: infer(e, n->lhs); break;
+	case N_EXPR_STMT: infer_discarded(e, n->lhs); break;
 	case N_RETURN:
 		if (e->function && n->lhs) {
 			enum type t = infer(e, n->lhs);
@@ -631,6 +673,31 @@ static bool report_unresolved_call(const struct node *n, void *ctx)
 	return false;
 }
 
+/* An argument of print/println (sprint...) without a format that is a call of a function
+ * that returns no value and that nothing typed: stap's "unresolved type" at the call (the
+ * first such argument twice, as stap reports it). */
+static bool report_untyped_print_arg(const struct node *n, void *ctx)
+{
+	bool reported = false;
+
+	(void)ctx;
+	if (n->kind != N_PRINT || strchr(n->text, 'f'))
+		return false;
+	for (int i = 0; i < n->args.len; i++) {
+		const struct node *arg = n->args.items[i];
+		const struct used_function *f = arg->kind == N_CALL ? arg->sym : NULL;
+
+		if (!f || f->ret != TYPE_VOID || !takes_type_from_use(arg))
+			continue;
+		struct token_desc tok = { "identifier", arg->text };
+
+		for (int k = reported ? 1 : 0; k < 2; k++)
+			diag_error_at("semantic error", &tok, arg->loc, "unresolved type ");
+		reported = true;
+	}
+	return false;
+}
+
 static void check_body_types(struct node *body, const struct var *vars)
 {
 	struct statement_calls calls = { 0 };
@@ -639,6 +706,7 @@ static void check_body_types(struct node *body, const struct var *vars)
 		node_any(body, report_unresolved_use, NULL);
 		node_any(body, collect_statement_call, &calls);
 		node_any(body, report_unresolved_call, &calls);
+		node_any(body, report_untyped_print_arg, NULL);
 	}
 	report_unresolved_vars(vars);
 	free(calls.items);

@@ -845,7 +845,9 @@ static void drop_unused(struct optimizer *o)
 
 /* ---- Never-assigned variables ---- */
 
-static void warn_never_assigned_locals(struct scope *scope)
+/* A local read and never assigned: stap suggests the other variables of its probe or
+ * function (a function's parameters among them) and the globals. */
+static void warn_never_assigned_locals(struct scope *scope, const struct var *globals)
 {
 	for (struct var *v = scope->vars; v; v = v->next) {
 		if (v->is_param || v->global || !v->nreads || v->nwrites)
@@ -853,12 +855,13 @@ static void warn_never_assigned_locals(struct scope *scope)
 		const char **names = NULL;
 		size_t count = 0;
 
-		for (struct var *w = scope->vars; w; w = w->next) {
-			if (w == v)
-				continue;
-			names = xrealloc(names, (count + 1) * sizeof(*names));
-			names[count++] = w->name;
-		}
+		for (int pass = 0; pass < 2; pass++)
+			for (const struct var *w = pass ? globals : scope->vars; w; w = w->next) {
+				if (w == v)
+					continue;
+				names = xrealloc(names, (count + 1) * sizeof(*names));
+				names[count++] = w->name;
+			}
 		char *similar = similar_names(v->name, names, count);
 		struct token_desc tok = { "identifier", v->name };
 
@@ -896,9 +899,9 @@ static void warn_never_assigned_globals(struct optimizer *o)
 static void warn_never_assigned(struct optimizer *o)
 {
 	for (struct derived_probe *p = o->program->probes; p; p = p->next)
-		warn_never_assigned_locals(&p->scope);
+		warn_never_assigned_locals(&p->scope, o->program->globals);
 	for (struct used_function *f = o->program->functions; f; f = f->next)
-		warn_never_assigned_locals(&f->scope);
+		warn_never_assigned_locals(&f->scope, o->program->globals);
 	warn_never_assigned_globals(o);
 }
 

@@ -115,7 +115,7 @@ static char *alternatives(const char *wanted, const char **names, int count, int
 {
 	struct strbuf sb = { 0 };
 
-	sort_nearest(wanted, names, (size_t)count);
+	count = (int)sort_nearest(wanted, names, (size_t)count);
 	sb_add(&sb, "");
 	for (int i = 0; i < count && (!limit || i < limit); i++)
 		sb_addf(&sb, "%s%s%s", i ? ", " : "", prefix, names[i]);

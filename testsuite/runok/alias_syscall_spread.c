@@ -4,6 +4,7 @@
  * bad addresses (0x10...) where a call would write memory, so that it fails with EFAULT. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
@@ -19,6 +20,7 @@
 
 int main(void)
 {
+	sigset_t set;
 	long fd;
 
 	syscall(SYS_chdir, "/tmp");
@@ -116,5 +118,16 @@ int main(void)
 	syscall(SYS_unlink, "/tmp/sp_l3");
 	syscall(SYS_unlink, "/tmp/sp_f");
 	syscall(SYS_rmdir, "/tmp/sp_d");
+	/* stap's names of signals and socket types: 0x10 for SIGSTKFLT, 0x22 for a real-time
+	 * signal, SIGIO/SIGPOLL; a type's SOCK_CLOEXEC before SOCK_NONBLOCK, then the rest in
+	 * hex; a set's SIGPIPE before SIGUSR2 (stap's order). */
+	syscall(SYS_kill, 999999, 16);
+	syscall(SYS_kill, 999999, 34);
+	syscall(SYS_kill, 999999, SIGIO);
+	syscall(SYS_socket, AF_INET, 7 | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGPIPE);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, NULL, 8);
 	return 0;
 }
