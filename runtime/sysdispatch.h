@@ -10,7 +10,9 @@
  * tap_sysd_keys[TAP_NUM_SYSD_KEYS]: for each, the call's number and ABI, its entry of
  * tap_kprobes[] or (`ret`) tap_kretprobes[], and its function's address in the kernel's
  * symbol listing; sorted by ABI, number, entries before returns, then table order. A
- * function of no table, which nothing calls, has one key of number -1. The dispatch calls
+ * function of no table, which nothing calls, has one key of number -1; the invalid numbers'
+ * function (sys_ni_syscall's wrappers) has the numbers its tables lack and, as -2, those
+ * past them (TAP_SYSD_TABLE_X64, _IA32: the tables' sizes). The dispatch calls
  * the kprobe's or kretprobe's own handlers, so a probe runs as under its kprobe:
  *  - with registers as its kprobe would give: a kernel frame whose ip is just after the
  *    function's first instruction (addr(), probefunc(), probemod()), di the user registers
@@ -22,7 +24,11 @@
  *    KRETACTIVE tasks in the function at once; the next ones' returns are missed and count
  *    as skipped): a call that started before the session, a fork's child or a call that
  *    seccomp or ptrace turned away has none;
- *  - the returns of one call in the reverse order of their entries, as a kretprobe's.
+ *  - the points of one call in the order their kprobes run them: at the entry the
+ *    returns' entry handlers, then the entries, each in the reverse of table order; the
+ *    returns in table order (their instances were pushed in the reverse one);
+ *  - a successful exec's return whichever exec call it was: the kernel shows its sys_exit
+ *    as the new program's ABI's execve.
  * The kernel's placement of its text is found from sprint_symbol, whose address the module
  * knows, and the listing's (TAP_SYSD_ANCHOR); a placement sprint_symbol does not confirm,
  * missing tracepoints, or -DTAP_SYSCALL_DISPATCH=0 leave the points to their kprobes.
@@ -35,6 +41,10 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <asm/syscall.h>
+#include <asm/unistd.h>
+#ifdef CONFIG_IA32_EMULATION
+#include <asm/unistd_32_ia32.h>
+#endif
 
 #include "kprobes.h"
 
@@ -70,6 +80,7 @@ struct tap_sysd_instance {
 static struct tap_sysd_state {
 	struct tap_sysd_slot *slots[2];	/* by ABI (ia32), by number */
 	int nslots[2];
+	struct tap_sysd_slot beyond[2];	/* by ABI: the numbers past its table (key -2) */
 	unsigned long *ips;		/* by key: the kernel's address of its function */
 	unsigned long return_ip[2];	/* by ABI: where the functions return to */
 	/* By tap_kretprobes entry: its instances (NULL: not dispatched), their size. */
@@ -82,11 +93,17 @@ static struct tap_sysd_state {
 
 static atomic_t tap_sysd_missed = ATOMIC_INIT(0);
 
+static const int tap_sysd_table[2] = { TAP_SYSD_TABLE_X64, TAP_SYSD_TABLE_IA32 };
+
+/* The keys of call `nr`: its own, or for a number past its table (but -1, which calls
+ * nothing) those of the invalid numbers' function; NULL for none. */
 static __always_inline const struct tap_sysd_slot *tap_sysd_slot_of(long nr, bool ia32)
 {
-	if (nr < 0 || nr >= tap_sysd.nslots[ia32])
+	if (nr >= 0 && nr < tap_sysd.nslots[ia32])
+		return &tap_sysd.slots[ia32][nr];
+	if (nr == -1 || (nr >= 0 && nr < tap_sysd_table[ia32]))
 		return NULL;
-	return &tap_sysd.slots[ia32][nr];
+	return &tap_sysd.beyond[ia32];
 }
 
 /* A kernel frame at `ip`, with the user registers `uregs` as the function's argument. */
@@ -167,37 +184,40 @@ static void tap_sysd_call(const struct tap_sysd_key *key, unsigned long ip,
 		tap_sysd_release(in);
 }
 
+/*
+ * A call's entries run as the kprobes on one function run them: the kernel keeps them in
+ * one list, each newly registered one first, and the kretprobes were registered after the
+ * kprobes. So the returns' entry handlers first, then the entries, each in the reverse of
+ * table order.
+ */
 static void tap_sysd_enter(void *data, struct pt_regs *uregs, long nr)
 {
 	const struct tap_sysd_slot *slot = tap_sysd_slot_of(nr, in_compat_syscall());
 	struct pt_regs frame;
-	int k, end;
+	int k;
 
 	if (!slot || !(slot->nent + slot->nret))
 		return;
 	preempt_disable_notrace();
-	for (k = slot->first, end = k + slot->nent; k < end; k++) {
+	for (k = slot->first + slot->nent + slot->nret - 1; k >= slot->first + slot->nent; k--)
+		tap_sysd_call(&tap_sysd_keys[k], tap_sysd.ips[k], uregs);
+	for (; k >= slot->first; k--) {
 		struct kprobe *kp = &tap_kprobes[tap_sysd_keys[k].index].kp;
 
 		tap_sysd_frame(&frame, uregs, tap_sysd.ips[k] + sizeof(kprobe_opcode_t));
 		kp->pre_handler(kp, &frame);
 	}
-	for (end += slot->nret; k < end; k++)
-		tap_sysd_call(&tap_sysd_keys[k], tap_sysd.ips[k], uregs);
 	preempt_enable_notrace();
 }
 
-static void tap_sysd_exit(void *data, struct pt_regs *uregs, long ret)
+/* The returns of a slot's calls that the current task is in, in table order. */
+static void tap_sysd_returns(const struct tap_sysd_slot *slot, bool ia32, struct pt_regs *uregs,
+			     long ret)
 {
-	bool ia32 = in_compat_syscall();
-	const struct tap_sysd_slot *slot = tap_sysd_slot_of(syscall_get_nr(current, uregs), ia32);
 	struct pt_regs frame;
 	int k;
 
-	if (!slot || !slot->nret)
-		return;
-	preempt_disable_notrace();
-	for (k = slot->first + slot->nent + slot->nret - 1; k >= slot->first + slot->nent; k--) {
+	for (k = slot->first + slot->nent; k < slot->first + slot->nent + slot->nret; k++) {
 		int index = tap_sysd_keys[k].index;
 		struct tap_sysd_instance *in = tap_sysd_find(index);
 		struct kretprobe *rp = &tap_kretprobes[index].rp;
@@ -209,6 +229,54 @@ static void tap_sysd_exit(void *data, struct pt_regs *uregs, long ret)
 		rp->handler(tap_sysd_ri(in), &frame);
 		tap_sysd_release(in);
 	}
+}
+
+/*
+ * The calls a successful exec may have been: the kernel makes it look like the new
+ * program's ABI's execve (set_personality_64bit(), __set_personality_ia32() set orig_ax and
+ * the task's compat status), whichever of execve and execveat of either ABI it entered as.
+ */
+static const struct tap_sysd_exec {
+	long nr;
+	bool ia32;
+} tap_sysd_execs[] = {
+	{ __NR_execve, false }, { __NR_execveat, false },
+#ifdef __NR_ia32_execve
+	{ __NR_ia32_execve, true }, { __NR_ia32_execveat, true },
+#endif
+};
+
+/* Whether a sys_exit of call `nr` may end an exec: the execve of the task's ABI. */
+static __always_inline bool tap_sysd_exec_end(long nr, bool ia32)
+{
+#ifdef __NR_ia32_execve
+	if (ia32)
+		return nr == __NR_ia32_execve;
+#endif
+	return !ia32 && nr == __NR_execve;
+}
+
+static void tap_sysd_exit(void *data, struct pt_regs *uregs, long ret)
+{
+	bool ia32 = in_compat_syscall();
+	long nr = syscall_get_nr(current, uregs);
+	const struct tap_sysd_slot *slot = tap_sysd_slot_of(nr, ia32);
+	bool exec = tap_sysd_exec_end(nr, ia32);
+	int i;
+
+	if ((!slot || !slot->nret) && !exec)
+		return;
+	preempt_disable_notrace();
+	if (slot)
+		tap_sysd_returns(slot, ia32, uregs, ret);
+	if (exec)
+		for (i = 0; i < ARRAY_SIZE(tap_sysd_execs); i++) {
+			const struct tap_sysd_exec *e = &tap_sysd_execs[i];
+
+			slot = tap_sysd_slot_of(e->nr, e->ia32);
+			if (slot && (e->nr != nr || e->ia32 != ia32))
+				tap_sysd_returns(slot, ia32, uregs, ret);
+		}
 	preempt_enable_notrace();
 }
 
@@ -272,9 +340,9 @@ static bool tap_sysd_index(void)
 		struct tap_sysd_slot *slot;
 
 		tap_sysd.ips[k] = tap_sysd_place(key->addr, slide);
-		if (key->nr < 0)
+		if (key->nr == -1)
 			continue;
-		slot = &tap_sysd.slots[key->ia32][key->nr];
+		slot = key->nr < 0 ? &tap_sysd.beyond[key->ia32] : &tap_sysd.slots[key->ia32][key->nr];
 		slot->first = k;
 		if (key->ret)
 			slot->nret++;
@@ -369,6 +437,21 @@ fail:
 	return 0;
 }
 
+/*
+ * Waits for the handlers still running. Up to 6.12 the syscall tracepoints call them with
+ * preemption off, which an expedited RCU grace period waits for: tracepoint_synchronize_
+ * unregister()'s SRCU and RCU grace periods took some 150 ms of virtual time more at the
+ * stop (make bench-vm, 6.1). Later kernels may call them where they can fault.
+ */
+static void tap_sysd_synchronize(void)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+	synchronize_rcu_expedited();
+#else
+	tracepoint_synchronize_unregister();
+#endif
+}
+
 /* After the kprobes stop: what a call still in flight holds is dropped, as a kretprobe's
  * instances at its unregistration. */
 static void tap_sysd_stop(void)
@@ -377,7 +460,7 @@ static void tap_sysd_stop(void)
 		return;
 	tracepoint_probe_unregister(tap_sysd.enter, tap_sysd_enter, NULL);
 	tracepoint_probe_unregister(tap_sysd.exit, tap_sysd_exit, NULL);
-	tracepoint_synchronize_unregister();
+	tap_sysd_synchronize();
 	tap_sysd_mark(false);
 	atomic_add(atomic_xchg(&tap_sysd_missed, 0), &tap_skipped_count);
 	tap_sysd_free();

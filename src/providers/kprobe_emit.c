@@ -96,12 +96,12 @@ static uint64_t syscall_function(const struct kprobes_state *s, const struct der
 }
 
 /* Whether the dispatch may run a point on the syscall function at `address` as its kprobe
- * would: not the invalid numbers' function, a probe without condition, a return of no call
- * that never returns, without .maxactive, and of an ABI whose return site is known. */
+ * would: a probe without condition, a return of no call that never returns, without
+ * .maxactive, and of an ABI whose return site is known. */
 static bool sysd_point_ok(const struct kprobes_state *s, const struct derived_probe *p,
 			  const struct derived_point *d, uint64_t address)
 {
-	if (address == s->sys->ni_address || p->cond)
+	if (p->cond)
 		return false;
 	if (d->kind != PROVIDER_KRETPROBE)
 		return true;
@@ -124,6 +124,19 @@ static bool address_in(const uint64_t *list, size_t n, uint64_t address)
 	return false;
 }
 
+/* The points on the functions the dispatch takes. */
+static size_t sysd_points(const struct emit_ctx *ctx, const struct kprobes_state *s)
+{
+	size_t n = 0;
+
+	for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next)
+			if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) &&
+			    address_in(s->sysd_functions, s->nsysd_functions, syscall_function(s, d)))
+				n++;
+	return n;
+}
+
 /*
  * Which syscall functions the dispatch takes: those all of whose points it may run (a
  * function keeps its kprobes when one of its points needs one, so its points run in their
@@ -131,7 +144,7 @@ static bool address_in(const uint64_t *list, size_t n, uint64_t address)
  */
 static void sysd_plan(struct emit_ctx *ctx, struct kprobes_state *s)
 {
-	size_t cap = 0, nrefused = 0, npoints = 0;
+	size_t cap = 0, nrefused = 0;
 	uint64_t *refused = NULL;
 
 	s->planned = true;
@@ -145,10 +158,7 @@ static void sysd_plan(struct emit_ctx *ctx, struct kprobes_state *s)
 			if (d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE)
 				continue;
 			address = syscall_function(s, d);
-			if (!address)
-				continue;
-			npoints++;
-			if (sysd_point_ok(s, p, d, address))
+			if (!address || sysd_point_ok(s, p, d, address))
 				continue;
 			refused = xrealloc(refused, (nrefused + 1) * sizeof(*refused));
 			refused[nrefused++] = address;
@@ -169,7 +179,7 @@ static void sysd_plan(struct emit_ctx *ctx, struct kprobes_state *s)
 			s->sysd_functions[s->nsysd_functions++] = address;
 		}
 	free(refused);
-	if (npoints - nrefused < SYSD_MIN_POINTS)
+	if (sysd_points(ctx, s) < SYSD_MIN_POINTS)
 		s->nsysd_functions = 0;
 }
 
@@ -185,7 +195,9 @@ static void sysd_add_key(struct kprobes_state *s, struct sysd_key key)
 
 /* The keys of table entry `index` of a point, when the dispatch takes its function: a call
  * of each number whose table entry is the function, or, for a function of no table, which
- * nothing calls, one of number -1 (the dispatch takes it and never runs it). */
+ * nothing calls, one of number -1 (the dispatch takes it and never runs it); the invalid
+ * numbers' function has those the tables lack and, as number -2, those past each table
+ * (but -1, which calls nothing). */
 static void sysd_add_keys(struct kprobes_state *s, const struct derived_point *d, bool ret,
 			  int index)
 {
@@ -205,6 +217,10 @@ static void sysd_add_keys(struct kprobes_state *s, const struct derived_point *d
 	}
 	if (s->nsysd_keys == before)
 		sysd_add_key(s, (struct sysd_key){ SYSCALL_ABI_X64, -1, ret, index, address });
+	for (int abi = SYSCALL_ABI_X64; address == s->sys->ni_address && abi <= SYSCALL_ABI_IA32;
+	     abi++)
+		if (s->sys->size[abi])
+			sysd_add_key(s, (struct sysd_key){ abi, -2, ret, index, address });
 }
 
 /* By ABI, number, entries before returns, then table order: the order a call runs them. */
@@ -226,10 +242,12 @@ static void sysd_write_counts(const struct kprobes_state *s, FILE *out)
 	if (!s->nsysd_keys)
 		return;
 	fprintf(out, "#define TAP_NUM_SYSD_KEYS %zu\n#define TAP_SYSD_ANCHOR 0x%llxULL\n"
-		"#define TAP_SYSD_RETURN_X64 0x%llxULL\n#define TAP_SYSD_RETURN_IA32 0x%llxULL\n",
+		"#define TAP_SYSD_RETURN_X64 0x%llxULL\n#define TAP_SYSD_RETURN_IA32 0x%llxULL\n"
+		"#define TAP_SYSD_TABLE_X64 %d\n#define TAP_SYSD_TABLE_IA32 %d\n",
 		s->nsysd_keys, (unsigned long long)s->sys->anchor,
 		(unsigned long long)s->sys->return_site[SYSCALL_ABI_X64],
-		(unsigned long long)s->sys->return_site[SYSCALL_ABI_IA32]);
+		(unsigned long long)s->sys->return_site[SYSCALL_ABI_IA32],
+		s->sys->size[SYSCALL_ABI_X64], s->sys->size[SYSCALL_ABI_IA32]);
 }
 
 static void sysd_write_table(const struct kprobes_state *s, FILE *out)

@@ -19,8 +19,8 @@ struct syscall_symbol {
 static bool wanted_symbol(const char *name, size_t len)
 {
 	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__ia32_compat_sys_" };
-	static const char *const names[] = { "sprint_symbol", "do_syscall_64", "int80_emulation",
-					     "do_int80_syscall_32" };
+	static const char *const names[] = { "sprint_symbol", "do_syscall_64", "do_int80_emulation",
+					     "int80_emulation", "do_int80_syscall_32" };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (len > strlen(prefixes[i]) && !strncmp(name, prefixes[i], strlen(prefixes[i])))
@@ -160,6 +160,44 @@ static bool has_x32(const struct session *s)
 	return x32;
 }
 
+/* Where a 32-bit task's entry functions return to: int $0x80's handler (the
+ * sysenter/syscall path's __do_fast_syscall_32 shows as it too). */
+static uint64_t ia32_return_site(const struct syscall_table *t)
+{
+	static const char *const handlers[] = { "do_int80_emulation", "int80_emulation",
+						"do_int80_syscall_32" };
+
+	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
+		if (syscall_table_address(t, handlers[i]))
+			return syscall_table_address(t, handlers[i]);
+	return 0;
+}
+
+/* The numbers a table lacks call the invalid numbers' function, as entries of it. */
+static void add_holes(struct syscall_table *t, enum syscall_abi abi, size_t *cap)
+{
+	size_t n = t->nentries;
+	bool *present;
+
+	for (size_t i = 0; i < n; i++)
+		if (t->entries[i].abi == abi && t->entries[i].nr >= t->size[abi])
+			t->size[abi] = t->entries[i].nr + 1;
+	present = xcalloc((size_t)t->size[abi] + 1, sizeof(*present));
+	for (size_t i = 0; i < n; i++)
+		if (t->entries[i].abi == abi && t->entries[i].nr >= 0)
+			present[t->entries[i].nr] = true;
+	for (int nr = 0; nr < t->size[abi]; nr++) {
+		if (present[nr])
+			continue;
+		if (t->nentries == *cap) {
+			*cap = *cap ? 2 * *cap : 512;
+			t->entries = xrealloc(t->entries, *cap * sizeof(*t->entries));
+		}
+		t->entries[t->nentries++] = (struct syscall_entry){ abi, nr, t->ni_address, false };
+	}
+	free(present);
+}
+
 static struct syscall_table *load(const struct session *s)
 {
 	struct syscall_table *t = xcalloc(1, sizeof(*t));
@@ -168,16 +206,16 @@ static struct syscall_table *load(const struct session *s)
 	bool ok = listing && read_symbols(t, listing);
 
 	free(listing);
+	t->ni_address = ok ? syscall_table_address(t, "__x64_sys_ni_syscall") : 0;
 	ok = ok && read_table(t, s, "syscalls_64.h", SYSCALL_ABI_X64, &cap);
 	if (ok)
-		read_table(t, s, "syscalls_32.h", SYSCALL_ABI_IA32, &cap);
-	t->ni_address = syscall_table_address(t, "__x64_sys_ni_syscall");
+		add_holes(t, SYSCALL_ABI_X64, &cap);
+	if (ok && read_table(t, s, "syscalls_32.h", SYSCALL_ABI_IA32, &cap))
+		add_holes(t, SYSCALL_ABI_IA32, &cap);
 	t->anchor = syscall_table_address(t, "sprint_symbol");
 	t->return_site[SYSCALL_ABI_X64] = syscall_table_address(t, "do_syscall_64");
-	t->return_site[SYSCALL_ABI_IA32] = syscall_table_address(t, "int80_emulation");
-	if (!t->return_site[SYSCALL_ABI_IA32])
-		t->return_site[SYSCALL_ABI_IA32] = syscall_table_address(t, "do_int80_syscall_32");
-	if (ok && t->nentries && t->anchor && t->return_site[SYSCALL_ABI_X64])
+	t->return_site[SYSCALL_ABI_IA32] = ia32_return_site(t);
+	if (ok && t->nentries && t->anchor && t->ni_address && t->return_site[SYSCALL_ABI_X64])
 		return t;
 	for (size_t i = 0; i < t->nsymbols; i++)
 		free(t->symbols[i].name);

@@ -30,6 +30,8 @@ struct syscall_table {
 	struct syscall_entry *entries;
 	size_t nentries;
 	uint64_t ni_address;	/* __x64_sys_ni_syscall's: the invalid numbers' function too */
+	int size[2];		/* by ABI: the table's numbers, 0 to size - 1; those it lacks
+				 * are entries of ni_address, as are numbers past it */
 	uint64_t anchor;	/* sprint_symbol's, which the module finds its own way (the
 				 * listing's addresses less the kernel's placement) */
 	uint64_t return_site[2];	/* by ABI: where the entry functions return to */
