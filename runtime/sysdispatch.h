@@ -321,8 +321,10 @@ static bool tap_sysd_index(void)
 	if (!tap_sysd_symbol_start(TAP_SYSD_RETURN_X64 + slide) ||
 	    !tap_sysd_symbol_start(tap_sysd_keys[0].addr + slide))
 		return false;
-	tap_sysd.return_ip[0] = TAP_SYSD_RETURN_X64 + slide;
-	tap_sysd.return_ip[1] = TAP_SYSD_RETURN_IA32 + slide;
+	/* inside the function, as a return address is (addr() of a point whose pp ends in
+	 * "?" takes one byte off) */
+	tap_sysd.return_ip[0] = TAP_SYSD_RETURN_X64 + slide + 1;
+	tap_sysd.return_ip[1] = TAP_SYSD_RETURN_IA32 + slide + 1;
 	for (k = 0; k < TAP_NUM_SYSD_KEYS; k++)
 		tap_sysd.nslots[tap_sysd_keys[k].ia32] =
 			max(tap_sysd.nslots[tap_sysd_keys[k].ia32], tap_sysd_keys[k].nr + 1);

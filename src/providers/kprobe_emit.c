@@ -88,7 +88,8 @@ static uint64_t syscall_function(const struct kprobes_state *s, const struct der
 {
 	const char *function = d->symbol ? d->symbol : d->function;
 
-	if (*d->module || d->address || d->offset || !function || !*function)
+	if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) || *d->module ||
+	    d->address || d->offset || !function || !*function)
 		return 0;
 	if (!syscall_function_name(function))
 		return 0;
@@ -131,9 +132,7 @@ static size_t sysd_points(const struct emit_ctx *ctx, const struct kprobes_state
 
 	for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
 		for (const struct derived_point *d = p->points; d; d = d->next)
-			if ((d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE) &&
-			    address_in(s->sysd_functions, s->nsysd_functions, syscall_function(s, d)))
-				n++;
+			n += address_in(s->sysd_functions, s->nsysd_functions, syscall_function(s, d));
 	return n;
 }
 
@@ -153,11 +152,8 @@ static void sysd_plan(struct emit_ctx *ctx, struct kprobes_state *s)
 		return;
 	for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
 		for (const struct derived_point *d = p->points; d; d = d->next) {
-			uint64_t address;
+			uint64_t address = syscall_function(s, d);
 
-			if (d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE)
-				continue;
-			address = syscall_function(s, d);
 			if (!address || sysd_point_ok(s, p, d, address))
 				continue;
 			refused = xrealloc(refused, (nrefused + 1) * sizeof(*refused));
@@ -165,8 +161,7 @@ static void sysd_plan(struct emit_ctx *ctx, struct kprobes_state *s)
 		}
 	for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
 		for (const struct derived_point *d = p->points; d; d = d->next) {
-			uint64_t address = d->kind == PROVIDER_KPROBE || d->kind == PROVIDER_KRETPROBE ?
-					   syscall_function(s, d) : 0;
+			uint64_t address = syscall_function(s, d);
 
 			if (!address || address_in(refused, nrefused, address) ||
 			    address_in(s->sysd_functions, s->nsysd_functions, address))
@@ -183,7 +178,6 @@ static void sysd_plan(struct emit_ctx *ctx, struct kprobes_state *s)
 		s->nsysd_functions = 0;
 }
 
-/* The keys of table entry `index` of a point, when the dispatch takes its function. */
 static void sysd_add_key(struct kprobes_state *s, struct sysd_key key)
 {
 	if (s->nsysd_keys == s->sysd_keys_cap) {
