@@ -32,11 +32,16 @@
 # runs (testsuite/tapster.run/bench.exp). BENCH_VM_WORK: the work directory (default
 # BUILDDIR/bench/vm-work; its stdout is what the guest printed).
 # BENCH_VM_CASES: the cases to run (default "a b c d e f g h"; the memory figures come with
-# any). BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
+# any). BENCH_VM_MANY: the sessions of many probes to time (default "one many_vfs
+# many_syscall many_syscall_ret many_tcp"); BENCH_VM_MANY_OPTS: tapster options for them
+# (-DTAP_SYSCALL_DISPATCH=0: the syscall points on kprobes, as before the dispatch).
+# BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
 # 1000000: a third of a second of virtual time, 84 ticks). BENCH_VM_SHARED=1 gives cases (a)
 # and (b) a second probe of their kind on __x64_sys_getpid, which the workload does not call:
 # where the kernel has fprobe, both probes then run under the module's shared fprobe
-# (runtime/kprobes.h) rather than a kprobe. TCG with -icount runs the guest
+# (runtime/kprobes.h) rather than a kprobe. BENCH_VM_SYSCALL=one makes case (b)
+# syscall.getppid (the alias, on its kprobe); BENCH_VM_SYSCALL=many adds seven syscall points
+# the workload does not call, so that the syscall dispatch (runtime/sysdispatch.h) runs it. TCG with -icount runs the guest
 # at some tens of millions of instructions a second: the whole run takes a few minutes.
 set -u
 srcdir=$1 builddir=$2
@@ -92,7 +97,7 @@ done
 # tapster's modules, the two of the memory figures and those of many probes (with one
 # probe, "one", for the time a session takes anyway).
 mems="" many=""
-[ "$smoke" = --smoke ] || { mems="seed map10000"; many="one many_vfs many_syscall many_tcp"; }
+[ "$smoke" = --smoke ] || { mems="seed map10000"; many=${BENCH_VM_MANY:-one many_vfs many_syscall many_syscall_ret many_tcp}; }
 : >"$work/nprobes"
 : >"$work/sizes"
 for c in $cases $mems $many; do
@@ -104,8 +109,18 @@ for c in $cases $mems $many; do
 	*) stp=$srcdir/bench/vm/$c.stp ;;
 	esac
 	case $c in
+	one|many_*) opts=${BENCH_VM_MANY_OPTS:-} ;;
+	esac
+	case $c in
 	a|b)
-		if [ "${BENCH_VM_SHARED:-0}" = 1 ]; then
+		if [ -n "${BENCH_VM_SYSCALL:-}" ] && [ "$c" = b ]; then
+			echo 'global n probe syscall.getppid { n++ }' >"$work/syscall_b.stp"
+			[ "$BENCH_VM_SYSCALL" = many ] &&
+				echo 'probe syscall.getpid, syscall.getuid, syscall.getgid, syscall.geteuid,
+					syscall.getegid, syscall.gettid, syscall.sched_yield { n-- }' \
+					>>"$work/syscall_b.stp"
+			stp=$work/syscall_b.stp
+		elif [ "${BENCH_VM_SHARED:-0}" = 1 ]; then
 			cp "$stp" "$work/shared_$c.stp"
 			case $c in
 			a) echo 'probe kernel.function("__x64_sys_getpid").return { t <<< 0 }' ;;
@@ -254,12 +269,13 @@ END {
 		printf "then until the loader has ended (the probes unregistered, in batches), and the memory taken while\n"
 		printf "they are armed (vmalloc + percpu + unreclaimable slab); \"one\" is bench/vm/b.stp:\n"
 		printf "%-40s %7s %10s %10s %10s\n", "probe point", "probes", "start ms", "stop ms", "memory kB"
-		split("one many_vfs many_syscall many_tcp", order, " ")
+		split("one many_vfs many_syscall many_syscall_ret many_tcp", order, " ")
 		text["one"] = "kernel.function(\"__x64_sys_getppid\")"
 		text["many_vfs"] = "kernel.function(\"vfs_*\").return"
 		text["many_syscall"] = "syscall.*"
+		text["many_syscall_ret"] = "syscall.*, syscall.*.return"
 		text["many_tcp"] = "kernel.function(\"tcp_*\")"
-		for (i = 1; i <= 4; i++)
+		for (i = 1; i <= 5; i++)
 			if (order[i] in start)
 				printf "%-40s %7d %10.1f %10.1f %10d\n", text[order[i]], nprobes[order[i]], start[order[i]], stop[order[i]], kb[order[i]]
 		printf "\n"

@@ -39,6 +39,7 @@ struct tap_kprobe {
 	bool registered;
 	bool fprobed;		/* its probe's fprobe, or the shared one, serves it (below) */
 	bool shared;		/* the only entry of its probe that an fprobe could serve */
+	bool dispatched;	/* the syscall dispatch serves it (sysdispatch.h) */
 };
 
 struct tap_kretprobe {
@@ -49,6 +50,7 @@ struct tap_kretprobe {
 	bool registered;
 	bool fprobed;
 	bool shared;		/* the only return of its probe that an fprobe could serve */
+	bool dispatched;
 	int missed;		/* instances missed while registered before */
 };
 
@@ -394,7 +396,7 @@ static bool tap_fprobe_eligible(const struct tap_fprobe *g, int i)
 	int j = g->first + i;
 
 	return !TAP_KPROBE_FIELD(g->ret, j, module) && !TAP_KPROBE_FIELD(g->ret, j, registered) &&
-	       kp->symbol_name && (g->ret || !kp->offset) &&
+	       !TAP_KPROBE_FIELD(g->ret, j, dispatched) && kp->symbol_name && (g->ret || !kp->offset) &&
 	       (!g->shared || TAP_KPROBE_FIELD(g->ret, j, shared));
 }
 
@@ -638,6 +640,11 @@ static void tap_arm_probes(const char *name)
 		for (i = 0; i < tap_kprobe_table_count(ret); i++) {
 			if (TAP_KPROBE_FIELD(ret, i, fprobed))
 				continue;
+			if (TAP_KPROBE_FIELD(ret, i, dispatched)) {
+				if (!name)
+					tap_kprobes_started_add(1);
+				continue;
+			}
 			if (!TAP_KPROBE_FIELD(ret, i, registered) &&
 			    (!name || tap_on_module(TAP_KPROBE_FIELD(ret, i, module), name)))
 				tap_arm_kprobe(ret, i);
@@ -925,5 +932,7 @@ static void tap_kernel_probes_quiesce(void)
 {
 	cancel_work_sync(&tap_conditions_work);
 }
+
+#include "sysdispatch.h"
 
 #endif

@@ -32,6 +32,8 @@ struct tap_provider {
 
 /* Started in this order, stopped in the reverse one. */
 static const struct tap_provider tap_providers[] = {
+	/* before the kprobes: it takes the syscall points it serves from them */
+	{ .start = tap_sysd_start, .stop = tap_sysd_stop },
 	{ .start = tap_kernel_probes_start, .stop = tap_kernel_probes_stop,
 	  .report = tap_kernel_probes_report, .poll = tap_conditions_poll,
 	  .quiesce = tap_kernel_probes_quiesce, .progress = tap_kernel_probes_progress },

@@ -19,9 +19,12 @@
 #include "resolve/program.h"
 #include "util.h"
 
+struct session;
+
 /* What pass 3 gives an emitter. */
 struct emit_ctx {
 	const struct program *program;
+	const struct session *session;	/* the target, for what an emitter asks of it */
 	struct strbuf *points;	/* the point descriptors and handlers, in the module's order */
 	int condition;		/* the probe's number among the conditional ones, else 0 */
 	/* Adds the descriptor tap_pp_N of point `d` of probe `p` to `points`; returns N. */

@@ -7,6 +7,28 @@
 #include "providers/emit.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "target/syscall_table.h"
+
+/*
+ * The fewest syscall points (entries and returns) a module dispatches from the raw
+ * tracepoints sys_enter/sys_exit (runtime/sysdispatch.h) rather than arming a kprobe each:
+ * on 6.1 a kprobe on ftrace costs about 8 ms of virtual time to arm and 7 to take off,
+ * while the two tracepoints cost a few ms together; but while they are attached every system
+ * call of every task goes through the kernel's slow path and the dispatch, where a few
+ * kprobes cost only the calls they probe.
+ */
+#define SYSD_MIN_POINTS 8
+
+/* A dispatched point's call: its table entry (of tap_kprobes or, `ret`, tap_kretprobes)
+ * hit for call `nr` of `abi`, its function at `address` in the listing. */
+struct sysd_key {
+	int abi, nr;
+	bool ret;
+	int index;
+	uint64_t address;
+};
 
 struct kprobes_state {
 	struct strbuf kprobes, kretprobes, fprobes;	/* table entries */
@@ -16,6 +38,14 @@ struct kprobes_state {
 	 * points an fprobe could serve, entries and returns. */
 	int first_kprobe, first_kretprobe;
 	int entries, returns;
+	/* The syscall dispatch: whether it was planned, the functions whose points it takes
+	 * (listing addresses), its keys. */
+	bool planned;
+	const struct syscall_table *sys;
+	uint64_t *sysd_functions;
+	size_t nsysd_functions;
+	struct sysd_key *sysd_keys;
+	size_t nsysd_keys, sysd_keys_cap;
 };
 
 #define RETURN_0 "\treturn 0;\n}\n\n"
@@ -42,11 +72,199 @@ static bool fprobe_candidate(const struct derived_point *d)
 	       !d->address && !d->offset;
 }
 
+/* ---- The syscall dispatch (runtime/sysdispatch.h) ---- */
+
+/* Whether `name` is a system call's entry function, which only the system call tables
+ * reference: those of no table are never called. */
+static bool syscall_function_name(const char *name)
+{
+	return !strncmp(name, "__x64_sys_", 10) || !strncmp(name, "__ia32_sys_", 11) ||
+	       !strncmp(name, "__ia32_compat_sys_", 18);
+}
+
+/* The listing address of a point's function when it is a system call's entry function, a
+ * kprobe or kretprobe by name at the function's start; else 0. */
+static uint64_t syscall_function(const struct kprobes_state *s, const struct derived_point *d)
+{
+	const char *function = d->symbol ? d->symbol : d->function;
+
+	if ((d->kind != PROVIDER_KPROBE && d->kind != PROVIDER_KRETPROBE) || *d->module ||
+	    d->address || d->offset || !function || !*function)
+		return 0;
+	if (!syscall_function_name(function))
+		return 0;
+	return syscall_table_address(s->sys, function);
+}
+
+/* Whether the dispatch may run a point on the syscall function at `address` as its kprobe
+ * would: a probe without condition, a return of no call that never returns, without
+ * .maxactive, and of an ABI whose return site is known. */
+static bool sysd_point_ok(const struct kprobes_state *s, const struct derived_probe *p,
+			  const struct derived_point *d, uint64_t address)
+{
+	if (p->cond)
+		return false;
+	if (d->kind != PROVIDER_KRETPROBE)
+		return true;
+	if (d->maxactive > 0)
+		return false;
+	for (size_t i = 0; i < s->sys->nentries; i++) {
+		const struct syscall_entry *e = &s->sys->entries[i];
+
+		if (e->address == address && (e->noreturn || !s->sys->return_site[e->abi]))
+			return false;
+	}
+	return true;
+}
+
+static bool address_in(const uint64_t *list, size_t n, uint64_t address)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == address)
+			return true;
+	return false;
+}
+
+/* The points on the functions the dispatch takes. */
+static size_t sysd_points(const struct emit_ctx *ctx, const struct kprobes_state *s)
+{
+	size_t n = 0;
+
+	for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next)
+			n += address_in(s->sysd_functions, s->nsysd_functions, syscall_function(s, d));
+	return n;
+}
+
+/*
+ * Which syscall functions the dispatch takes: those all of whose points it may run (a
+ * function keeps its kprobes when one of its points needs one, so its points run in their
+ * usual order), when the program has at least SYSD_MIN_POINTS such points.
+ */
+static void sysd_plan(struct emit_ctx *ctx, struct kprobes_state *s)
+{
+	size_t cap = 0, nrefused = 0;
+	uint64_t *refused = NULL;
+
+	s->planned = true;
+	s->sys = syscall_table_load(ctx->session);
+	if (!s->sys)
+		return;
+	for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next) {
+			uint64_t address = syscall_function(s, d);
+
+			if (!address || sysd_point_ok(s, p, d, address))
+				continue;
+			refused = xrealloc(refused, (nrefused + 1) * sizeof(*refused));
+			refused[nrefused++] = address;
+		}
+	for (const struct derived_probe *p = ctx->program->probes; p; p = p->next)
+		for (const struct derived_point *d = p->points; d; d = d->next) {
+			uint64_t address = syscall_function(s, d);
+
+			if (!address || address_in(refused, nrefused, address) ||
+			    address_in(s->sysd_functions, s->nsysd_functions, address))
+				continue;
+			if (s->nsysd_functions == cap) {
+				cap = cap ? 2 * cap : 64;
+				s->sysd_functions = xrealloc(s->sysd_functions,
+							     cap * sizeof(*s->sysd_functions));
+			}
+			s->sysd_functions[s->nsysd_functions++] = address;
+		}
+	free(refused);
+	if (sysd_points(ctx, s) < SYSD_MIN_POINTS)
+		s->nsysd_functions = 0;
+}
+
+static void sysd_add_key(struct kprobes_state *s, struct sysd_key key)
+{
+	if (s->nsysd_keys == s->sysd_keys_cap) {
+		s->sysd_keys_cap = s->sysd_keys_cap ? 2 * s->sysd_keys_cap : 256;
+		s->sysd_keys = xrealloc(s->sysd_keys, s->sysd_keys_cap * sizeof(*s->sysd_keys));
+	}
+	s->sysd_keys[s->nsysd_keys++] = key;
+}
+
+/* The keys of table entry `index` of a point, when the dispatch takes its function: a call
+ * of each number whose table entry is the function, or, for a function of no table, which
+ * nothing calls, one of number -1 (the dispatch takes it and never runs it); the invalid
+ * numbers' function has those the tables lack and, as number -2, those past each table
+ * (but -1, which calls nothing). */
+static void sysd_add_keys(struct kprobes_state *s, const struct derived_point *d, bool ret,
+			  int index)
+{
+	uint64_t address;
+	size_t before = s->nsysd_keys;
+
+	if (!s->nsysd_functions)
+		return;
+	address = syscall_function(s, d);
+	if (!address || !address_in(s->sysd_functions, s->nsysd_functions, address))
+		return;
+	for (size_t i = 0; i < s->sys->nentries; i++) {
+		const struct syscall_entry *e = &s->sys->entries[i];
+
+		if (e->address == address)
+			sysd_add_key(s, (struct sysd_key){ e->abi, e->nr, ret, index, address });
+	}
+	if (s->nsysd_keys == before)
+		sysd_add_key(s, (struct sysd_key){ SYSCALL_ABI_X64, -1, ret, index, address });
+	for (int abi = SYSCALL_ABI_X64; address == s->sys->ni_address && abi <= SYSCALL_ABI_IA32;
+	     abi++)
+		if (s->sys->size[abi])
+			sysd_add_key(s, (struct sysd_key){ abi, -2, ret, index, address });
+}
+
+/* By ABI, number, entries before returns, then table order: the order a call runs them. */
+static int compare_keys(const void *a, const void *b)
+{
+	const struct sysd_key *x = a, *y = b;
+
+	if (x->abi != y->abi)
+		return x->abi - y->abi;
+	if (x->nr != y->nr)
+		return x->nr - y->nr;
+	if (x->ret != y->ret)
+		return x->ret - y->ret;
+	return x->index - y->index;
+}
+
+static void sysd_write_counts(const struct kprobes_state *s, FILE *out)
+{
+	if (!s->nsysd_keys)
+		return;
+	fprintf(out, "#define TAP_NUM_SYSD_KEYS %zu\n#define TAP_SYSD_ANCHOR 0x%llxULL\n"
+		"#define TAP_SYSD_RETURN_X64 0x%llxULL\n#define TAP_SYSD_RETURN_IA32 0x%llxULL\n"
+		"#define TAP_SYSD_TABLE_X64 %d\n#define TAP_SYSD_TABLE_IA32 %d\n",
+		s->nsysd_keys, (unsigned long long)s->sys->anchor,
+		(unsigned long long)s->sys->return_site[SYSCALL_ABI_X64],
+		(unsigned long long)s->sys->return_site[SYSCALL_ABI_IA32],
+		s->sys->size[SYSCALL_ABI_X64], s->sys->size[SYSCALL_ABI_IA32]);
+}
+
+static void sysd_write_table(const struct kprobes_state *s, FILE *out)
+{
+	if (!s->nsysd_keys)
+		return;
+	fprintf(out, "static const struct tap_sysd_key tap_sysd_keys[] = {\n");
+	for (size_t i = 0; i < s->nsysd_keys; i++) {
+		const struct sysd_key *k = &s->sysd_keys[i];
+
+		fprintf(out, "\t{ .addr = 0x%llxULL, .nr = %d, .ia32 = %d, .ret = %d, .index = %d },\n",
+			(unsigned long long)k->address, k->nr, k->abi == SYSCALL_ABI_IA32, k->ret,
+			k->index);
+	}
+	fprintf(out, "};\n\n");
+}
+
 static void kprobes_probe_start(struct emit_ctx *ctx, void *state, const struct derived_probe *p)
 {
 	struct kprobes_state *s = state;
 
-	(void)ctx;
+	if (!s->planned)
+		sysd_plan(ctx, s);
 	s->first_kprobe = s->nkprobes;
 	s->first_kretprobe = s->nkretprobes;
 	s->entries = s->returns = 0;
@@ -99,6 +317,7 @@ static void kprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
 		sb_addf(&s->kprobes, " .offset = 0x%llx,", (unsigned long long)d->offset);
 	sb_addf(&s->kprobes, " .pre_handler = tap_kprobe_%d },", pp);
 	table_entry_tail(&s->kprobes, pp, module, ctx->condition, shared);
+	sysd_add_keys(s, d, false, s->nkprobes);
 	s->nkprobes++;
 	s->nshared_kprobes += shared;
 	free(symbol);
@@ -134,6 +353,7 @@ static void kretprobe_point(struct emit_ctx *ctx, struct kprobes_state *s,
 			" .data_size = sizeof(struct probe_%d_entry),", pp, p->index);
 	sb_addf(&s->kretprobes, " .maxactive = %d },", d->maxactive);
 	table_entry_tail(&s->kretprobes, pp, module, ctx->condition, shared);
+	sysd_add_keys(s, d, true, s->nkretprobes);
 	s->nkretprobes++;
 	s->nshared_kretprobes += shared;
 	free(symbol);
@@ -213,6 +433,7 @@ static void kprobes_module_end(struct emit_ctx *ctx, void *state)
 	struct kprobes_state *s = state;
 
 	(void)ctx;
+	qsort(s->sysd_keys, s->nsysd_keys, sizeof(*s->sysd_keys), compare_keys);
 	if (s->nshared_kprobes >= 2) {
 		sb_addf(&s->fprobes, "\t{ .ret = false, .shared = true, .first = 0, .count = %d },\n",
 			s->nkprobes);
@@ -231,6 +452,7 @@ static void kprobes_write_counts(const void *state, FILE *out)
 
 	fprintf(out, "#define TAP_NUM_KPROBES %d\n#define TAP_NUM_KRETPROBES %d\n"
 		"#define TAP_NUM_FPROBES %d\n", s->nkprobes, s->nkretprobes, s->nfprobes);
+	sysd_write_counts(s, out);
 }
 
 static void kprobes_write_tables(const void *state, FILE *out)
@@ -244,6 +466,7 @@ static void kprobes_write_tables(const void *state, FILE *out)
 		fprintf(out, "#ifdef TAP_USE_FPROBE\n"
 			"static struct tap_fprobe tap_fprobes[] = {\n%s};\n#endif\n\n",
 			s->fprobes.buf);
+	sysd_write_table(s, out);
 }
 
 static void kprobes_release(void *state)
@@ -253,6 +476,8 @@ static void kprobes_release(void *state)
 	free(s->kprobes.buf);
 	free(s->kretprobes.buf);
 	free(s->fprobes.buf);
+	free(s->sysd_functions);
+	free(s->sysd_keys);
 }
 
 static const char *kprobes_type_name(const struct derived_point *d)

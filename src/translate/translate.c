@@ -499,7 +499,8 @@ static void emit_start(struct module *m)
 
 	while (point_emitters[n])
 		n++;
-	m->emit = (struct emit_ctx){ .program = m->program, .points = &m->points,
+	m->emit = (struct emit_ctx){ .program = m->program, .session = m->session,
+				     .points = &m->points,
 				     .descriptor = emit_descriptor, .c_string = c_string_literal,
 				     .irqs_off = emit_irqs_off(m->program), .translate = m };
 	m->emit_states = xcalloc(n, sizeof(*m->emit_states));

@@ -1,0 +1,1 @@
+syscall_dispatch.c
