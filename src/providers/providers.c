@@ -300,6 +300,8 @@ void providers_forget(void)
 	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
 		if (providers[i]->forget)
 			providers[i]->forget();
+	/* The roots name the elaboration's aliases: gone with them (the fuzzers' arenas). */
+	providers_set_alias_roots(NULL, 0);
 }
 
 bool providers_derive(const struct probe_point *point, const struct provider_env *env,

@@ -434,10 +434,21 @@ static void infer_list(struct elab *e, struct node_list *list)
  * operator to its operands as statements), so an untyped function called there stays
  * untyped (exit:unknown), and the operator's own types are not checked (`exit() + "a"`).
  */
+static bool is_untyped_call(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return n->kind == N_CALL && takes_type_from_use(n);
+}
+
 static void infer_discarded(struct elab *e, struct node *n)
 {
 	if (!n)
 		return;
+	/* Without such a call, what stap keeps has the types the whole expression has. */
+	if (!node_any(n, is_untyped_call, NULL)) {
+		infer(e, n);
+		return;
+	}
 	switch (n->kind) {
 	case N_BINARY:
 		if (n->op == OP_ANDAND || n->op == OP_OROR)
@@ -644,15 +655,41 @@ struct statement_calls {
 	int len;
 };
 
-static bool collect_statement_call(const struct node *n, void *ctx)
+/* The calls whose value a statement discards, as stap reduces the statement (the
+ * right-hand side of && and ||, both branches of ?:, an operator's operands): each may be
+ * of a function that returns nothing (infer_discarded()). */
+static void collect_discarded_calls(const struct node *n, struct statement_calls *calls)
 {
-	struct statement_calls *calls = ctx;
-
-	if (n->kind == N_EXPR_STMT && n->lhs->kind == N_CALL) {
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_CALL:
 		calls->items = xrealloc(calls->items, (size_t)(calls->len + 1) *
 					sizeof(*calls->items));
-		calls->items[calls->len++] = n->lhs;
+		calls->items[calls->len++] = n;
+		break;
+	case N_BINARY:
+		if (n->op != OP_ANDAND && n->op != OP_OROR)
+			collect_discarded_calls(n->lhs, calls);
+		collect_discarded_calls(n->rhs, calls);
+		break;
+	case N_UNARY:
+		if (n->op != '&')
+			collect_discarded_calls(n->lhs, calls);
+		break;
+	case N_TERNARY:
+		collect_discarded_calls(n->then, calls);
+		collect_discarded_calls(n->els, calls);
+		break;
+	default:
+		break;
 	}
+}
+
+static bool collect_statement_call(const struct node *n, void *ctx)
+{
+	if (n->kind == N_EXPR_STMT)
+		collect_discarded_calls(n->lhs, ctx);
 	return false;
 }
 
