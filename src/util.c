@@ -247,7 +247,8 @@ char *similar_names_as(const char *name, const char *const *names, size_t count,
 	struct strbuf sb = { 0 };
 	size_t nbest;
 
-	memcpy(sorted, names, count * sizeof(*sorted));
+	if (count)
+		memcpy(sorted, names, count * sizeof(*sorted));
 	nbest = sort_nearest_as(name, sorted, count, prefix);
 	if (nbest > SIMILAR_MAX)
 		nbest = SIMILAR_MAX;

@@ -433,7 +433,8 @@ static void kprobes_module_end(struct emit_ctx *ctx, void *state)
 	struct kprobes_state *s = state;
 
 	(void)ctx;
-	qsort(s->sysd_keys, s->nsysd_keys, sizeof(*s->sysd_keys), compare_keys);
+	if (s->nsysd_keys)
+		qsort(s->sysd_keys, s->nsysd_keys, sizeof(*s->sysd_keys), compare_keys);
 	if (s->nshared_kprobes >= 2) {
 		sb_addf(&s->fprobes, "\t{ .ret = false, .shared = true, .first = 0, .count = %d },\n",
 			s->nkprobes);

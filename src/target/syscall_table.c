@@ -63,7 +63,8 @@ static bool read_symbols(struct syscall_table *t, const char *text)
 		}
 		line = *end ? end + 1 : end;
 	}
-	qsort(t->symbols, t->nsymbols, sizeof(*t->symbols), compare_symbols);
+	if (t->nsymbols)
+		qsort(t->symbols, t->nsymbols, sizeof(*t->symbols), compare_symbols);
 	return t->nsymbols > 0;
 }
 
@@ -227,11 +228,5 @@ static struct syscall_table *load(const struct session *s)
 
 const struct syscall_table *syscall_table_load(const struct session *s)
 {
-	static const struct syscall_table *loaded;
-	static bool tried;
-
-	if (!tried)
-		loaded = load(s);
-	tried = true;
-	return loaded;
+	return load(s);
 }

@@ -40,7 +40,8 @@ struct syscall_table {
 };
 
 /* The target's tables; NULL when it has none the dispatch can use (no build tree tables,
- * no addresses, the x32 ABI). Loaded once. */
+ * no addresses, the x32 ABI). Read at each call: pass 3 asks once per module (a cache here
+ * would outlive the fuzzers' per-input memory). */
 const struct syscall_table *syscall_table_load(const struct session *s);
 /* The listing's address of the kernel function `name` (an entry function), or 0. */
 uint64_t syscall_table_address(const struct syscall_table *t, const char *name);
