@@ -3,8 +3,8 @@
  * Pass 3: the elaborated program as the C source of a kernel module.
  *
  * translate.c lays the module out (frames, functions, probe handlers, probe tables);
- * translate_code.c turns expressions into C, translate_stmt.c statements. This header is their shared
- * state; no other pass includes it.
+ * translate_code.c turns expressions into C, translate_stmt.c statements. This header is
+ * their shared state; no other pass includes it.
  */
 #ifndef TAPSTER_TRANSLATE_H
 #define TAPSTER_TRANSLATE_H
