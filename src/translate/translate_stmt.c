@@ -103,12 +103,28 @@ static void gen_if(struct body *b, struct node *n)
 	free(cond);
 }
 
+/* A loop's body, inside the loop's brace: break and continue jump to the loop's labels,
+ * and the body's pending actions (plus `actions`, an iteration's cost) are charged at its
+ * end. Leaves the brace open, after the continue label. */
+static void gen_loop_body(struct body *b, struct node *body, int label, int actions)
+{
+	int saved_break = b->break_label, saved_continue = b->continue_label;
+
+	b->break_label = label;
+	b->continue_label = label;
+	gen_stmt(b, body);
+	record_actions(b, actions, body, true);
+	b->break_label = saved_break;
+	b->continue_label = saved_continue;
+	b->indent--;
+	emit(b, "continue_%d: __attribute__((unused));", label);
+}
+
 /* Each iteration costs MAXACTION budget, as in stap, so that no loop runs forever. */
 
 /* while and for: for (;;) { cond; body; continue_label: inc; } break_label: */
 static void gen_loop(struct body *b, struct node *n)
 {
-	int saved_break = b->break_label, saved_continue = b->continue_label;
 	int label = ++b->nlabels;
 
 	if (n->init && n->init->kind >= N_BLOCK) {
@@ -132,12 +148,7 @@ static void gen_loop(struct body *b, struct node *n)
 		emit(b, "\tbreak;");
 		free(cond);
 	}
-	b->break_label = label;
-	b->continue_label = label;
-	gen_stmt(b, n->then);
-	record_actions(b, 0, n->then, true);
-	b->indent--;
-	emit(b, "continue_%d: __attribute__((unused));", label);
+	gen_loop_body(b, n->then, label, 0);
 	b->indent++;
 	if (n->inc) {
 		char *inc = gen_expr(b, n->inc);
@@ -148,8 +159,6 @@ static void gen_loop(struct body *b, struct node *n)
 	b->indent--;
 	emit(b, "}");
 	emit(b, "break_%d: __attribute__((unused));", label);
-	b->break_label = saved_break;
-	b->continue_label = saved_continue;
 }
 
 /* delete of a statistics global: from every CPU's part, and from the gathered aggregate. */
@@ -279,7 +288,6 @@ static void gen_foreach_hist(struct body *b, struct node *n)
 	char *buckets = hist_buckets_expr(v, stat);
 	char *i = body_temp(b, TYPE_LONG);
 	char *limit = f->limit ? gen_expr(b, f->limit) : NULL;
-	int saved_break = b->break_label, saved_continue = b->continue_label;
 	int label = ++b->nlabels;
 
 	record_actions(b, 1, n, true);
@@ -301,16 +309,9 @@ static void gen_foreach_hist(struct body *b, struct node *n)
 		emit(b, "%s = %s[%s];", value, buckets, i);
 		free(value);
 	}
-	b->break_label = label;
-	b->continue_label = label;
-	gen_stmt(b, f->body);
-	record_actions(b, 1, f->body, true);	/* stap: an iteration of buckets costs one */
-	b->indent--;
-	emit(b, "continue_%d: __attribute__((unused));", label);
+	gen_loop_body(b, f->body, label, 1);	/* stap: an iteration of buckets costs one */
 	emit(b, "}");
 	emit(b, "break_%d: __attribute__((unused));", label);
-	b->break_label = saved_break;
-	b->continue_label = saved_continue;
 	free(stat);
 	free(buckets);
 	free(i);
@@ -330,7 +331,6 @@ static void gen_foreach(struct body *b, struct node *n)
 	char *count = body_temp(b, TYPE_LONG), *i = body_temp(b, TYPE_LONG);
 	char *slice = f->slice.len ? slice_keys(b, f) : NULL;
 	char *limit = f->limit ? gen_expr(b, f->limit) : NULL;
-	int saved_break = b->break_label, saved_continue = b->continue_label;
 	int label = ++b->nlabels;
 	int column = f->sort_column < 0 ? 0 : f->sort_column;
 	char *entry;
@@ -373,18 +373,11 @@ static void gen_foreach(struct body *b, struct node *n)
 	}
 	if (f->value)
 		set_from_entry(b, f->value, map, entry, 0, array->type == TYPE_STRING);
-	b->break_label = label;
-	b->continue_label = label;
-	gen_stmt(b, f->body);
-	record_actions(b, 0, f->body, true);
-	b->indent--;
-	emit(b, "continue_%d: __attribute__((unused));", label);
+	gen_loop_body(b, f->body, label, 0);
 	emit(b, "}");
 	b->indent--;
 	emit(b, "}");
 	emit(b, "break_%d: __attribute__((unused));", label);
-	b->break_label = saved_break;
-	b->continue_label = saved_continue;
 	free(entry);
 	free(slice);
 	free(map);
