@@ -391,6 +391,7 @@ static void tap_print_format(struct tap_context *c, const struct tap_fmt_spec *s
 
 	if (!tap_fmt_check_dumps(c, specs, n, args))
 		return;
+	tap_print_unring(c);
 	tap_fmt_pieces(c, &o, specs, n, args, fault_location);
 	size = min(o.pos, TAP_FMT_PRINT_MAX);
 	if (size <= 0)
@@ -417,6 +418,19 @@ static __always_inline char *tap_print_reserve(struct tap_context *c, size_t bou
 
 	if (unlikely(bound > min_t(size_t, TAP_FMT_PRINT_MAX, sizeof(pb->buf))))
 		return NULL;
+	/* The hit's first output is written where it goes, when it extends the ring's last
+	 * record (a line per hit on one CPU): no copy at the hit's end. */
+	if (!pb->len) {
+		char *at = tap_ring_extend_room(&tap_rings[smp_processor_id()], &pb->room);
+
+		pb->text = at && pb->room >= bound ? at : NULL;
+		return pb->text ?: pb->buf;
+	}
+	if (pb->text) {
+		if (likely(pb->len + bound <= pb->room))
+			return pb->text + pb->len;
+		tap_print_unring(c);
+	}
 	if (unlikely(pb->len + bound > sizeof(pb->buf)))
 		tap_print_flush(c);
 	return pb->buf + pb->len;
@@ -448,7 +462,7 @@ static __always_inline char *tap_print_put_long(char *p, int64_t value)
 
 static __always_inline void tap_print_commit(struct tap_context *c, char *end)
 {
-	c->print.len = end - c->print.buf;
+	c->print.len = end - (c->print.text ?: c->print.buf);
 }
 
 /* sprintf into dst (MAXSTRINGLEN bytes). */
