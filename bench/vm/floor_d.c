@@ -9,7 +9,8 @@
  * so it is put together in place in the space relay_reserve() gives, no copy; the format is
  * known when the module is written, so no scnprintf(), which would read "%s %d\n" again on
  * every hit. The relay wakes its reader (an irq_work) when a sub-buffer is full, not per line.
- * Sub-buffers: 4 of 256 kB, tapster's 1 MB ring a CPU.
+ * Sub-buffers: 8 of 128 kB, tapster's 1 MB ring a CPU; the reader is woken about as often as
+ * tapster's loader is (its 10 ms poll), so the lines left for after the run are as many.
  */
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
@@ -20,8 +21,8 @@
 
 #include "floor_common.h"
 
-#define FLOOR_SUBBUF_SIZE (256 * 1024)
-#define FLOOR_SUBBUFS 4
+#define FLOOR_SUBBUF_SIZE (128 * 1024)
+#define FLOOR_SUBBUFS 8
 
 static struct rchan *floor_chan;
 static struct dentry *floor_dir;
