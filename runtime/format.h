@@ -423,6 +423,8 @@ static __always_inline char *tap_print_reserve(struct tap_context *c, size_t bou
 	if (!pb->len) {
 		char *at = tap_ring_extend_room(&tap_rings[smp_processor_id()], &pb->room);
 
+		/* No more there than buf holds: tap_print_unring() may move it there. */
+		pb->room = min_t(u32, pb->room, sizeof(pb->buf));
 		pb->text = at && pb->room >= bound ? at : NULL;
 		return pb->text ?: pb->buf;
 	}
