@@ -15,7 +15,8 @@
 #   (b) an entry probe counting into a global, n++
 #   (c) an entry probe counting into a map keyed by execname()
 #   (d) an entry probe printing a line on every hit (tapster's output goes to a file in the
-#       guest; the floor formats into a per-CPU buffer nobody reads)
+#       guest, -o; the floor's lines go into a relay channel, which bench/vm/floor_reader
+#       reads and writes to a file in the guest while the workload runs)
 #   (e) timer.profile counting into a global (per tick: the workload's extra time over its
 #       ticks)
 # and on a user-space function, the workload's bench_func() called N times in a loop
@@ -33,7 +34,7 @@
 # BUILDDIR/bench/vm-work; its stdout is what the guest printed).
 # BENCH_VM_CASES: the cases to run (default "a b c d e f g h"; the memory figures come with
 # any). BENCH_VM_MANY: the sessions of many probes to time (default "one many_vfs
-# many_syscall many_syscall_ret many_tcp"); BENCH_VM_MANY_OPTS: tapster options for them
+# many_syscall many_syscall_ret many_tcp"; set and empty: none); BENCH_VM_MANY_OPTS: tapster options for them
 # (-DTAP_SYSCALL_DISPATCH=0: the syscall points on kprobes, as before the dispatch).
 # BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
 # 1000000: a third of a second of virtual time, 84 ticks). BENCH_VM_SHARED=1 gives cases (a)
@@ -73,6 +74,14 @@ files=""
 ${CC:-gcc} -O2 -static -o "$work/workload" "$srcdir/bench/vm/workload.c" ||
 	fail "cannot build the workload"
 files="$work/workload $loader"
+# Floor (d)'s reader of its relay files.
+case " $floors " in
+*" d "*)
+	${CC:-gcc} -O2 -static -o "$work/floor_reader" "$srcdir/bench/vm/floor_reader.c" ||
+		fail "cannot build the floor's reader"
+	files="$files $work/floor_reader"
+	;;
+esac
 # bench_func()'s offset in the file (in the LOAD segment that holds it), for the uprobe floors.
 func_addr=0x$(nm "$work/workload" | awk '$3 == "bench_func" { print $1 }')
 func_offset=$(readelf -lW "$work/workload" | while read -r type off vaddr _ fsize _; do
@@ -97,7 +106,7 @@ done
 # tapster's modules, the two of the memory figures and those of many probes (with one
 # probe, "one", for the time a session takes anyway).
 mems="" many=""
-[ "$smoke" = --smoke ] || { mems="seed map10000"; many=${BENCH_VM_MANY:-one many_vfs many_syscall many_syscall_ret many_tcp}; }
+[ "$smoke" = --smoke ] || { mems="seed map10000"; many=${BENCH_VM_MANY-one many_vfs many_syscall many_syscall_ret many_tcp}; }
 : >"$work/nprobes"
 : >"$work/sizes"
 for c in $cases $mems $many; do
@@ -173,7 +182,20 @@ for f in FLOORS; do
 	params=""
 	case $c in f|g|h) params="path=$uwork offset=$uoffset" ;; esac
 	insmod floor_$f.ko $params || echo "floor_$f failed"
+	if [ "$f" = d ]; then
+		# The reader runs beside the workload, as tapster's loader does; it has its
+		# files open (it said so) before the workload starts.
+		mkfifo /tmp/floor_ready
+		./floor_reader /tmp/floor_out_d /sys/kernel/debug/floor_d/cpu* >/tmp/floor_ready &
+		reader=$!
+		read -r ready </tmp/floor_ready
+	fi
 	echo "floor_$f $($(run $c))"
+	if [ "$f" = d ]; then
+		kill "$reader"
+		wait "$reader" || echo "floor_reader failed"
+		echo "output_floor_d $(wc -l </tmp/floor_out_d)"
+	fi
 	rmmod floor_$f
 done
 for c in CASES; do
@@ -263,7 +285,7 @@ END {
 			printf "%-34s %9.1f %9.1f %9.1f %10.1f %10.1f %10.2f %6.2f %s\n", name[c], none, floor, ours, fc, oc, ratio, goal, met
 	}
 	if ("d" in lines)
-		printf "(d) wrote %d lines\n", lines["d"]
+		printf "(d) wrote %d lines, its floor %d\n", lines["d"], lines["floor_d"]
 	if ("one" in start) {
 		printf "\nMany probes: virtual ms from the loader'\''s start until -c runs (the probes armed), and from\n"
 		printf "then until the loader has ended (the probes unregistered, in batches), and the memory taken while\n"

@@ -35,9 +35,10 @@ static struct output_options options;
 static struct sink sinks[MAX_CPUS];
 
 /*
- * The records of one read of out that go to the same file are gathered here and written
- * with one write(): a probe that prints a line on every hit would otherwise cost the traced
- * system a system call per line. output_flush() writes them out; the caller flushes after
+ * The short records of one read of out that go to the same file are gathered here and
+ * written with one write(): a probe that prints a line on every hit would otherwise cost
+ * the traced system a system call per line (when no other CPU prints in between, its lines
+ * come as one long record). output_flush() writes them out; the caller flushes after
  * each read, and before anything else that writes (stderr records, a switch of file).
  */
 static char pending[1 << 16];
@@ -69,7 +70,10 @@ static void output_add(int fd, const char *buf, size_t len)
 {
 	if (pending_len && (fd != pending_fd || pending_len + len > sizeof(pending)))
 		output_flush();
-	if (len > sizeof(pending)) {
+	/* A long record (the lines of many hits: runtime/transport.h) is written from where it
+	 * is rather than copied first. */
+	if (len >= sizeof(pending) / 4) {
+		output_flush();
 		write_all(fd, buf, len);
 		return;
 	}

@@ -52,8 +52,15 @@ struct tap_timing_point {
 };
 #endif
 
+/*
+ * A probe hit's stdout text: in buf, or, put there by printf's fast path while it extends the
+ * last record of its CPU's ring, at the ring's head, not yet published (`text`, `room` bytes
+ * there: transport.h's tap_ring_extend_room(); print.h).
+ */
 struct tap_print_buffer {
 	u32 len;
+	u32 room;	/* bytes at text */
+	char *text;	/* the ring's head, or NULL: buf */
 	char buf[TAP_PRINT_BUFFER_SIZE];
 };
 
@@ -210,16 +217,8 @@ tap_context_enter_quiet_irqsave(const struct tap_probe_point *pp, struct pt_regs
 	return tap_context_enter_irqsave_as(pp, regs, state, flags, true);
 }
 
-static noinline void tap_context_exit_slow(struct tap_context *c)
-{
-	if (c->print.len)
-		tap_print_flush(c);
-	if (unlikely(c->last_error)) {
-		tap_report_error(c);
-		c->last_error = NULL;
-		c->error_location = NULL;
-	}
-}
+/* The hit's output sent and its error reported (print.h). */
+static noinline void tap_context_exit_slow(struct tap_context *c);
 
 /* Ends a probe hit: its output goes out whole, its error is reported (one test of both on
  * the hot path). */

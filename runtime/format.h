@@ -234,7 +234,7 @@ static bool tap_fmt_memory(struct tap_context *c, struct tap_fmt_out *o, const c
 	int len, shown, i;
 
 	if (conv == 's')
-		len = strnlen(s, precision < 0 ? TAP_FMT_PRINT_MAX : precision);
+		len = tap_strnlen(s, precision < 0 ? TAP_FMT_PRINT_MAX : precision);
 	else
 		len = precision > 0 ? precision : 1;
 	shown = conv == 'M' ? len * 2 : len;
@@ -271,7 +271,7 @@ static int tap_fmt_memory_size(const char *s, char conv, int width, int precisio
 	int len;
 
 	if (conv == 's')
-		len = strnlen(s, precision < 0 ? TAP_FMT_PRINT_MAX : precision);
+		len = tap_strnlen(s, precision < 0 ? TAP_FMT_PRINT_MAX : precision);
 	else
 		len = precision > 0 ? precision : 1;
 	if (conv == 'M')
@@ -391,6 +391,7 @@ static void tap_print_format(struct tap_context *c, const struct tap_fmt_spec *s
 
 	if (!tap_fmt_check_dumps(c, specs, n, args))
 		return;
+	tap_print_unring(c);
 	tap_fmt_pieces(c, &o, specs, n, args, fault_location);
 	size = min(o.pos, TAP_FMT_PRINT_MAX);
 	if (size <= 0)
@@ -417,6 +418,21 @@ static __always_inline char *tap_print_reserve(struct tap_context *c, size_t bou
 
 	if (unlikely(bound > min_t(size_t, TAP_FMT_PRINT_MAX, sizeof(pb->buf))))
 		return NULL;
+	/* The hit's first output is written where it goes, when it extends the ring's last
+	 * record (a line per hit on one CPU): no copy at the hit's end. */
+	if (!pb->len) {
+		char *at = tap_ring_extend_room(&tap_rings[smp_processor_id()], &pb->room);
+
+		/* No more there than buf holds: tap_print_unring() may move it there. */
+		pb->room = min_t(u32, pb->room, sizeof(pb->buf));
+		pb->text = at && pb->room >= bound ? at : NULL;
+		return pb->text ?: pb->buf;
+	}
+	if (pb->text) {
+		if (likely(pb->len + bound <= pb->room))
+			return pb->text + pb->len;
+		tap_print_unring(c);
+	}
 	if (unlikely(pb->len + bound > sizeof(pb->buf)))
 		tap_print_flush(c);
 	return pb->buf + pb->len;
@@ -424,31 +440,74 @@ static __always_inline char *tap_print_reserve(struct tap_context *c, size_t bou
 
 static __always_inline char *tap_print_put(char *p, const char *text, size_t len)
 {
+	/* A short string of a length known only now (a name): two overlapping moves, or up to
+	 * three bytes, where memcpy() would be a call and a byte-counted rep movsb. */
+	if (!__builtin_constant_p(len) && len <= 16) {
+		if (len >= 8) {
+			u64 first, last;
+
+			memcpy(&first, text, 8);
+			memcpy(&last, text + len - 8, 8);
+			memcpy(p, &first, 8);
+			memcpy(p + len - 8, &last, 8);
+		} else if (len >= 4) {
+			u32 first, last;
+
+			memcpy(&first, text, 4);
+			memcpy(&last, text + len - 4, 4);
+			memcpy(p, &first, 4);
+			memcpy(p + len - 4, &last, 4);
+		} else if (len) {
+			p[0] = text[0];
+			p[len / 2] = text[len / 2];
+			p[len - 1] = text[len - 1];
+		}
+		return p + len;
+	}
 	memcpy(p, text, len);
 	return p + len;
 }
 
-/* A plain %d: the value in decimal, at most 20 characters with its sign. */
+/* "00" to "99": two digits of a number in decimal at a time. */
+static const char tap_digit_pairs[200] __nonstring __maybe_unused =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* A plain %d: the value in decimal, at most 20 characters with its sign. Its digits are
+ * counted first and written from the last, two at a time: half the divisions. */
 static __always_inline char *tap_print_put_long(char *p, int64_t value)
 {
-	char digits[20];
-	u64 num = value < 0 ? -(u64)value : (u64)value;
-	int n = 0;
+	u64 num = value < 0 ? -(u64)value : (u64)value, power = 10;
+	char *end;
+	int digits = 1;
 
 	if (value < 0)
 		*p++ = '-';
-	do {
-		digits[n++] = '0' + num % 10;
-		num /= 10;
-	} while (num);
-	while (n > 0)
-		*p++ = digits[--n];
-	return p;
+	while (digits < 20 && num >= power) {
+		digits++;
+		power *= 10;
+	}
+	end = p + digits;
+	p = end;
+	while (num >= 100) {
+		unsigned int pair = num % 100;
+
+		num /= 100;
+		p -= 2;
+		memcpy(p, &tap_digit_pairs[2 * pair], 2);
+	}
+	if (num >= 10)
+		memcpy(p - 2, &tap_digit_pairs[2 * num], 2);
+	else
+		p[-1] = '0' + num;
+	return end;
 }
 
 static __always_inline void tap_print_commit(struct tap_context *c, char *end)
 {
-	c->print.len = end - c->print.buf;
+	c->print.len = end - (c->print.text ?: c->print.buf);
 }
 
 /* sprintf into dst (MAXSTRINGLEN bytes). */

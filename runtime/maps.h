@@ -196,12 +196,7 @@ static __always_inline u32 tap_key_hash(bool is_string, union tap_key key, u32 h
 }
 
 /* strncmp(slot, key, MAXSTRINGLEN - 1) == 0, a word at a time where the kernel reads names
- * so (the dcache's way: a word of the key past its end read without a fault, its bytes after
- * the NUL masked off); `slot` is a key's slot, MAXSTRINGLEN bytes. */
-#if defined(CONFIG_DCACHE_WORD_ACCESS) && defined(__LITTLE_ENDIAN)
-#define TAP_STRING_WORDS
-#include <asm/word-at-a-time.h>
-#endif
+ * so (TAP_STRING_WORDS, values.h); `slot` is a key's slot, MAXSTRINGLEN bytes. */
 
 static bool tap_string_equal(const char *slot, const char *key)
 {

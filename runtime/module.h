@@ -108,7 +108,7 @@ static u64 tap_rings_read_total(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		total += READ_ONCE(tap_rings[cpu].tail);
+		total += READ_ONCE(tap_rings[cpu].read);
 	return total;
 }
 

@@ -13,11 +13,51 @@
 #include "context.h"
 #include "transport.h"
 
+/* The hit's text so far from its ring's head into buf: anything but printf's fast path adds
+ * to it there, and nothing else may be written to the ring before it is published. */
+static void tap_print_unring(struct tap_context *c)
+{
+	struct tap_print_buffer *pb = &c->print;
+
+	if (pb->text) {
+		memcpy(pb->buf, pb->text, pb->len);
+		pb->text = NULL;
+	}
+}
+
 static void tap_print_flush(struct tap_context *c)
 {
-	tap_ring_write(&tap_rings[smp_processor_id()], TAP_CHANNEL_STDOUT,
-		       c->print.buf, c->print.len);
-	c->print.len = 0;
+	struct tap_print_buffer *pb = &c->print;
+	struct tap_ring *ring = &tap_rings[smp_processor_id()];
+
+	if (pb->text && tap_ring_extend_in_place(ring, pb->len)) {
+		pb->text = NULL;
+	} else {
+		tap_print_unring(c);
+		if (!tap_ring_extend(ring, pb->buf, pb->len))
+			tap_ring_write(ring, TAP_CHANNEL_STDOUT, pb->buf, pb->len);
+	}
+	pb->len = 0;
+}
+
+static noinline void tap_context_exit_slow(struct tap_context *c)
+{
+	struct tap_print_buffer *pb = &c->print;
+
+	/* printf's fast path left it at the ring's head: published there (tap_print_flush()
+	 * would too, one call further). */
+	if (pb->text && pb->len &&
+	    tap_ring_extend_in_place(&tap_rings[smp_processor_id()], pb->len)) {
+		pb->text = NULL;
+		pb->len = 0;
+	} else if (pb->len) {
+		tap_print_flush(c);
+	}
+	if (unlikely(c->last_error)) {
+		tap_report_error(c);
+		c->last_error = NULL;
+		c->error_location = NULL;
+	}
 }
 
 /* Appends text to the probe hit's output, sending what came before when it is full. */
@@ -25,6 +65,7 @@ static void tap_print_text(struct tap_context *c, const char *text, size_t len)
 {
 	struct tap_print_buffer *pb = &c->print;
 
+	tap_print_unring(c);
 	while (len) {
 		size_t room = sizeof(pb->buf) - pb->len;
 		size_t n = min(len, room);
@@ -49,10 +90,12 @@ static __printf(3, 0) void tap_vprint_message(struct tap_context *c, enum tap_ch
 {
 	int n = vscnprintf(c->message, sizeof(c->message), fmt, ap);
 
-	if (channel == TAP_CHANNEL_STDOUT)
+	if (channel == TAP_CHANNEL_STDOUT) {
 		tap_print_text(c, c->message, n);
-	else
+	} else {
+		tap_print_unring(c);
 		tap_ring_write(&tap_rings[smp_processor_id()], channel, c->message, n);
+	}
 }
 
 /* STAP_PRINTF(fmt, ...) of an embedded-C function: printf(3)-style text to the output. */

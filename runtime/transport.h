@@ -15,6 +15,12 @@
  * records of all rings out in that order: lines come out in the order they were written,
  * also when they were written on different CPUs (a task that moved, or two tasks), as
  * stap's output does. Only a record being written while the reader passes may come later.
+ * A hit's stdout output extends the ring's last record instead when that is stdout's and the
+ * counter has not moved since it was numbered (tap_ring_extend()): nothing written anywhere
+ * can come between them, and a probe that prints on every hit costs no header, no number and
+ * nothing per line in the loader. The reader hands out what such a record holds so far with
+ * a header of that length, and the rest later under the same number; it keeps the record's
+ * space (tail) until another record follows it.
  *
  * Probe context never wakes anybody up (a probe may sit on the scheduler's own path): a timer
  * polls the rings and wakes the reader, every few milliseconds while there is output, less
@@ -48,12 +54,19 @@ struct tap_ring {
 	char *data;
 	u32 mask;	/* size - 1 */
 	u32 head;	/* bytes ever written; only the producer stores it */
-	u32 tail;	/* bytes ever read; only the consumer stores it */
+	u32 tail;	/* where the record the reader is in (or its next one) begins: the space
+			 * before it is free; only the consumer stores it */
+	u32 read;	/* bytes ever read, tail <= read <= head; only the consumer stores it */
+	u32 open;	/* the producer's last record, which it may still extend */
+	u32 open_len;	/* its length */
+	u64 open_seq;	/* its number; 0 when it cannot be extended */
 	u64 dropped;	/* records that did not fit */
 };
 
 static struct tap_ring *tap_rings;	/* one per possible CPU */
-static atomic64_t tap_record_seq = ATOMIC64_INIT(0);
+/* Numbers start at 2: no record's number is 1, the counter's first value, or 0, the
+ * "cannot be extended" of tap_ring.open_seq. */
+static atomic64_t tap_record_seq = ATOMIC64_INIT(1);
 static DEFINE_MUTEX(tap_read_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(tap_read_wait);
 /* Woken when a read leaves every ring empty, or the last reader goes (module.h waits for
@@ -76,28 +89,114 @@ static __always_inline void tap_ring_copy_in(struct tap_ring *ring, u32 pos, con
 		memcpy(ring->data, (const char *)src + first, len - first);
 }
 
-/* Appends one record to the ring of the caller's CPU. The caller owns that CPU's context. */
-static void tap_ring_write(struct tap_ring *ring, enum tap_channel channel,
-			   const char *buf, u32 len)
+/* The longest a record grows by extension: the reader keeps its space until it ends. */
+static __always_inline u32 tap_ring_extend_max(const struct tap_ring *ring)
 {
-	struct tap_record rec = {
+	return min_t(u32, 65536, (ring->mask + 1) / 4);
+}
+
+/* The length field of the record at `pos`, which is 4-aligned (it never crosses the end). */
+static __always_inline u32 *tap_ring_len_field(const struct tap_ring *ring, u32 pos)
+{
+	return (u32 *)(ring->data + (pos & ring->mask));
+}
+
+/* A ring filling up: the poll may be slow (idle before), so a ring half full is read now. */
+static __always_inline void tap_ring_kick_half(const struct tap_ring *ring, u32 used, u32 added)
+{
+	if (unlikely(used + added > ring->mask / 2 && used <= ring->mask / 2))
+		tap_kick();
+}
+
+/*
+ * Stdout text of the caller's CPU as the end of the ring's last record, when that is stdout's
+ * too and no record was numbered since (nothing anywhere could come between them): no
+ * header, no number, and the loader gets the lines of many hits as one record. Such a
+ * record's length is updated in place, so only a record whose header is 4-aligned is
+ * extended (the reader reads its length with one load), up to tap_ring_extend_max().
+ * False when the text needs a record of its own (tap_ring_write()).
+ */
+static __always_inline bool tap_ring_extend(struct tap_ring *ring, const char *buf, u32 len)
+{
+	u32 head = ring->head, used;
+
+	if (ring->open_seq != (u64)atomic64_read(&tap_record_seq) ||
+	    ring->open_len + len > tap_ring_extend_max(ring))
+		return false;
+	used = head - smp_load_acquire(&ring->tail);
+	if (unlikely(ring->mask + 1 - used < len)) {
+		WRITE_ONCE(ring->dropped, ring->dropped + 1);
+		return true;
+	}
+	tap_ring_copy_in(ring, head, buf, len);
+	ring->open_len += len;
+	WRITE_ONCE(*tap_ring_len_field(ring, ring->open), ring->open_len);
+	smp_store_release(&ring->head, head + len);
+	tap_ring_kick_half(ring, used, len);
+	return true;
+}
+
+/*
+ * Where stdout text that will extend the ring's last record (as tap_ring_extend()) may be
+ * written in place, at the head, and in *room how much of it fits there (up to the ring's
+ * end); NULL when the text must go in a record of its own. The caller publishes it with
+ * tap_ring_extend_in_place(), and writes no other record meanwhile.
+ */
+static __always_inline char *tap_ring_extend_room(struct tap_ring *ring, u32 *room)
+{
+	u32 head = ring->head;
+	u32 free_bytes = ring->mask + 1 - (head - smp_load_acquire(&ring->tail));
+	u32 to_end = ring->mask + 1 - (head & ring->mask);
+	u32 max = tap_ring_extend_max(ring);
+
+	if (ring->open_seq != (u64)atomic64_read(&tap_record_seq) || ring->open_len >= max)
+		return NULL;
+	*room = min3(free_bytes, to_end, max - ring->open_len);
+	return ring->data + (head & ring->mask);
+}
+
+/* Publishes `len` bytes written at the head (tap_ring_extend_room()) as the end of the last
+ * record; false when a record was numbered since, and they need a record of their own. */
+static __always_inline bool tap_ring_extend_in_place(struct tap_ring *ring, u32 len)
+{
+	u32 head = ring->head;
+	u32 used = head - smp_load_acquire(&ring->tail);
+
+	if (ring->open_seq != (u64)atomic64_read(&tap_record_seq))
+		return false;
+	ring->open_len += len;
+	WRITE_ONCE(*tap_ring_len_field(ring, ring->open), ring->open_len);
+	smp_store_release(&ring->head, head + len);
+	tap_ring_kick_half(ring, used, len);
+	return true;
+}
+
+/* Appends one record to the ring of the caller's CPU. The caller owns that CPU's context. */
+static noinline void tap_ring_write(struct tap_ring *ring, enum tap_channel channel,
+				    const char *buf, u32 len)
+{
+	u32 head = ring->head;
+	u32 used = head - smp_load_acquire(&ring->tail);
+	struct tap_record rec;
+
+	if (channel == TAP_CHANNEL_STDOUT && tap_ring_extend(ring, buf, len))
+		return;
+	rec = (struct tap_record){
 		.len = len,
 		.channel = channel | (u32)(ring - tap_rings) << TAP_RECORD_CPU_SHIFT,
 		.seq = atomic64_inc_return(&tap_record_seq),
 	};
-	u32 head = ring->head;
-	u32 used = head - smp_load_acquire(&ring->tail);
-
 	if (ring->mask + 1 - used < sizeof(rec) + len) {
 		WRITE_ONCE(ring->dropped, ring->dropped + 1);
 		return;
 	}
 	tap_ring_copy_in(ring, head, &rec, sizeof(rec));
 	tap_ring_copy_in(ring, head + sizeof(rec), buf, len);
+	ring->open = head;
+	ring->open_len = len;
+	ring->open_seq = channel == TAP_CHANNEL_STDOUT && !(head & 3) ? rec.seq : 0;
 	smp_store_release(&ring->head, head + sizeof(rec) + len);
-	/* The poll may be slow (idle before): a ring that got half full is read now. */
-	if (unlikely(used + sizeof(rec) + len > ring->mask / 2 && used <= ring->mask / 2))
-		tap_kick();
+	tap_ring_kick_half(ring, used, sizeof(rec) + len);
 }
 
 static bool tap_rings_have_data(void)
@@ -105,7 +204,7 @@ static bool tap_rings_have_data(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (READ_ONCE(tap_rings[cpu].head) != READ_ONCE(tap_rings[cpu].tail))
+		if (READ_ONCE(tap_rings[cpu].head) != READ_ONCE(tap_rings[cpu].read))
 			return true;
 	return false;
 }
@@ -132,7 +231,10 @@ static int tap_ring_copy_out(struct tap_ring *ring, u32 pos, char __user *dst, u
 	return 0;
 }
 
-/* The header of the record at `pos` of `ring`, which the caller knows is there. */
+/*
+ * The header of the record at `pos` of `ring`, which the caller knows is there. Its length
+ * may still grow (the producer's last record): read once, after the caller's acquire of head.
+ */
 static __always_inline void tap_ring_peek(const struct tap_ring *ring, u32 pos,
 					  struct tap_record *rec)
 {
@@ -142,6 +244,8 @@ static __always_inline void tap_ring_peek(const struct tap_ring *ring, u32 pos,
 	memcpy(rec, ring->data + off, first);
 	if (unlikely(first < sizeof(*rec)))
 		memcpy((char *)rec + first, ring->data, sizeof(*rec) - first);
+	if (!(pos & 3))
+		rec->len = READ_ONCE(*tap_ring_len_field(ring, pos));
 }
 
 /*
@@ -159,7 +263,7 @@ static struct tap_ring *tap_rings_oldest(u64 *limit)
 		struct tap_ring *ring = &tap_rings[cpu];
 		struct tap_record rec;
 
-		if (ring->tail == smp_load_acquire(&ring->head))
+		if (ring->read == smp_load_acquire(&ring->head))
 			continue;
 		tap_ring_peek(ring, ring->tail, &rec);
 		if (!oldest || rec.seq < oldest_seq) {
@@ -175,9 +279,54 @@ static struct tap_ring *tap_rings_oldest(u64 *limit)
 }
 
 /*
+ * Moves the records of `ring` numbered up to `limit` to user space, each as its own header and
+ * the text not read yet (a record may grow while it is read: what it has now goes out, as
+ * a record of that length, and the rest later under the same number). `head` and the length
+ * always fall between hits, so a piece holds whole hits. Returns bytes moved or -EFAULT.
+ */
+static ssize_t tap_ring_read(struct tap_ring *ring, u64 limit, char __user *dst, size_t room)
+{
+	u32 head = smp_load_acquire(&ring->head);
+	u32 tail = ring->tail, pos = ring->read;
+	size_t done = 0;
+
+	while (pos != head) {
+		struct tap_record rec;
+		bool entering = pos == tail;
+		u32 end, n;
+
+		tap_ring_peek(ring, tail, &rec);
+		if (rec.seq > limit)
+			break;
+		end = tail + sizeof(rec) + rec.len;
+		if (entering)
+			pos += sizeof(rec);
+		else if (pos == end) {
+			tail = end;	/* read, and another record follows: it ended */
+			pos = end;
+			continue;
+		}
+		n = min(end - pos, head - pos);
+		if (sizeof(rec) + n > room - done) {
+			if (entering)
+				pos = tail;
+			break;
+		}
+		rec.len = n;
+		if (copy_to_user(dst + done, &rec, sizeof(rec)) ||
+		    tap_ring_copy_out(ring, pos, dst + done + sizeof(rec), n))
+			return -EFAULT;
+		done += sizeof(rec) + n;
+		pos += n;
+	}
+	WRITE_ONCE(ring->read, pos);
+	smp_store_release(&ring->tail, tail);
+	return done;
+}
+
+/*
  * Moves whole records to user space, from all rings in the order they were written (the
- * lowest number first); returns bytes moved or -EFAULT. The records of one ring that come
- * before any other ring's next one go out in one copy.
+ * lowest number first); returns bytes moved or -EFAULT.
  */
 static ssize_t tap_rings_read(char __user *dst, size_t room)
 {
@@ -186,29 +335,18 @@ static ssize_t tap_rings_read(char __user *dst, size_t room)
 	for (;;) {
 		u64 limit;
 		struct tap_ring *ring = tap_rings_oldest(&limit);
-		u32 pos, head, run;
+		u32 tail;
+		ssize_t n;
 
 		if (!ring)
 			break;
-		head = smp_load_acquire(&ring->head);
-		pos = ring->tail;
-		while (pos != head) {
-			struct tap_record rec;
-			u32 size;
-
-			tap_ring_peek(ring, pos, &rec);
-			size = sizeof(rec) + rec.len;
-			if (rec.seq > limit || size > room - done - (pos - ring->tail))
-				break;
-			pos += size;
-		}
-		run = pos - ring->tail;
-		if (!run)
-			break;
-		if (tap_ring_copy_out(ring, ring->tail, dst + done, run))
-			return -EFAULT;
-		done += run;
-		smp_store_release(&ring->tail, pos);
+		tail = ring->tail;
+		n = tap_ring_read(ring, limit, dst + done, room - done);
+		if (n < 0)
+			return n;
+		if (!n && ring->tail == tail)
+			break;	/* no room for its next record */
+		done += n;
 	}
 	return done;
 }

@@ -11,6 +11,32 @@
 
 #include "context.h"
 
+/* Strings read a word at a time where the kernel reads names so (the dcache's way: a word
+ * past the string's end read without a fault, its bytes after the NUL masked off). */
+#if defined(CONFIG_DCACHE_WORD_ACCESS) && defined(__LITTLE_ENDIAN)
+#define TAP_STRING_WORDS
+#include <asm/word-at-a-time.h>
+#endif
+
+/* strnlen(s, max), a word at a time (the kernel's strnlen() goes a byte at a time). */
+static inline size_t tap_strnlen(const char *s, size_t max)
+{
+#ifdef TAP_STRING_WORDS
+	const struct word_at_a_time constants = WORD_AT_A_TIME_CONSTANTS;
+	size_t i;
+
+	for (i = 0; i + sizeof(long) <= max; i += sizeof(long)) {
+		unsigned long word = load_unaligned_zeropad(s + i), bits;
+
+		if (has_zero(word, &bits, &constants))
+			return i + find_zero(create_zero_mask(prep_zero_mask(word, bits, &constants)));
+	}
+	return i + strnlen(s + i, max - i);
+#else
+	return strnlen(s, max);
+#endif
+}
+
 /*
  * Truth values and comparisons as functions, so that the generated C holds none of the
  * constructs gcc warns about whatever the script wrote: x == x, ~ or - on a comparison,
@@ -87,10 +113,15 @@ static inline int64_t tap_ushr(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a >> tap_shift_count(b));
 }
 
+/* dst = src, truncated to MAXSTRINGLEN - 1 bytes (dst holds MAXSTRINGLEN). */
 static inline const char *tap_strcpy(char *dst, const char *src)
 {
-	if (dst != src)
-		strscpy(dst, src, MAXSTRINGLEN);
+	if (dst != src) {
+		size_t len = tap_strnlen(src, MAXSTRINGLEN - 1);
+
+		memcpy(dst, src, len);
+		dst[len] = '\0';
+	}
 	return dst;
 }
 

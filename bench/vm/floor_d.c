@@ -2,57 +2,51 @@
 /*
  * Floor of the benchmark's case (d):
  *   probe kernel.function("__x64_sys_getppid") { printf("%s %d\n", execname(), pid()) }
- * by hand: the line formatted into this CPU's buffer, which starts over when full. Lean: the
- * format is known when the module is written, so the line is put together directly (the
- * name copied, the number's digits), not through scnprintf(), which would read "%s %d\n"
- * again on every hit. Nobody reads the buffer: the floor is the formatting and the copy,
- * where tapster's figure also holds handing the lines to its loader, which writes them to
- * a file.
+ * by hand, delivered as tapster delivers it: each line goes into this CPU's buffer of a relay
+ * channel (the kernel's per-CPU transport to user space, debugfs files floor_d/cpuN), which
+ * bench/vm/floor_reader.c reads and writes to a file in the guest, as tapster-run writes -o.
+ * Lean: the line's length is known before it is written (the name's, the number's digits),
+ * so it is put together in place in the space relay_reserve() gives, no copy; the format is
+ * known when the module is written, so no scnprintf(), which would read "%s %d\n" again on
+ * every hit. The relay wakes its reader (an irq_work) when a sub-buffer is full, not per line.
+ * Sub-buffers: 8 of 128 kB, tapster's 1 MB ring a CPU; the reader is woken about as often as
+ * tapster's loader is (its 10 ms poll), so the lines left for after the run are as many.
  */
+#include <linux/debugfs.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/relay.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/vmalloc.h>
 
 #include "floor_common.h"
 
-#define FLOOR_BUFFER_SIZE 65536
-#define FLOOR_LINE_MAX 64
+#define FLOOR_SUBBUF_SIZE (128 * 1024)
+#define FLOOR_SUBBUFS 8
 
-struct floor_buffer {
-	unsigned int len;
-	u64 lines;
-	char text[FLOOR_BUFFER_SIZE];
-};
-
-/* One per possible CPU: too big for the module's per-CPU area. */
-static struct floor_buffer **floor_buffers;
+static struct rchan *floor_chan;
+static struct dentry *floor_dir;
 
 static int pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
-	struct floor_buffer *b = floor_buffers[smp_processor_id()];
 	size_t name_len = strnlen(current->comm, TASK_COMM_LEN - 1);
-	unsigned int pid = task_tgid_nr(current);
-	char digits[10], *s;
-	int n = 0;
+	unsigned int pid = task_tgid_nr(current), rest;
+	size_t digits = 1;
+	char *s;
 
-	if (b->len > FLOOR_BUFFER_SIZE - FLOOR_LINE_MAX)
-		b->len = 0;
-	s = b->text + b->len;
+	for (rest = pid / 10; rest; rest /= 10)
+		digits++;
+	s = relay_reserve(floor_chan, name_len + digits + 2);
+	if (!s)
+		return 0;	/* the reader is behind: the line is dropped */
 	memcpy(s, current->comm, name_len);
 	s += name_len;
 	*s++ = ' ';
+	s[digits] = '\n';
 	do {
-		digits[n++] = '0' + pid % 10;
+		s[--digits] = '0' + pid % 10;
 		pid /= 10;
-	} while (pid);
-	while (n)
-		*s++ = digits[--n];
-	*s++ = '\n';
-	b->len = s - b->text;
-	b->lines++;
+	} while (digits);
 	return 0;
 }
 
@@ -61,45 +55,47 @@ static struct kprobe floor_kprobe = {
 	.pre_handler = pre_handler,
 };
 
-static void floor_free(void)
+static struct dentry *create_buf_file(const char *filename, struct dentry *parent,
+				      umode_t mode, struct rchan_buf *buf, int *is_global)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		vfree(floor_buffers[cpu]);
-	kfree(floor_buffers);
+	return debugfs_create_file(filename, mode, parent, buf, &relay_file_operations);
 }
+
+static int remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks floor_callbacks = {
+	.create_buf_file = create_buf_file,
+	.remove_buf_file = remove_buf_file,
+};
 
 static int __init floor_init(void)
 {
-	int cpu, ret;
+	int ret;
 
-	floor_buffers = kcalloc(nr_cpu_ids, sizeof(*floor_buffers), GFP_KERNEL);
-	if (!floor_buffers)
+	floor_dir = debugfs_create_dir("floor_d", NULL);
+	floor_chan = relay_open("cpu", floor_dir, FLOOR_SUBBUF_SIZE, FLOOR_SUBBUFS,
+				&floor_callbacks, NULL);
+	if (!floor_chan) {
+		debugfs_remove(floor_dir);
 		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		floor_buffers[cpu] = vzalloc(sizeof(struct floor_buffer));
-		if (!floor_buffers[cpu]) {
-			floor_free();
-			return -ENOMEM;
-		}
 	}
 	ret = register_kprobe(&floor_kprobe);
-	if (ret)
-		floor_free();
+	if (ret) {
+		relay_close(floor_chan);
+		debugfs_remove(floor_dir);
+	}
 	return ret;
 }
 
 static void __exit floor_exit(void)
 {
-	u64 lines = 0;
-	int cpu;
-
 	unregister_kprobe(&floor_kprobe);
-	for_each_possible_cpu(cpu)
-		lines += floor_buffers[cpu]->lines;
-	pr_info("floor_d: lines %llu\n", lines);
-	floor_free();
+	relay_close(floor_chan);
+	debugfs_remove(floor_dir);
 }
 
 module_init(floor_init);

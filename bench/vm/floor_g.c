@@ -5,12 +5,7 @@
  *   probe process(WORKLOAD).function("bench_func").return { n++ }
  * by hand: a uretprobe adding one to this CPU's counter.
  */
-#include <linux/module.h>
-#include <linux/percpu.h>
-
 #include "floor_uprobe.h"
-
-static DEFINE_PER_CPU(u64, floor_count);
 
 static int ret_handler(struct uprobe_consumer *uc, unsigned long func,
 		       struct pt_regs *regs)
@@ -19,26 +14,4 @@ static int ret_handler(struct uprobe_consumer *uc, unsigned long func,
 	return 0;
 }
 
-static struct uprobe_consumer floor_consumer = {
-	.ret_handler = ret_handler,
-};
-
-static int __init floor_init(void)
-{
-	return floor_uprobe_register(&floor_consumer);
-}
-
-static void __exit floor_exit(void)
-{
-	u64 total = 0;
-	int cpu;
-
-	floor_uprobe_unregister(&floor_consumer);
-	for_each_possible_cpu(cpu)
-		total += per_cpu(floor_count, cpu);
-	pr_info("floor_g: n %llu\n", total);
-}
-
-module_init(floor_init);
-module_exit(floor_exit);
-MODULE_LICENSE("GPL");
+FLOOR_UPROBE_COUNTING_MODULE("floor_g", .ret_handler, ret_handler);

@@ -3,7 +3,8 @@
  * What the benchmark's uprobe floors (f, g, h) share: the point, given as module parameters
  * (the workload's path and bench_func()'s offset in it, as bench/run-vm-bench.sh computes
  * them), and its registration on the file's inode, by the API of 6.1 or that of 6.12
- * (uprobe_register() giving the struct uprobe, uprobe_unregister_nosync() + _sync()).
+ * (uprobe_register() giving the struct uprobe, uprobe_unregister_nosync() + _sync()); and
+ * the rest of a floor that counts hits (f, g), whose file is then its callback and one line.
  */
 #ifndef FLOOR_UPROBE_H
 #define FLOOR_UPROBE_H
@@ -12,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/namei.h>
+#include <linux/percpu.h>
 #include <linux/uprobes.h>
 #include <linux/version.h>
 
@@ -58,5 +60,36 @@ static void floor_uprobe_unregister(struct uprobe_consumer *uc)
 #endif
 	iput(floor_inode);
 }
+
+/* The counter of a floor that counts: its callback does this_cpu_inc(floor_count). */
+static __maybe_unused DEFINE_PER_CPU(u64, floor_count);
+
+/*
+ * The module of a floor that counts, but its callback `fn` (`field`: .handler or
+ * .ret_handler): the consumer registered at init, and at exit the count in the kernel log,
+ * "NAME: n TOTAL".
+ */
+#define FLOOR_UPROBE_COUNTING_MODULE(name, field, fn)			\
+	static struct uprobe_consumer floor_consumer = { field = fn };	\
+									\
+	static int __init floor_init(void)				\
+	{								\
+		return floor_uprobe_register(&floor_consumer);		\
+	}								\
+									\
+	static void __exit floor_exit(void)				\
+	{								\
+		u64 total = 0;						\
+		int cpu;						\
+									\
+		floor_uprobe_unregister(&floor_consumer);		\
+		for_each_possible_cpu(cpu)				\
+			total += per_cpu(floor_count, cpu);		\
+		pr_info(name ": n %llu\n", total);			\
+	}								\
+									\
+	module_init(floor_init);					\
+	module_exit(floor_exit);					\
+	MODULE_LICENSE("GPL")
 
 #endif

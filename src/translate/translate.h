@@ -28,6 +28,7 @@ struct body {
 	struct strbuf fields;		/* temporaries to add to the frame struct */
 	struct strbuf c_locals;		/* numeric temporaries: C locals of the function */
 	int ntemps;
+	int framed_calls;		/* calls so far that use the callees' frame level */
 	int nlabels;
 	int pending_actions;		/* statements not yet taken from MAXACTION */
 	bool charged_actions;		/* it takes from MAXACTION somewhere */

@@ -112,6 +112,17 @@ static bool is_literal(const struct node *n)
 	return n->kind == N_NUMBER || n->kind == N_STRING;
 }
 
+/* Whether expr is a function's string value where it left it, in its frame: only another call
+ * at that level (one that is not frameless()) writes there. */
+static bool is_frame_value(const char *expr)
+{
+	size_t len = strlen(expr);
+
+	return !strncmp(expr, "c->frames[", 10) && len > 9 &&
+	       !strcmp(expr + len - 9, ".retvalue") && !strchr(expr + 10, '(') &&
+	       !strchr(expr + 10, '[');
+}
+
 /* Whether expr is a temporary made since `first` (by the operand's own code): nothing after
  * it writes to it, so it needs no copy to keep its value. */
 static bool is_fresh_temp(const char *expr, int first)
@@ -130,26 +141,34 @@ void gen_operands(struct body *b, struct node **nodes, int n, char **exprs)
 	size_t *after = xcalloc((size_t)n + 1, sizeof(*after));
 	size_t *before = xcalloc((size_t)n + 1, sizeof(*before));
 	int *first_temp = xcalloc((size_t)n + 1, sizeof(*first_temp));
+	int *calls_before = xcalloc((size_t)n + 1, sizeof(*calls_before));
 
 	for (int i = 0; i < n; i++) {
 		before[i] = b->sink->len;
 		first_temp[i] = b->ntemps;
+		calls_before[i] = b->framed_calls;
 		exprs[i] = gen_expr(b, nodes[i]);
 		after[i] = b->sink->len;
 	}
-	/* From the last, so that an insertion does not move the places still to come. */
-	bool later_emits = false;
+	/* From the last, so that an insertion does not move the places still to come. A value
+	 * in a callee's frame needs a copy only when a later operand calls at that level
+	 * (printf("%s %d", execname(), pid()): pid() is frameless). */
+	bool later_emits = false, later_calls = false;
 
 	for (int i = n - 1; i >= 0; i--) {
-		if (later_emits && !is_literal(nodes[i]) &&
-		    !is_fresh_temp(exprs[i], first_temp[i]))
+		bool changes = is_frame_value(exprs[i]) ? later_calls : later_emits;
+
+		if (changes && !is_literal(nodes[i]) && !is_fresh_temp(exprs[i], first_temp[i]))
 			exprs[i] = save_at(b, after[i], nodes[i]->type, exprs[i]);
 		if (after[i] != before[i])
 			later_emits = true;
+		if ((i + 1 < n ? calls_before[i + 1] : b->framed_calls) != calls_before[i])
+			later_calls = true;
 	}
 	free(after);
 	free(before);
 	free(first_temp);
+	free(calls_before);
 }
 
 /* Generates `n` into a separate buffer; returns its statements and sets *expr. */
@@ -880,6 +899,7 @@ static void call_definition(struct body *b, const struct used_function *f, char 
 		else
 			emit(b, "%s.function_%s.v_%s = %s;", frame, name, p->name, args[i]);
 	}
+	b->framed_calls++;
 	emit(b, b->function ? "c->nesting++;" : "c->nesting = 1;");
 	emit(b, "function_%s(c);", name);
 	emit(b, b->function ? "c->nesting--;" : "c->nesting = 0;");

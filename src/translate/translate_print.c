@@ -73,7 +73,7 @@ static void add_fast_conversion(struct print_call *pc, const struct format_piece
 	bool plain = !p->flags[0] && p->width == FORMAT_NONE && p->precision == FORMAT_NONE;
 
 	if (plain && p->conversion == 's') {
-		sb_addf(&pc->lengths, "size_t n%d = strnlen(a%d, TAP_FMT_PRINT_MAX);\n", arg, arg);
+		sb_addf(&pc->lengths, "size_t n%d = tap_strnlen(a%d, TAP_FMT_PRINT_MAX);\n", arg, arg);
 		sb_addf(&pc->bound, " + n%d", arg);
 		sb_addf(&pc->fast, "p = tap_print_put(p, a%d, n%d);\n", arg, arg);
 	} else if (plain && (p->conversion == 'd' || p->conversion == 'i')) {
