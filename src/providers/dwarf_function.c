@@ -383,10 +383,33 @@ static size_t *stap_order(const struct dw_site *sites, size_t count)
 	return order;
 }
 
-/* A site's canonical point, kernel.function("name@file:line"). */
-static char *site_text(const struct dw_site *site)
+/* A site's canonical point at its `line`: kernel.function("name@file:line"), or a user
+ * file's as its process (and library) name it. */
+static char *site_text(const struct dw_target *t, const struct dw_site *site, int line)
 {
-	return xasprintf("kernel.function(\"%s@%s:%d\")", site->name, site->file, site->line);
+	char *text = xasprintf("function(\"%s@%s:%d\")", site->name, site->file, line);
+	char *point;
+
+	if (!t->user)
+		point = xasprintf("kernel.%s", text);
+	else if (t->user->library)
+		point = xasprintf("process(\"%s\").library(\"%s\").%s", t->user->exe,
+				  t->user->library, text);
+	else
+		point = xasprintf("process(\"%s\").%s", t->user->target, text);
+	free(text);
+	return point;
+}
+
+/* `d`'s origin as -p2 and -l show it, `origin` (malloc'd, taken). */
+static void set_origin(struct derived_point *d, char *origin)
+{
+	free(d->origin);
+	d->origin = origin;
+	if (d->listed) {
+		free(d->listed);
+		d->listed = xstrdup(d->origin);
+	}
 }
 
 /* .callees(depth): the instances inlined in `caller` (stap 4.8 finds no other callees in
@@ -412,9 +435,8 @@ static size_t add_callees(const struct probe_point *point, const struct dw_targe
 			continue;
 		d = site_point(point, NULL, t, s, s->line, s->pc, symbol, offset,
 			       PROVIDER_KPROBE);
-		free(d->origin);
-		d->origin = xasprintf("%s.callee(\"%s@%s:%d\")", caller_text, s->name, s->file,
-				      s->line);
+		set_origin(d, xasprintf("%s.callee(\"%s@%s:%d\")", caller_text, s->name, s->file,
+					s->line));
 		add_derived_point(tail, d);
 		taken[i] = true;
 		added++;
@@ -424,7 +446,7 @@ static size_t add_callees(const struct probe_point *point, const struct dw_targe
 
 		if (!taken[i])
 			continue;
-		text = site_text(&callees[i]);
+		text = site_text(t, &callees[i], callees[i].line);
 		added += add_callees(point, t, &callees[i], text, q, depth - 1, tail);
 		free(text);
 	}
@@ -576,7 +598,39 @@ static bool instance_taken(struct function_search *fs, const struct dw_site *sit
 	return false;
 }
 
-/* The points of one matching site: its own, or its callees'. */
+/* .label("L"): the labels of `site` that `pattern` matches, each a point at its address
+ * (its variables those there) named FAMILY("f@file:LINE") by its line, whose origin adds
+ * .label("NAME"); in DIE order, as stap. */
+static size_t add_labels(const struct probe_point *point, const struct dw_target *t,
+			 const struct dw_site *site, const char *pattern,
+			 struct derived_point ***tail)
+{
+	size_t n, added = 0;
+	struct dw_label *labels = dwpoints_labels_in(t->dp, site->die, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *symbol;
+		uint64_t offset;
+		struct derived_point *d;
+		char *text;
+
+		if (fnmatch(pattern, labels[i].name, 0) ||
+		    !placement(t, labels[i].pc, &symbol, &offset))
+			continue;
+		d = site_point(point, NULL, t, site, labels[i].line, labels[i].pc, symbol, offset,
+			       PROVIDER_KPROBE);
+		d->mid_function = true;
+		text = site_text(t, site, labels[i].line);
+		set_origin(d, xasprintf("%s.label(\"%s\")", text, labels[i].name));
+		free(text);
+		add_derived_point(tail, d);
+		added++;
+	}
+	free(labels);
+	return added;
+}
+
+/* The points of one matching site: its own, its callees' or its labels'. */
 static size_t take_site(struct function_search *fs, const struct dw_site *site)
 {
 	const struct dw_function_query *q = fs->q;
@@ -587,8 +641,10 @@ static size_t take_site(struct function_search *fs, const struct dw_site *site)
 	if (!fs->last || strcmp(fs->last->name, site->name))
 		fs->matched++;
 	fs->last = site;
+	if (q->which == DW_LABEL)
+		return add_labels(fs->point, fs->t, site, q->label, &fs->local);
 	if (q->which == DW_CALLEES) {
-		char *text = site_text(site);
+		char *text = site_text(fs->t, site, site->line);
 		size_t added = add_callees(fs->point, fs->t, site, text, q, q->depth,
 					   &fs->local);
 

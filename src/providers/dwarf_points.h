@@ -9,12 +9,14 @@ struct debuginfo;
 
 /* What a function point's suffix asks for: every site, the out-of-line copies (.call),
  * the inlined instances (.inline), the exported copies (.exported), a return probe, the
- * callees (.callees(depth), or .callee("pattern") at depth 1). */
+ * callees (.callees(depth), or .callee("pattern") at depth 1), the labels (.label("L"):
+ * a user-space file's). */
 struct dw_function_query {
-	enum { DW_ALL, DW_CALL, DW_INLINE, DW_EXPORTED, DW_RETURN, DW_CALLEES } which;
+	enum { DW_ALL, DW_CALL, DW_INLINE, DW_EXPORTED, DW_RETURN, DW_CALLEES, DW_LABEL } which;
 	int64_t maxactive;
 	int64_t depth;
 	const char *callee;	/* NULL: any */
+	const char *label;	/* DW_LABEL: a glob */
 };
 
 /* kernel.function(SPEC) resolved against the DWARF of `di`; false after an error. */
@@ -37,9 +39,10 @@ struct dw_user_file {
 	struct dwtypes *dt;	/* its DWARF, or NULL */
 };
 
-/* process(...)[.library("LIB")].function(SPEC) (q: DW_ALL, DW_CALL, DW_INLINE, DW_RETURN)
- * from the DWARF of `file`: SPEC's sites as for the kernel, uprobes at their pcs (past the
- * prologue as --prologue-searching says); how many points. Nothing is said when none fits
+/* process(...)[.library("LIB")].function(SPEC) (q: DW_ALL, DW_CALL, DW_INLINE, DW_RETURN,
+ * DW_CALLEES, DW_LABEL) from the DWARF of `file`: SPEC's sites as for the kernel, uprobes at
+ * their pcs (past the prologue as --prologue-searching says), at their inlined callees'
+ * entries or at their labels; how many points. Nothing is said when none fits
  * (the caller's "no match"). */
 size_t derive_dwarf_user_function(const struct probe_point *point, const struct component *func,
 				  const struct dw_function_query *q,

@@ -110,7 +110,7 @@ static bool derive_from_dwarf(const struct probe_point *point, const struct comp
 			      bool inline_only, const struct component *callees,
 			      struct derived_point ***tail)
 {
-	struct dw_function_query q = { DW_ALL, maxactive, 0, NULL };
+	struct dw_function_query q = { .which = DW_ALL, .maxactive = maxactive };
 
 	if (callees) {
 		q.which = DW_CALLEES;

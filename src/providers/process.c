@@ -7,7 +7,7 @@
  * with the file's inode (runtime/uprobes.h). With the file's DWARF, the forms kernel.function
  * and kernel.statement have (f@FILE[:LINES], .inline, .statement("f@FILE:LINES")) come from
  * the kernel's derivation (dwarf_points.h: derive_dwarf_user_function(), ..._statement()).
- * .function("f").exported keeps those points keep_exported() keeps; .statement(ADDR) is a
+ * .function("f").exported keeps those points keep_functions() keeps; .statement(ADDR) is a
  * uprobe at a link-time address its DWARF places (derive_process_address()).
  */
 #include "providers/dwarf_points.h"
@@ -55,10 +55,19 @@ struct function_file {
 	const char *library;	/* the library component as shown, or NULL */
 };
 
+/* Whether a component after function("f") names what is looked for in f (.label, .callee,
+ * .callees): stap's points of functions it finds no DWARF for show it in their origin only. */
+static bool is_inner_component(const struct component *comp)
+{
+	return !strcmp(comp->name, "label") || !strcmp(comp->name, "callee") ||
+	       !strcmp(comp->name, "callees");
+}
+
 /* A function point's text: process("FILE").function("f") and the components after
- * function("f") (.call, .return), with the point's marks. */
+ * function("f") (.call, .return; with `origin` .label("L"), .callees(N) too), with the
+ * point's marks. */
 static char *function_point_text(const struct probe_point *point, const char *file,
-				 const char *library, const char *name)
+				 const char *library, const char *name, bool origin)
 {
 	const struct component *func = point->components->next;
 	struct strbuf sb = { 0 };
@@ -69,8 +78,17 @@ static char *function_point_text(const struct probe_point *point, const char *fi
 	if (library)
 		sb_addf(&sb, ".library(\"%s\")", library);
 	sb_addf(&sb, ".function(\"%s\")", name);
-	for (const struct component *c = func->next; c; c = c->next)
+	for (const struct component *c = func->next; c; c = c->next) {
+		int64_t n;
+
+		if (!origin && is_inner_component(c))
+			continue;
 		sb_addf(&sb, ".%s", c->name);
+		if (component_string(c))
+			sb_addf(&sb, "(\"%s\")", component_string(c));
+		else if (component_number(c, &n))
+			sb_addf(&sb, "(%" PRId64 ")", n);
+	}
 	add_marks(&sb, point);
 	return sb_steal(&sb);
 }
@@ -121,17 +139,17 @@ static void add_uprobe_point(const struct probe_point *point, const struct provi
 	char *name = dwarf_function_name(dt, f->name);
 
 	free(d->pp);
-	d->pp = function_point_text(point, target, NULL, name);
+	d->pp = function_point_text(point, target, NULL, name, false);
 	/* Placed at a link-time address, as stap places points from DWARF: its -p2 shows
 	 * the point placed as its origin (from the process, with its library), not the
 	 * point written. */
 	d->pc = f->vaddr;
 	free(d->origin);
-	d->origin = file->library ? function_point_text(point, file->exe, file->library, name) :
-				    xstrdup(d->pp);
+	d->origin = function_point_text(point, file->library ? file->exe : target, file->library,
+					name, true);
 	if (file->library) {
 		free(d->listed);
-		d->listed = function_point_text(point, file->exe, file->library, name);
+		d->listed = xstrdup(d->origin);
 	}
 	free(name);
 	free(d->function);
@@ -146,14 +164,48 @@ static void add_uprobe_point(const struct probe_point *point, const struct provi
 	add_derived_point(tail, d);
 }
 
-/* .call, .exported, .inline or .return after function("f"), or nothing; false after an error. */
-static bool read_suffix(const struct probe_point *point, const struct component *func,
-			struct dw_function_query *q)
+static bool is_callees(const struct component *comp)
+{
+	return comp && ((!strcmp(comp->name, "callee") && component_string(comp)) ||
+			(!strcmp(comp->name, "callees") && !component_string(comp)));
+}
+
+/* .callee("g"), .callees or .callees(N) into q; false after stap's error for N < 1. */
+static bool read_callees(const struct probe_point *point, const struct provider_env *env,
+			 const struct component *comp, struct dw_function_query *q)
+{
+	struct token_desc probe_keyword = { "keyword", NULL };
+
+	q->which = DW_CALLEES;
+	q->depth = 1;
+	q->callee = component_string(comp);
+	component_number(comp, &q->depth);
+	if (q->depth >= 1)
+		return true;
+	provider_resolving(point);
+	diag_continue();
+	diag_error_at("semantic error", &probe_keyword, env->probe_loc,
+		      ".callees(N) only acceptable for N >= 1");
+	return false;
+}
+
+/* .call, .exported, .inline, .return, .label("L"), .callee("g") or .callees[(N)] after
+ * function("f"), or nothing; false after an error. */
+static bool read_suffix(const struct probe_point *point, const struct provider_env *env,
+			const struct component *func, struct dw_function_query *q)
 {
 	const struct component *comp = func->next;
 
 	*q = (struct dw_function_query){ .which = DW_ALL };
-	if (comp && !comp->arg && !strcmp(comp->name, "call")) {
+	if (is_callees(comp)) {
+		if (!read_callees(point, env, comp, q))
+			return false;
+		comp = comp->next;
+	} else if (comp && !strcmp(comp->name, "label") && component_string(comp)) {
+		q->which = DW_LABEL;
+		q->label = component_string(comp);
+		comp = comp->next;
+	} else if (comp && !comp->arg && !strcmp(comp->name, "call")) {
 		q->which = DW_CALL;
 		comp = comp->next;
 	} else if (comp && !comp->arg && !strcmp(comp->name, "inline")) {
@@ -221,12 +273,13 @@ static size_t symbol_functions(const struct probe_point *point, const struct pro
 }
 
 /*
- * .exported: of the points from *from on, as stap keeps them, those of functions the file's
- * DWARF lacks (its symbol table's only) and those whose symbol is a global or weak function;
- * how many are kept.
+ * Of the points from *from on, those of functions the file's DWARF lacks (its symbol
+ * table's only) and, with `exported`, those whose symbol is a global or weak function (as
+ * stap keeps .exported's); how many are kept.
  */
-static size_t keep_exported(const struct provider_env *env, const struct function_file *file,
-			    struct derived_point **from, struct derived_point ***tail)
+static size_t keep_functions(const struct provider_env *env, const struct function_file *file,
+			     bool exported, struct derived_point **from,
+			     struct derived_point ***tail)
 {
 	struct dwtypes *dt = user_dwarf(env, file->path);
 	struct derived_point *d = *from;
@@ -239,7 +292,7 @@ static size_t keep_exported(const struct provider_env *env, const struct functio
 
 		next = d->next;
 		d->next = NULL;
-		if (!place || usyms_function_exported(file->path, d->function)) {
+		if (!place || (exported && usyms_function_exported(file->path, d->function))) {
 			add_derived_point(tail, d);
 			kept++;
 		}
@@ -252,7 +305,8 @@ static size_t keep_exported(const struct provider_env *env, const struct functio
  * .inline take the file's DWARF's sites (as kernel.function); a plain name its symbols
  * (with their DWARF names and places), then the instances the DWARF has of its inlined
  * copies unless .call or .return. With `no_match`, none is stap's error ("no match", with
- * the similar functions of an ELF file). .exported keeps those keep_exported() does. */
+ * the similar functions of an ELF file). .exported keeps those keep_functions() does;
+ * .label and .callee(s) are the DWARF's (a function without DWARF at its entry, as stap). */
 static size_t file_functions(const struct probe_point *point, const struct provider_env *env,
 			     const struct function_file *file, const struct component *func,
 			     const struct dw_function_query *q, bool no_match,
@@ -274,7 +328,19 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 	/* Its symbol table serves where stap would have looked for DWARF, of which it
 	 * warns. */
 	warn_no_dwarf(file->path);
-	if (strchr(spec, '@') || q->which == DW_INLINE) {
+	if (q->which == DW_LABEL || q->which == DW_CALLEES) {
+		/* The labels or callees of the file's DWARF; a function it lacks is probed at
+		 * its entry, as stap probes it (then the symbols of the DWARF's functions are
+		 * dropped). */
+		matched = file_dwarf_functions(point, env, file, func, q, tail);
+		if (!strchr(spec, '@')) {
+			struct derived_point **symbols = *tail;
+
+			symbol_functions(point, env, file, pattern, funcs, count, PROVIDER_UPROBE,
+					 tail);
+			matched += keep_functions(env, file, false, symbols, tail);
+		}
+	} else if (strchr(spec, '@') || q->which == DW_INLINE) {
 		matched = file_dwarf_functions(point, env, file, func,
 					       q->which == DW_EXPORTED ?
 					       &(struct dw_function_query){ .which = DW_CALL } : q,
@@ -293,7 +359,7 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 							tail);
 	}
 	if (q->which == DW_EXPORTED)
-		matched = keep_exported(env, file, from, tail);
+		matched = keep_functions(env, file, true, from, tail);
 	if (!matched && no_match)
 		process_no_match(point, pattern, funcs, count);
 	usyms_free_functions(funcs, count);
@@ -313,7 +379,7 @@ static bool derive_functions(const struct probe_point *point, const struct provi
 	size_t nlibs = 1;
 	size_t matched = 0;
 
-	if (!read_suffix(point, func, &q) || !process_file(point, env, exe))
+	if (!read_suffix(point, env, func, &q) || !process_file(point, env, exe))
 		return false;
 	if (library && !process_libraries(point, exe, library, &libs, &nlibs))
 		return false;
@@ -378,14 +444,18 @@ static bool derive_process_statement(const struct probe_point *point,
 	return process_each_file(point, env, library, file_statements, &query, tail);
 }
 
-/* A statement(ADDR) point's text: process("FILE").statement(0xADDR), then `suffix` (""
- * or ".nearest"), with the point's marks. */
+/* A statement(ADDR) point's text: process("FILE")[.library("LIB")].statement(0xADDR),
+ * then `suffix` ("" or ".nearest"), with the point's marks. */
 static char *address_point_text(const struct probe_point *point, const char *file,
-				unsigned long long address, const char *suffix)
+				const char *library, unsigned long long address,
+				const char *suffix)
 {
 	struct strbuf sb = { 0 };
 
-	sb_addf(&sb, "process(\"%s\").statement(0x%llx)%s", file, address, suffix);
+	sb_addf(&sb, "process(\"%s\")", file);
+	if (library)
+		sb_addf(&sb, ".library(\"%s\")", library);
+	sb_addf(&sb, ".statement(0x%llx)%s", address, suffix);
 	add_marks(&sb, point);
 	return sb_steal(&sb);
 }
@@ -413,69 +483,89 @@ static bool read_address_suffix(const struct probe_point *point, const struct co
 	return true;
 }
 
-/*
- * process(...).statement(ADDR)[.nearest]: a uprobe at the link-time address ADDR of the
- * process's file, which its DWARF must place in a function; as stap, ADDR must begin a
- * line-table row ("try" the row's start), which -g lets pass with a warning. The variables
- * are those the DWARF has there.
- */
-static bool derive_process_address(const struct probe_point *point,
-				   const struct provider_env *env, const struct component *stmt,
-				   struct derived_point ***tail)
-{
-	char exe[PATH_MAX];
-	int64_t address = 0;
+/* What file_address() is asked for. */
+struct address_query {
+	const struct provider_env *env;
+	unsigned long long address;
 	bool nearest;
-	struct dwtypes *dt;
+};
+
+/*
+ * process(...)[.library("LIB")].statement(ADDR)[.nearest], of one file (the process's or a
+ * library's): a uprobe at the link-time address ADDR of the file, which its DWARF must
+ * place in a function; as stap, ADDR must begin a line-table row ("try" the row's start),
+ * which -g lets pass with a warning. The variables are those the DWARF has there. How many
+ * points (0 or 1).
+ */
+static size_t file_address(const struct probe_point *point,
+			   const struct process_target_file *file, bool no_match, void *ctx,
+			   struct derived_point ***tail)
+{
+	const struct address_query *query = ctx;
+	unsigned long long address = query->address, offset;
+	struct dwtypes *dt = NULL;
 	struct dwstatement at;
 	struct derived_point *d;
-	const char *target;
-	unsigned long long offset;
 
-	component_number(stmt, &address);
-	if (!read_address_suffix(point, stmt, &nearest) || !process_file(point, env, exe))
-		return false;
-	if (usyms_check_file(exe))
-		warn_no_dwarf(exe);
-	dt = user_dwarf(env, exe);
+	if (*file->path && usyms_check_file(file->path))
+		warn_no_dwarf(file->path);
+	if (*file->path)
+		dt = user_dwarf(query->env, file->path);
 	if (!dt || !dwtypes_statement_at(dt, (Dwarf_Addr)address, &at) ||
-	    !usyms_file_offset(exe, (unsigned long long)address, &offset)) {
-		provider_refuse(point, "no match");
-		return false;
+	    !usyms_file_offset(file->path, address, &offset)) {
+		if (no_match)
+			provider_refuse(point, "no match");
+		return 0;
 	}
 	/* Literal formats: diag tells errors apart by theirs. */
-	if (at.row != (Dwarf_Addr)address && env->guru) {
+	if (at.row != (Dwarf_Addr)address && query->env->guru) {
 		diag_warning("address 0x%llx does not match the beginning of a statement"
-			     " (try 0x%llx)", (unsigned long long)address,
-			     (unsigned long long)at.row);
+			     " (try 0x%llx)", address, (unsigned long long)at.row);
 	} else if (at.row != (Dwarf_Addr)address) {
 		diag_error("semantic error", "address 0x%llx does not match the beginning of a"
-			   " statement (try 0x%llx)\n", (unsigned long long)address,
-			   (unsigned long long)at.row);
-		provider_refuse(point, "no match");
-		return false;
+			   " statement (try 0x%llx)\n", address, (unsigned long long)at.row);
+		if (no_match)
+			provider_refuse(point, "no match");
+		return 0;
 	}
-	target = target_file_path(env, exe);
 	d = derived_point_new(PROVIDER_UPROBE, point);
 	free(d->pp);
-	d->pp = address_point_text(point, target, (unsigned long long)address, "");
+	d->pp = address_point_text(point, file->target, NULL, address, "");
 	free(d->origin);
-	d->origin = address_point_text(point, target, (unsigned long long)address,
-				       nearest ? ".nearest" : "");
+	d->origin = address_point_text(point, file->library ? file->exe : file->target,
+				       file->library, address, query->nearest ? ".nearest" : "");
+	if (file->library) {
+		free(d->listed);
+		d->listed = xstrdup(d->origin);
+	}
 	free(d->function);
 	d->function = xstrdup(at.function ? at.function : "");
-	d->symbol = xstrdup(target);
-	d->user_file = xstrdup(exe);
-	d->pc = (uint64_t)address;
+	d->symbol = xstrdup(file->target);
+	d->user_file = xstrdup(file->path);
+	d->pc = address;
 	d->offset = offset;
 	d->scope_die = at.scope;
 	d->mid_function = true;
 	free(d->comment);
-	d->comment = xasprintf(" /* pc=%s+0x%llx */", usyms_is_dynamic(exe) ? ".dynamic" :
-				".absolute", usyms_is_dynamic(exe) ? (unsigned long long)address :
-				offset);
+	d->comment = xasprintf(" /* pc=%s+0x%llx */", file->dynamic ? ".dynamic" : ".absolute",
+			       file->dynamic ? address : offset);
 	add_derived_point(tail, d);
-	return true;
+	return 1;
+}
+
+static bool derive_process_address(const struct probe_point *point,
+				   const struct provider_env *env,
+				   const struct component *library, const struct component *stmt,
+				   struct derived_point ***tail)
+{
+	int64_t address = 0;
+	struct address_query query = { env, 0, false };
+
+	component_number(stmt, &address);
+	query.address = (unsigned long long)address;
+	if (!read_address_suffix(point, stmt, &query.nearest))
+		return false;
+	return process_each_file(point, env, library, file_address, &query, tail);
 }
 
 /* The components stap knows after process(PID) (no library), and after a bare process
@@ -574,8 +664,8 @@ static bool derive_process(const struct probe_point *point, const struct provide
 		return derive_functions(point, env, library, func, tail);
 	if (is_string_component(func, "statement"))
 		return derive_process_statement(point, env, library, func, tail);
-	if (!library && !provider && !strcmp(func->name, "statement") && func->arg)
-		return derive_process_address(point, env, func, tail);
+	if (!provider && !strcmp(func->name, "statement") && func->arg)
+		return derive_process_address(point, env, library, func, tail);
 	if (!strcmp(func->name, "plt") && (!func->arg || component_string(func)))
 		return derive_process_plt(point, env, library, func, tail);
 	provider_mismatch(point, func, names);
@@ -667,6 +757,30 @@ static const struct probe_type process_types[] = {
 	{ "process(string).library(string).plt.return", true },
 	{ "process(string).library(string).plt(string)", true },
 	{ "process(string).library(string).plt(string).return", true },
+	{ "process.function(string).label(string)", true },
+	{ "process.function(string).callee(string)", true },
+	{ "process.function(string).callees", true },
+	{ "process.function(string).callees(number)", true },
+	{ "process.library(string).function(string).label(string)", true },
+	{ "process.library(string).function(string).callee(string)", true },
+	{ "process.library(string).function(string).callees", true },
+	{ "process.library(string).function(string).callees(number)", true },
+	{ "process(number).function(string).label(string)", true },
+	{ "process(number).function(string).callee(string)", true },
+	{ "process(number).function(string).callees", true },
+	{ "process(number).function(string).callees(number)", true },
+	{ "process(string).function(string).label(string)", true },
+	{ "process(string).function(string).callee(string)", true },
+	{ "process(string).function(string).callees", true },
+	{ "process(string).function(string).callees(number)", true },
+	{ "process(string).library(string).function(string).label(string)", true },
+	{ "process(string).library(string).function(string).callee(string)", true },
+	{ "process(string).library(string).function(string).callees", true },
+	{ "process(string).library(string).function(string).callees(number)", true },
+	{ "process.library(string).statement(number)", true },
+	{ "process.library(string).statement(number).nearest", true },
+	{ "process(string).library(string).statement(number)", true },
+	{ "process(string).library(string).statement(number).nearest", true },
 	{ NULL, false },
 };
 

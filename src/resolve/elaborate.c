@@ -670,9 +670,11 @@ static void warn_entry(const struct node *n)
 /* $var, $var->field..., $$parms, $var$ (target_vars.c); `quiet` for @defined. */
 static bool resolve_target(struct elab *e, struct node *n, bool quiet)
 {
-	/* @defined only asks whether it resolves, which the entry's parameters also do. */
+	/* @defined only asks whether it resolves, which the entry's parameters also do. A
+	 * PLT entry's $$name is its symbol, the same at the return (stap says nothing). */
 	bool as_entry = e->probe && e->probe->is_return && !e->in_entry && !quiet &&
-			strcmp(n->text, "$return") && strcmp(n->text, "$$return");
+			strcmp(n->text, "$return") && strcmp(n->text, "$$return") &&
+			!(on_plt(e->probe) && !strcmp(n->text, "$$name"));
 
 	if (on_procfs(e->probe)) {
 		if (!procfs_value_read(e->probe, n, quiet))

@@ -914,6 +914,42 @@ struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, siz
 	return sites;
 }
 
+/* The labels of `parent` with code, through lexical blocks, not through inlined instances. */
+static void collect_labels(Dwarf_Die *parent, struct dw_label **labels, size_t *n, int depth)
+{
+	Dwarf_Die child;
+	Dwarf_Addr low;
+
+	if (depth > 32 || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child), line = 0;
+		const char *name;
+
+		if (tag == DW_TAG_lexical_block) {
+			collect_labels(&child, labels, n, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_label || !(name = die_name(&child)) ||
+		    dwarf_lowpc(&child, &low) != 0)
+			continue;
+		dwarf_decl_line(&child, &line);
+		*labels = xrealloc(*labels, (*n + 1) * sizeof(**labels));
+		(*labels)[(*n)++] = (struct dw_label){ name, line, low };
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+struct dw_label *dwpoints_labels_in(const struct dwpoints *dp, uint64_t die, size_t *count)
+{
+	Dwarf_Die scope;
+	struct dw_label *labels = NULL;
+
+	*count = 0;
+	if (dwarf_offdie(dp->dwarf, die, &scope))
+		collect_labels(&scope, &labels, count, 0);
+	return labels;
+}
+
 bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, uint64_t pc)
 {
 	Dwarf_Die die;

@@ -75,6 +75,16 @@ bool dwpoints_is_function_entry(const struct dwpoints *dp, uint64_t pc);
  * takes only those as callees), in DIE order. The array is the caller's. */
 struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, size_t *count);
 
+/* The labels of the function or inlined instance `die` that have code (through its lexical
+ * blocks, not through the instances inlined in it), in DIE order: their names, declaration
+ * lines and addresses. The array is the caller's; the names are the DWARF's. */
+struct dw_label {
+	const char *name;
+	int line;
+	uint64_t pc;
+};
+struct dw_label *dwpoints_labels_in(const struct dwpoints *dp, uint64_t die, size_t *count);
+
 /* Whether `site` (its DIE's ranges) has code at `pc`. */
 bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, uint64_t pc);
 

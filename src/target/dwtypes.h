@@ -3,6 +3,8 @@
  * The DWARF backend of ktypes.h (dwtypes.c): the target kernel's types read with libdw
  * from its debuginfo (debuginfo.h). It answers ktypes.h's questions through its table of
  * functions (ktypes_backend.h); this header is the rest: locals, locations, globals.
+ * The variables visible at a pc, their locations and the source-position questions
+ * (prologue end, inline chains, the statement at a pc) are dwlocations.c's.
  *
  * A type id is the offset of its DIE in .debug_info; ids with a non-zero top nibble are
  * made up for what DWARF has no DIE for: DWT_PTR | id, a pointer to id (@cast's "T*"),
