@@ -20,10 +20,11 @@
  *    call's result ($return, retval);
  *  - an entry after every other sys_enter handler (a kprobe runs inside the call), a return
  *    before every other sys_exit handler;
- *  - a return only for a call whose entry it saw, as a kretprobe's instance (up to
- *    KRETACTIVE tasks in the function at once; the next ones' returns are missed and count
- *    as skipped): a call that started before the session, a fork's child or a call that
- *    seccomp or ptrace turned away has none;
+ *  - a return only for a call whose entry it saw, as a kretprobe's instance (a slot of the
+ *    point's per-task table, task_slots.h: up to KRETACTIVE's power of two tasks in the
+ *    function at once; the next ones' returns are missed and count as skipped; a task that
+ *    exits inside the call frees its slot): a call that started before the session, a
+ *    fork's child or a call that seccomp or ptrace turned away has none;
  *  - the points of one call in the order their kprobes run them: at the entry the
  *    returns' entry handlers, then the entries, each in the reverse of table order; the
  *    returns in table order (their instances were pushed in the reverse one);
@@ -47,6 +48,8 @@
 #endif
 
 #include "kprobes.h"
+#include "task_slots.h"
+#include "tracepoint_lookup.h"
 
 struct tap_sysd_key {
 	unsigned long addr;	/* the function's address in the listing */
@@ -71,9 +74,9 @@ struct tap_sysd_slot {
 	u16 first, nent, nret;
 };
 
-/* A return's instance: the task in the call, then the @entry data. */
+/* A return's instance: the task in the call (task_slots.h, key 0), then the @entry data. */
 struct tap_sysd_instance {
-	struct task_struct *task;
+	struct tap_task_slot slot;
 	u64 data[];
 };
 
@@ -83,10 +86,10 @@ static struct tap_sysd_state {
 	struct tap_sysd_slot beyond[2];	/* by ABI: the numbers past its table (key -2) */
 	unsigned long *ips;		/* by key: the kernel's address of its function */
 	unsigned long return_ip[2];	/* by ABI: where the functions return to */
-	/* By tap_kretprobes entry: its instances (NULL: not dispatched), their size. */
-	struct tap_sysd_instance **pools;
-	size_t *strides;
-	int ninstances;
+	/* By tap_kretprobes entry: its instances (records NULL: not dispatched), their reach. */
+	struct tap_task_slots *pools;
+	atomic_t *reaches;
+	struct tap_task_slots_watch watch;	/* of the pools: their tasks' exits */
 	struct tracepoint *enter, *exit;
 	bool live;
 } tap_sysd;
@@ -119,44 +122,26 @@ static __always_inline void tap_sysd_frame(struct pt_regs *frame, struct pt_regs
 	frame->di = (unsigned long)uregs;
 }
 
-static __always_inline struct tap_sysd_instance *tap_sysd_instance_at(int index, int i)
+/* An instance of return entry `index` for the current task: the one it kept (its call
+ * never came back), else a free one; NULL when all are taken. */
+static __always_inline struct tap_sysd_instance *tap_sysd_claim(int index)
 {
-	return (void *)((char *)tap_sysd.pools[index] + i * tap_sysd.strides[index]);
+	struct tap_task_slot *s = tap_task_slot_claim(&tap_sysd.pools[index], 0);
+
+	return s ? container_of(s, struct tap_sysd_instance, slot) : NULL;
 }
 
 /* The current task's instance of return entry `index`, or NULL. */
-static struct tap_sysd_instance *tap_sysd_find(int index)
+static __always_inline struct tap_sysd_instance *tap_sysd_take(int index)
 {
-	int i;
+	struct tap_task_slot *s = tap_task_slot_take(&tap_sysd.pools[index], 0);
 
-	for (i = 0; i < tap_sysd.ninstances; i++) {
-		struct tap_sysd_instance *in = tap_sysd_instance_at(index, i);
-
-		if (READ_ONCE(in->task) == current)
-			return in;
-	}
-	return NULL;
-}
-
-/* An instance for the current task: the one it kept (its call never came back), else a
- * free one; NULL when all are taken. */
-static struct tap_sysd_instance *tap_sysd_claim(int index)
-{
-	struct tap_sysd_instance *in = tap_sysd_find(index);
-	int i;
-
-	for (i = 0; !in && i < tap_sysd.ninstances; i++) {
-		struct tap_sysd_instance *free = tap_sysd_instance_at(index, i);
-
-		if (!READ_ONCE(free->task) && !cmpxchg(&free->task, NULL, current))
-			in = free;
-	}
-	return in;
+	return s ? container_of(s, struct tap_sysd_instance, slot) : NULL;
 }
 
 static __always_inline void tap_sysd_release(struct tap_sysd_instance *in)
 {
-	smp_store_release(&in->task, NULL);
+	tap_task_slot_release(&in->slot);
 }
 
 /* A kretprobe's handlers read nothing of their instance but its data. */
@@ -219,7 +204,7 @@ static void tap_sysd_returns(const struct tap_sysd_slot *slot, bool ia32, struct
 
 	for (k = slot->first + slot->nent; k < slot->first + slot->nent + slot->nret; k++) {
 		int index = tap_sysd_keys[k].index;
-		struct tap_sysd_instance *in = tap_sysd_find(index);
+		struct tap_sysd_instance *in = tap_sysd_take(index);
 		struct kretprobe *rp = &tap_kretprobes[index].rp;
 
 		if (!in)
@@ -278,14 +263,6 @@ static void tap_sysd_exit(void *data, struct pt_regs *uregs, long ret)
 				tap_sysd_returns(slot, ia32, uregs, ret);
 		}
 	preempt_enable_notrace();
-}
-
-static void tap_sysd_found(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sys_enter"))
-		tap_sysd.enter = tp;
-	else if (!strcmp(tp->name, "sys_exit"))
-		tap_sysd.exit = tp;
 }
 
 /* Whether the kernel's symbol at `addr` starts there. */
@@ -354,32 +331,35 @@ static bool tap_sysd_index(void)
 	return true;
 }
 
-/* The instances of the dispatched return entries. */
+/* The instances of the dispatched return entries, KRETACTIVE (up to its power of two) for
+ * each, and the watch that frees those of exiting tasks. */
 static bool tap_sysd_pools(void)
 {
+	struct tap_task_slots_watch *w = &tap_sysd.watch;
 	int k;
 
-	tap_sysd.ninstances = KRETACTIVE;
 	if (!TAP_NUM_KRETPROBES)
 		return true;
 	tap_sysd.pools = kcalloc(TAP_NUM_KRETPROBES, sizeof(*tap_sysd.pools), GFP_KERNEL);
-	tap_sysd.strides = kcalloc(TAP_NUM_KRETPROBES, sizeof(*tap_sysd.strides), GFP_KERNEL);
-	if (!tap_sysd.pools || !tap_sysd.strides)
+	tap_sysd.reaches = kcalloc(TAP_NUM_KRETPROBES, sizeof(*tap_sysd.reaches), GFP_KERNEL);
+	w->tables = kcalloc(TAP_NUM_KRETPROBES, sizeof(*w->tables), GFP_KERNEL);
+	if (!tap_sysd.pools || !tap_sysd.reaches || !w->tables)
 		return false;
 	for (k = 0; k < TAP_NUM_SYSD_KEYS; k++) {
-		int index = tap_sysd_keys[k].index;
-		size_t stride;
+		struct tap_task_slots *pool = &tap_sysd.pools[tap_sysd_keys[k].index];
 
-		if (!tap_sysd_keys[k].ret || tap_sysd.pools[index])
+		if (!tap_sysd_keys[k].ret || pool->records)
 			continue;
-		stride = sizeof(struct tap_sysd_instance) +
-			 ALIGN(tap_kretprobes[index].rp.data_size, sizeof(u64));
-		tap_sysd.strides[index] = stride;
-		tap_sysd.pools[index] = kcalloc(tap_sysd.ninstances, stride, GFP_KERNEL);
-		if (!tap_sysd.pools[index])
+		pool->size = sizeof(struct tap_sysd_instance) +
+			     ALIGN(tap_kretprobes[tap_sysd_keys[k].index].rp.data_size, sizeof(u64));
+		pool->bits = order_base_2(KRETACTIVE);
+		pool->reach = &tap_sysd.reaches[tap_sysd_keys[k].index];
+		pool->records = kcalloc(1U << pool->bits, pool->size, GFP_KERNEL);
+		if (!pool->records)
 			return false;
+		w->tables[w->ntables++] = pool;
 	}
-	return true;
+	return !w->ntables || !tap_task_slots_watch(w);
 }
 
 static void tap_sysd_free(void)
@@ -387,9 +367,10 @@ static void tap_sysd_free(void)
 	int i;
 
 	for (i = 0; tap_sysd.pools && i < TAP_NUM_KRETPROBES; i++)
-		kfree(tap_sysd.pools[i]);
+		kfree(tap_sysd.pools[i].records);
 	kfree(tap_sysd.pools);
-	kfree(tap_sysd.strides);
+	kfree(tap_sysd.reaches);
+	kfree(tap_sysd.watch.tables);
 	kfree(tap_sysd.ips);
 	kfree(tap_sysd.slots[0]);
 	kfree(tap_sysd.slots[1]);
@@ -419,21 +400,24 @@ static int tap_sysd_start(void)
 {
 	if (!TAP_SYSCALL_DISPATCH)
 		return 0;
-	for_each_kernel_tracepoint(tap_sysd_found, NULL);
+	tap_sysd.enter = tap_kernel_tracepoint("sys_enter");
+	tap_sysd.exit = tap_kernel_tracepoint("sys_exit");
 	if (!tap_sysd.enter || !tap_sysd.exit || !tap_sysd_index() || !tap_sysd_pools())
 		goto fail;
 	if (tracepoint_probe_register_prio(tap_sysd.exit, tap_sysd_exit, NULL,
 					   TRACEPOINT_DEFAULT_PRIO + 1))
-		goto fail;
+		goto unwatch;
 	if (tracepoint_probe_register_prio(tap_sysd.enter, tap_sysd_enter, NULL,
 					   TRACEPOINT_DEFAULT_PRIO - 1)) {
 		tracepoint_probe_unregister(tap_sysd.exit, tap_sysd_exit, NULL);
-		tracepoint_synchronize_unregister();
-		goto fail;
+		goto unwatch;
 	}
 	tap_sysd.live = true;
 	tap_sysd_mark(true);
 	return 0;
+unwatch:
+	tap_task_slots_unwatch(&tap_sysd.watch);
+	tracepoint_synchronize_unregister();
 fail:
 	tap_sysd_free();
 	return 0;
@@ -462,6 +446,7 @@ static void tap_sysd_stop(void)
 		return;
 	tracepoint_probe_unregister(tap_sysd.enter, tap_sysd_enter, NULL);
 	tracepoint_probe_unregister(tap_sysd.exit, tap_sysd_exit, NULL);
+	tap_task_slots_unwatch(&tap_sysd.watch);
 	tap_sysd_synchronize();
 	tap_sysd_mark(false);
 	atomic_add(atomic_xchg(&tap_sysd_missed, 0), &tap_skipped_count);
