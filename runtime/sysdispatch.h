@@ -16,8 +16,9 @@
  * the kprobe's or kretprobe's own handlers, so a probe runs as under its kprobe:
  *  - with registers as its kprobe would give: a kernel frame whose ip is just after the
  *    function's first instruction (addr(), probefunc(), probemod()), di the user registers
- *    (the function's argument); a return's ip is where the function returns to, its ax the
- *    call's result ($return, retval);
+ *    (the function's argument); a return's ip is where the function returns to (a 32-bit
+ *    task's: int $0x80's handler, or the fast path's when it came by sysenter/syscall), its
+ *    ax the call's result ($return, retval);
  *  - an entry after every other sys_enter handler (a kprobe runs inside the call), a return
  *    before every other sys_exit handler;
  *  - a return only for a call whose entry it saw, as a kretprobe's instance (a slot of the
@@ -45,6 +46,7 @@
 #include <asm/unistd.h>
 #ifdef CONFIG_IA32_EMULATION
 #include <asm/unistd_32_ia32.h>
+#include <asm/vdso.h>
 #endif
 
 #include "kprobes.h"
@@ -74,9 +76,11 @@ struct tap_sysd_slot {
 	u16 first, nent, nret;
 };
 
-/* A return's instance: the task in the call (task_slots.h, key 0), then the @entry data. */
+/* A return's instance: the task in the call (task_slots.h, key 0), where the call returns
+ * to (as its entry saw it), then the @entry data. */
 struct tap_sysd_instance {
 	struct tap_task_slot slot;
+	unsigned long return_ip;
 	u64 data[];
 };
 
@@ -85,7 +89,9 @@ static struct tap_sysd_state {
 	int nslots[2];
 	struct tap_sysd_slot beyond[2];	/* by ABI: the numbers past its table (key -2) */
 	unsigned long *ips;		/* by key: the kernel's address of its function */
-	unsigned long return_ip[2];	/* by ABI: where the functions return to */
+	unsigned long return_ip[2];	/* by ABI: where the functions return to (a 32-bit
+					 * task's: from int $0x80) */
+	unsigned long return_fast32;	/* a 32-bit task's from sysenter/syscall; 0: unknown */
 	/* By tap_kretprobes entry: its instances (records NULL: not dispatched), their reach. */
 	struct tap_task_slots *pools;
 	atomic_t *reaches;
@@ -151,8 +157,26 @@ static __always_inline struct kretprobe_instance *tap_sysd_ri(struct tap_sysd_in
 					     offsetof(struct kretprobe_instance, data));
 }
 
+/*
+ * Where the current task's call returns to, as a kretprobe sees it: a 32-bit task's fast path
+ * (sysenter, syscall: through the vDSO, __do_fast_syscall_32) has set its user ip to the
+ * vDSO's int $0x80 landing pad before the call; int $0x80 returns to its own handler.
+ */
+static unsigned long tap_sysd_return_ip(bool ia32, struct pt_regs *uregs)
+{
+#ifdef CONFIG_IA32_EMULATION
+	struct mm_struct *mm = current->mm;
+
+	if (ia32 && tap_sysd.return_fast32 && mm && mm->context.vdso_image &&
+	    uregs->ip == (unsigned long)mm->context.vdso +
+			 mm->context.vdso_image->sym_int80_landing_pad)
+		return tap_sysd.return_fast32;
+#endif
+	return tap_sysd.return_ip[ia32];
+}
+
 static void tap_sysd_call(const struct tap_sysd_key *key, unsigned long ip,
-			  struct pt_regs *uregs)
+			  struct pt_regs *uregs, unsigned long return_ip)
 {
 	struct kretprobe *rp = &tap_kretprobes[key->index].rp;
 	struct tap_sysd_instance *in = tap_sysd_claim(key->index);
@@ -162,6 +186,7 @@ static void tap_sysd_call(const struct tap_sysd_key *key, unsigned long ip,
 		atomic_inc(&tap_sysd_missed);
 		return;
 	}
+	in->return_ip = return_ip;
 	if (!rp->entry_handler)
 		return;
 	tap_sysd_frame(&frame, uregs, ip + sizeof(kprobe_opcode_t));
@@ -177,15 +202,18 @@ static void tap_sysd_call(const struct tap_sysd_key *key, unsigned long ip,
  */
 static void tap_sysd_enter(void *data, struct pt_regs *uregs, long nr)
 {
-	const struct tap_sysd_slot *slot = tap_sysd_slot_of(nr, in_compat_syscall());
+	bool ia32 = in_compat_syscall();
+	const struct tap_sysd_slot *slot = tap_sysd_slot_of(nr, ia32);
+	unsigned long return_ip;
 	struct pt_regs frame;
 	int k;
 
 	if (!slot || !(slot->nent + slot->nret))
 		return;
 	preempt_disable_notrace();
+	return_ip = slot->nret ? tap_sysd_return_ip(ia32, uregs) : 0;
 	for (k = slot->first + slot->nent + slot->nret - 1; k >= slot->first + slot->nent; k--)
-		tap_sysd_call(&tap_sysd_keys[k], tap_sysd.ips[k], uregs);
+		tap_sysd_call(&tap_sysd_keys[k], tap_sysd.ips[k], uregs, return_ip);
 	for (; k >= slot->first; k--) {
 		struct kprobe *kp = &tap_kprobes[tap_sysd_keys[k].index].kp;
 
@@ -196,8 +224,7 @@ static void tap_sysd_enter(void *data, struct pt_regs *uregs, long nr)
 }
 
 /* The returns of a slot's calls that the current task is in, in table order. */
-static void tap_sysd_returns(const struct tap_sysd_slot *slot, bool ia32, struct pt_regs *uregs,
-			     long ret)
+static void tap_sysd_returns(const struct tap_sysd_slot *slot, struct pt_regs *uregs, long ret)
 {
 	struct pt_regs frame;
 	int k;
@@ -209,7 +236,7 @@ static void tap_sysd_returns(const struct tap_sysd_slot *slot, bool ia32, struct
 
 		if (!in)
 			continue;
-		tap_sysd_frame(&frame, uregs, tap_sysd.return_ip[ia32]);
+		tap_sysd_frame(&frame, uregs, in->return_ip);
 		frame.ax = ret;
 		rp->handler(tap_sysd_ri(in), &frame);
 		tap_sysd_release(in);
@@ -253,14 +280,14 @@ static void tap_sysd_exit(void *data, struct pt_regs *uregs, long ret)
 		return;
 	preempt_disable_notrace();
 	if (slot)
-		tap_sysd_returns(slot, ia32, uregs, ret);
+		tap_sysd_returns(slot, uregs, ret);
 	if (exec)
 		for (i = 0; i < ARRAY_SIZE(tap_sysd_execs); i++) {
 			const struct tap_sysd_exec *e = &tap_sysd_execs[i];
 
 			slot = tap_sysd_slot_of(e->nr, e->ia32);
 			if (slot && (e->nr != nr || e->ia32 != ia32))
-				tap_sysd_returns(slot, ia32, uregs, ret);
+				tap_sysd_returns(slot, uregs, ret);
 		}
 	preempt_enable_notrace();
 }
@@ -302,6 +329,7 @@ static bool tap_sysd_index(void)
 	 * "?" takes one byte off) */
 	tap_sysd.return_ip[0] = TAP_SYSD_RETURN_X64 + slide + 1;
 	tap_sysd.return_ip[1] = TAP_SYSD_RETURN_IA32 + slide + 1;
+	tap_sysd.return_fast32 = TAP_SYSD_RETURN_FAST32 ? TAP_SYSD_RETURN_FAST32 + slide + 1 : 0;
 	for (k = 0; k < TAP_NUM_SYSD_KEYS; k++)
 		tap_sysd.nslots[tap_sysd_keys[k].ia32] =
 			max(tap_sysd.nslots[tap_sysd_keys[k].ia32], tap_sysd_keys[k].nr + 1);
