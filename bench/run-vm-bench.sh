@@ -41,9 +41,11 @@
 # and (b) a second probe of their kind on __x64_sys_getpid, which the workload does not call:
 # where the kernel has fprobe, both probes then run under the module's shared fprobe
 # (runtime/kprobes.h) rather than a kprobe. BENCH_VM_SYSCALL=one makes case (b)
-# syscall.getppid (the alias, on its kprobe); BENCH_VM_SYSCALL=many adds seven syscall points
-# the workload does not call, so that the syscall dispatch (runtime/sysdispatch.h) runs it. TCG with -icount runs the guest
-# at some tens of millions of instructions a second: the whole run takes a few minutes.
+# syscall.getppid and case (a) syscall.getppid.return (the aliases, on their kprobes);
+# BENCH_VM_SYSCALL=many adds seven syscall points of their kind the workload does not call,
+# so that the syscall dispatch (runtime/sysdispatch.h) runs them (its return slots, in (a)).
+# TCG with -icount runs the guest at some tens of millions of instructions a second: the
+# whole run takes a few minutes.
 set -u
 srcdir=$1 builddir=$2
 smoke=${3:-}
@@ -122,13 +124,19 @@ for c in $cases $mems $many; do
 	esac
 	case $c in
 	a|b)
-		if [ -n "${BENCH_VM_SYSCALL:-}" ] && [ "$c" = b ]; then
-			echo 'global n probe syscall.getppid { n++ }' >"$work/syscall_b.stp"
-			[ "$BENCH_VM_SYSCALL" = many ] &&
-				echo 'probe syscall.getpid, syscall.getuid, syscall.getgid, syscall.geteuid,
-					syscall.getegid, syscall.gettid, syscall.sched_yield { n-- }' \
-					>>"$work/syscall_b.stp"
-			stp=$work/syscall_b.stp
+		if [ -n "${BENCH_VM_SYSCALL:-}" ]; then
+			case $c in
+			a) echo 'global t probe syscall.getppid.return { t <<< gettimeofday_ns() - @entry(gettimeofday_ns()) }' ;;
+			b) echo 'global n probe syscall.getppid { n++ }' ;;
+			esac >"$work/syscall_$c.stp"
+			[ "$BENCH_VM_SYSCALL" = many ] && case $c in
+			a) echo 'probe syscall.getpid.return, syscall.getuid.return, syscall.getgid.return,
+					syscall.geteuid.return, syscall.getegid.return, syscall.gettid.return,
+					syscall.sched_yield.return { t <<< 0 }' ;;
+			b) echo 'probe syscall.getpid, syscall.getuid, syscall.getgid, syscall.geteuid,
+					syscall.getegid, syscall.gettid, syscall.sched_yield { n-- }' ;;
+			esac >>"$work/syscall_$c.stp"
+			stp=$work/syscall_$c.stp
 		elif [ "${BENCH_VM_SHARED:-0}" = 1 ]; then
 			cp "$stp" "$work/shared_$c.stp"
 			case $c in

@@ -16,14 +16,16 @@
  * the kprobe's or kretprobe's own handlers, so a probe runs as under its kprobe:
  *  - with registers as its kprobe would give: a kernel frame whose ip is just after the
  *    function's first instruction (addr(), probefunc(), probemod()), di the user registers
- *    (the function's argument); a return's ip is where the function returns to, its ax the
- *    call's result ($return, retval);
+ *    (the function's argument); a return's ip is where the function returns to (a 32-bit
+ *    task's: int $0x80's handler, or the fast path's when it came by sysenter/syscall), its
+ *    ax the call's result ($return, retval);
  *  - an entry after every other sys_enter handler (a kprobe runs inside the call), a return
  *    before every other sys_exit handler;
- *  - a return only for a call whose entry it saw, as a kretprobe's instance (up to
- *    KRETACTIVE tasks in the function at once; the next ones' returns are missed and count
- *    as skipped): a call that started before the session, a fork's child or a call that
- *    seccomp or ptrace turned away has none;
+ *  - a return only for a call whose entry it saw, as a kretprobe's instance (a slot of the
+ *    point's per-task table, task_slots.h: up to KRETACTIVE's power of two tasks in the
+ *    function at once; the next ones' returns are missed and count as skipped; a task that
+ *    exits inside the call frees its slot): a call that started before the session, a
+ *    fork's child or a call that seccomp or ptrace turned away has none;
  *  - the points of one call in the order their kprobes run them: at the entry the
  *    returns' entry handlers, then the entries, each in the reverse of table order; the
  *    returns in table order (their instances were pushed in the reverse one);
@@ -44,9 +46,12 @@
 #include <asm/unistd.h>
 #ifdef CONFIG_IA32_EMULATION
 #include <asm/unistd_32_ia32.h>
+#include <asm/vdso.h>
 #endif
 
 #include "kprobes.h"
+#include "task_slots.h"
+#include "tracepoint_lookup.h"
 
 struct tap_sysd_key {
 	unsigned long addr;	/* the function's address in the listing */
@@ -71,9 +76,11 @@ struct tap_sysd_slot {
 	u16 first, nent, nret;
 };
 
-/* A return's instance: the task in the call, then the @entry data. */
+/* A return's instance: the task in the call (task_slots.h, key 0), where the call returns
+ * to (as its entry saw it), then the @entry data. */
 struct tap_sysd_instance {
-	struct task_struct *task;
+	struct tap_task_slot slot;
+	unsigned long return_ip;
 	u64 data[];
 };
 
@@ -82,11 +89,13 @@ static struct tap_sysd_state {
 	int nslots[2];
 	struct tap_sysd_slot beyond[2];	/* by ABI: the numbers past its table (key -2) */
 	unsigned long *ips;		/* by key: the kernel's address of its function */
-	unsigned long return_ip[2];	/* by ABI: where the functions return to */
-	/* By tap_kretprobes entry: its instances (NULL: not dispatched), their size. */
-	struct tap_sysd_instance **pools;
-	size_t *strides;
-	int ninstances;
+	unsigned long return_ip[2];	/* by ABI: where the functions return to (a 32-bit
+					 * task's: from int $0x80) */
+	unsigned long return_fast32;	/* a 32-bit task's from sysenter/syscall; 0: unknown */
+	/* By tap_kretprobes entry: its instances (records NULL: not dispatched), their reach. */
+	struct tap_task_slots *pools;
+	atomic_t *reaches;
+	struct tap_task_slots_watch watch;	/* of the pools: their tasks' exits */
 	struct tracepoint *enter, *exit;
 	bool live;
 } tap_sysd;
@@ -119,44 +128,26 @@ static __always_inline void tap_sysd_frame(struct pt_regs *frame, struct pt_regs
 	frame->di = (unsigned long)uregs;
 }
 
-static __always_inline struct tap_sysd_instance *tap_sysd_instance_at(int index, int i)
+/* An instance of return entry `index` for the current task: the one it kept (its call
+ * never came back), else a free one; NULL when all are taken. */
+static __always_inline struct tap_sysd_instance *tap_sysd_claim(int index)
 {
-	return (void *)((char *)tap_sysd.pools[index] + i * tap_sysd.strides[index]);
+	struct tap_task_slot *s = tap_task_slot_claim(&tap_sysd.pools[index], 0);
+
+	return s ? container_of(s, struct tap_sysd_instance, slot) : NULL;
 }
 
 /* The current task's instance of return entry `index`, or NULL. */
-static struct tap_sysd_instance *tap_sysd_find(int index)
+static __always_inline struct tap_sysd_instance *tap_sysd_take(int index)
 {
-	int i;
+	struct tap_task_slot *s = tap_task_slot_take(&tap_sysd.pools[index], 0);
 
-	for (i = 0; i < tap_sysd.ninstances; i++) {
-		struct tap_sysd_instance *in = tap_sysd_instance_at(index, i);
-
-		if (READ_ONCE(in->task) == current)
-			return in;
-	}
-	return NULL;
-}
-
-/* An instance for the current task: the one it kept (its call never came back), else a
- * free one; NULL when all are taken. */
-static struct tap_sysd_instance *tap_sysd_claim(int index)
-{
-	struct tap_sysd_instance *in = tap_sysd_find(index);
-	int i;
-
-	for (i = 0; !in && i < tap_sysd.ninstances; i++) {
-		struct tap_sysd_instance *free = tap_sysd_instance_at(index, i);
-
-		if (!READ_ONCE(free->task) && !cmpxchg(&free->task, NULL, current))
-			in = free;
-	}
-	return in;
+	return s ? container_of(s, struct tap_sysd_instance, slot) : NULL;
 }
 
 static __always_inline void tap_sysd_release(struct tap_sysd_instance *in)
 {
-	smp_store_release(&in->task, NULL);
+	tap_task_slot_release(&in->slot);
 }
 
 /* A kretprobe's handlers read nothing of their instance but its data. */
@@ -166,8 +157,26 @@ static __always_inline struct kretprobe_instance *tap_sysd_ri(struct tap_sysd_in
 					     offsetof(struct kretprobe_instance, data));
 }
 
+/*
+ * Where the current task's call returns to, as a kretprobe sees it: a 32-bit task's fast path
+ * (sysenter, syscall: through the vDSO, __do_fast_syscall_32) has set its user ip to the
+ * vDSO's int $0x80 landing pad before the call; int $0x80 returns to its own handler.
+ */
+static unsigned long tap_sysd_return_ip(bool ia32, struct pt_regs *uregs)
+{
+#ifdef CONFIG_IA32_EMULATION
+	struct mm_struct *mm = current->mm;
+
+	if (ia32 && tap_sysd.return_fast32 && mm && mm->context.vdso_image &&
+	    uregs->ip == (unsigned long)mm->context.vdso +
+			 mm->context.vdso_image->sym_int80_landing_pad)
+		return tap_sysd.return_fast32;
+#endif
+	return tap_sysd.return_ip[ia32];
+}
+
 static void tap_sysd_call(const struct tap_sysd_key *key, unsigned long ip,
-			  struct pt_regs *uregs)
+			  struct pt_regs *uregs, unsigned long return_ip)
 {
 	struct kretprobe *rp = &tap_kretprobes[key->index].rp;
 	struct tap_sysd_instance *in = tap_sysd_claim(key->index);
@@ -177,6 +186,7 @@ static void tap_sysd_call(const struct tap_sysd_key *key, unsigned long ip,
 		atomic_inc(&tap_sysd_missed);
 		return;
 	}
+	in->return_ip = return_ip;
 	if (!rp->entry_handler)
 		return;
 	tap_sysd_frame(&frame, uregs, ip + sizeof(kprobe_opcode_t));
@@ -192,15 +202,18 @@ static void tap_sysd_call(const struct tap_sysd_key *key, unsigned long ip,
  */
 static void tap_sysd_enter(void *data, struct pt_regs *uregs, long nr)
 {
-	const struct tap_sysd_slot *slot = tap_sysd_slot_of(nr, in_compat_syscall());
+	bool ia32 = in_compat_syscall();
+	const struct tap_sysd_slot *slot = tap_sysd_slot_of(nr, ia32);
+	unsigned long return_ip;
 	struct pt_regs frame;
 	int k;
 
 	if (!slot || !(slot->nent + slot->nret))
 		return;
 	preempt_disable_notrace();
+	return_ip = slot->nret ? tap_sysd_return_ip(ia32, uregs) : 0;
 	for (k = slot->first + slot->nent + slot->nret - 1; k >= slot->first + slot->nent; k--)
-		tap_sysd_call(&tap_sysd_keys[k], tap_sysd.ips[k], uregs);
+		tap_sysd_call(&tap_sysd_keys[k], tap_sysd.ips[k], uregs, return_ip);
 	for (; k >= slot->first; k--) {
 		struct kprobe *kp = &tap_kprobes[tap_sysd_keys[k].index].kp;
 
@@ -211,20 +224,19 @@ static void tap_sysd_enter(void *data, struct pt_regs *uregs, long nr)
 }
 
 /* The returns of a slot's calls that the current task is in, in table order. */
-static void tap_sysd_returns(const struct tap_sysd_slot *slot, bool ia32, struct pt_regs *uregs,
-			     long ret)
+static void tap_sysd_returns(const struct tap_sysd_slot *slot, struct pt_regs *uregs, long ret)
 {
 	struct pt_regs frame;
 	int k;
 
 	for (k = slot->first + slot->nent; k < slot->first + slot->nent + slot->nret; k++) {
 		int index = tap_sysd_keys[k].index;
-		struct tap_sysd_instance *in = tap_sysd_find(index);
+		struct tap_sysd_instance *in = tap_sysd_take(index);
 		struct kretprobe *rp = &tap_kretprobes[index].rp;
 
 		if (!in)
 			continue;
-		tap_sysd_frame(&frame, uregs, tap_sysd.return_ip[ia32]);
+		tap_sysd_frame(&frame, uregs, in->return_ip);
 		frame.ax = ret;
 		rp->handler(tap_sysd_ri(in), &frame);
 		tap_sysd_release(in);
@@ -268,24 +280,16 @@ static void tap_sysd_exit(void *data, struct pt_regs *uregs, long ret)
 		return;
 	preempt_disable_notrace();
 	if (slot)
-		tap_sysd_returns(slot, ia32, uregs, ret);
+		tap_sysd_returns(slot, uregs, ret);
 	if (exec)
 		for (i = 0; i < ARRAY_SIZE(tap_sysd_execs); i++) {
 			const struct tap_sysd_exec *e = &tap_sysd_execs[i];
 
 			slot = tap_sysd_slot_of(e->nr, e->ia32);
 			if (slot && (e->nr != nr || e->ia32 != ia32))
-				tap_sysd_returns(slot, ia32, uregs, ret);
+				tap_sysd_returns(slot, uregs, ret);
 		}
 	preempt_enable_notrace();
-}
-
-static void tap_sysd_found(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sys_enter"))
-		tap_sysd.enter = tp;
-	else if (!strcmp(tp->name, "sys_exit"))
-		tap_sysd.exit = tp;
 }
 
 /* Whether the kernel's symbol at `addr` starts there. */
@@ -325,6 +329,7 @@ static bool tap_sysd_index(void)
 	 * "?" takes one byte off) */
 	tap_sysd.return_ip[0] = TAP_SYSD_RETURN_X64 + slide + 1;
 	tap_sysd.return_ip[1] = TAP_SYSD_RETURN_IA32 + slide + 1;
+	tap_sysd.return_fast32 = TAP_SYSD_RETURN_FAST32 ? TAP_SYSD_RETURN_FAST32 + slide + 1 : 0;
 	for (k = 0; k < TAP_NUM_SYSD_KEYS; k++)
 		tap_sysd.nslots[tap_sysd_keys[k].ia32] =
 			max(tap_sysd.nslots[tap_sysd_keys[k].ia32], tap_sysd_keys[k].nr + 1);
@@ -354,32 +359,35 @@ static bool tap_sysd_index(void)
 	return true;
 }
 
-/* The instances of the dispatched return entries. */
+/* The instances of the dispatched return entries, KRETACTIVE (up to its power of two) for
+ * each, and the watch that frees those of exiting tasks. */
 static bool tap_sysd_pools(void)
 {
+	struct tap_task_slots_watch *w = &tap_sysd.watch;
 	int k;
 
-	tap_sysd.ninstances = KRETACTIVE;
 	if (!TAP_NUM_KRETPROBES)
 		return true;
 	tap_sysd.pools = kcalloc(TAP_NUM_KRETPROBES, sizeof(*tap_sysd.pools), GFP_KERNEL);
-	tap_sysd.strides = kcalloc(TAP_NUM_KRETPROBES, sizeof(*tap_sysd.strides), GFP_KERNEL);
-	if (!tap_sysd.pools || !tap_sysd.strides)
+	tap_sysd.reaches = kcalloc(TAP_NUM_KRETPROBES, sizeof(*tap_sysd.reaches), GFP_KERNEL);
+	w->tables = kcalloc(TAP_NUM_KRETPROBES, sizeof(*w->tables), GFP_KERNEL);
+	if (!tap_sysd.pools || !tap_sysd.reaches || !w->tables)
 		return false;
 	for (k = 0; k < TAP_NUM_SYSD_KEYS; k++) {
-		int index = tap_sysd_keys[k].index;
-		size_t stride;
+		struct tap_task_slots *pool = &tap_sysd.pools[tap_sysd_keys[k].index];
 
-		if (!tap_sysd_keys[k].ret || tap_sysd.pools[index])
+		if (!tap_sysd_keys[k].ret || pool->records)
 			continue;
-		stride = sizeof(struct tap_sysd_instance) +
-			 ALIGN(tap_kretprobes[index].rp.data_size, sizeof(u64));
-		tap_sysd.strides[index] = stride;
-		tap_sysd.pools[index] = kcalloc(tap_sysd.ninstances, stride, GFP_KERNEL);
-		if (!tap_sysd.pools[index])
+		pool->size = sizeof(struct tap_sysd_instance) +
+			     ALIGN(tap_kretprobes[tap_sysd_keys[k].index].rp.data_size, sizeof(u64));
+		pool->bits = order_base_2(KRETACTIVE);
+		pool->reach = &tap_sysd.reaches[tap_sysd_keys[k].index];
+		pool->records = kcalloc(1U << pool->bits, pool->size, GFP_KERNEL);
+		if (!pool->records)
 			return false;
+		w->tables[w->ntables++] = pool;
 	}
-	return true;
+	return !w->ntables || !tap_task_slots_watch(w);
 }
 
 static void tap_sysd_free(void)
@@ -387,9 +395,10 @@ static void tap_sysd_free(void)
 	int i;
 
 	for (i = 0; tap_sysd.pools && i < TAP_NUM_KRETPROBES; i++)
-		kfree(tap_sysd.pools[i]);
+		kfree(tap_sysd.pools[i].records);
 	kfree(tap_sysd.pools);
-	kfree(tap_sysd.strides);
+	kfree(tap_sysd.reaches);
+	kfree(tap_sysd.watch.tables);
 	kfree(tap_sysd.ips);
 	kfree(tap_sysd.slots[0]);
 	kfree(tap_sysd.slots[1]);
@@ -419,21 +428,24 @@ static int tap_sysd_start(void)
 {
 	if (!TAP_SYSCALL_DISPATCH)
 		return 0;
-	for_each_kernel_tracepoint(tap_sysd_found, NULL);
+	tap_sysd.enter = tap_kernel_tracepoint("sys_enter");
+	tap_sysd.exit = tap_kernel_tracepoint("sys_exit");
 	if (!tap_sysd.enter || !tap_sysd.exit || !tap_sysd_index() || !tap_sysd_pools())
 		goto fail;
 	if (tracepoint_probe_register_prio(tap_sysd.exit, tap_sysd_exit, NULL,
 					   TRACEPOINT_DEFAULT_PRIO + 1))
-		goto fail;
+		goto unwatch;
 	if (tracepoint_probe_register_prio(tap_sysd.enter, tap_sysd_enter, NULL,
 					   TRACEPOINT_DEFAULT_PRIO - 1)) {
 		tracepoint_probe_unregister(tap_sysd.exit, tap_sysd_exit, NULL);
-		tracepoint_synchronize_unregister();
-		goto fail;
+		goto unwatch;
 	}
 	tap_sysd.live = true;
 	tap_sysd_mark(true);
 	return 0;
+unwatch:
+	tap_task_slots_unwatch(&tap_sysd.watch);
+	tracepoint_synchronize_unregister();
 fail:
 	tap_sysd_free();
 	return 0;
@@ -462,6 +474,7 @@ static void tap_sysd_stop(void)
 		return;
 	tracepoint_probe_unregister(tap_sysd.enter, tap_sysd_enter, NULL);
 	tracepoint_probe_unregister(tap_sysd.exit, tap_sysd_exit, NULL);
+	tap_task_slots_unwatch(&tap_sysd.watch);
 	tap_sysd_synchronize();
 	tap_sysd_mark(false);
 	atomic_add(atomic_xchg(&tap_sysd_missed, 0), &tap_skipped_count);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A tracepoint of the kernel itself by its name (sched_process_exit ...), for the runtime's
- * own handlers (the task finder, perf counters, @entry slots): the kernel exports no lookup
- * by name, so this walks them once per name, when a session starts.
+ * own handlers (the task finder, perf counters, per-task slots, the syscall dispatch): the
+ * kernel exports no lookup by name, so this walks them once per name, when a session starts.
  */
 #ifndef TAP_TRACEPOINT_LOOKUP_H
 #define TAP_TRACEPOINT_LOOKUP_H

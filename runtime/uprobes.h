@@ -21,7 +21,6 @@
 
 #include <linux/err.h>
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/slab.h>
@@ -32,6 +31,7 @@
 #include "kprobes.h"
 #include "tracepoint_lookup.h"
 #include "target_task.h"
+#include "task_slots.h"
 #include "user_inode.h"
 
 struct tap_uprobe {
@@ -45,8 +45,7 @@ struct tap_uprobe {
 	pid_t pid;		/* the process it fires in: process(PID)'s (its threads, not
 				 * its children), TAP_UPROBE_TARGET for a point without PATH
 				 * or PID (the -c/-x target's tree), 0 for any */
-	void *uentries;		/* a .return's @entry slots (tap_uentries_N), or NULL */
-	size_t uentry_size;	/* one record of them */
+	const struct tap_task_slots *uentries;	/* a .return's @entry slots, or NULL */
 	struct inode *inode;	/* held while registered */
 #ifdef TAP_HAVE_UPROBE_UNREGISTER_NOSYNC
 	struct uprobe *uprobe;
@@ -83,144 +82,57 @@ static __always_inline bool tap_uprobe_sees(struct uprobe_consumer *uc)
 
 /*
  * @entry values of a .return (a uretprobe): the consumer's entry handler evaluates them into
- * a slot of the point's own table, marked with the task and its stack pointer at the entry;
- * the return handler finds the slot by the task and the stack pointer after the return (the
- * return address popped: 8 bytes above), runs the body with it and frees it. A table is an
- * array of records, each a struct tap_uentry followed by the probe's entry values, looked
- * through from a hash of (task, stack pointer) on, wrapping around (open addressing): a call
- * takes the first free slot from there, and its return finds it there, one slot apart in the
- * common case. A call that finds the table full keeps its values in a scratch record no
- * return matches (its return probe does not run); a slot whose call never returned
- * (longjmp, exit) is taken again by the next call at the same stack pointer of the same task
- * that comes to it before a free slot; those of a task that exits inside its calls are
- * freed as it exits (tap_uentry_exit()). Slots are freed in any order (the returns of other
- * tasks): a return looks on past free slots, to its own or around the table.
+ * a slot of the point's own table (task_slots.h, keyed by the stack pointer at the entry);
+ * the return handler takes the slot of the task's call whose entry stack pointer is 8 below
+ * its own (the return address popped), runs the body with it and frees it. A call that finds
+ * the table full keeps its values in a scratch record no return matches (its return probe
+ * does not run); a slot whose call never returned (longjmp) is taken again by the next call
+ * at the same stack pointer of the same task; those of a task that exits or execs inside its
+ * calls are freed then (tap_uentry_watch).
  */
 #define TAP_UENTRY_BITS 8
 #define TAP_UENTRY_SLOTS (1 << TAP_UENTRY_BITS)
 
-struct tap_uentry {
-	struct task_struct *task;	/* whose call; NULL: free */
-	unsigned long sp;		/* its stack pointer at the entry */
-	bool running;			/* its return probe is using it */
-};
+static struct tap_task_slots_watch tap_uentry_watch = { .at_exec = true };
 
-static inline struct tap_uentry *tap_uentry_at(void *table, size_t size, unsigned int i)
+/* Watches the @entry tables of the points that have one. */
+static int tap_uentry_watch_start(void)
 {
-	return (struct tap_uentry *)((char *)table + (i & (TAP_UENTRY_SLOTS - 1)) * size);
-}
-
-/* Where the current task's call at stack pointer `sp` starts looking. */
-static inline unsigned int tap_uentry_hash(unsigned long sp)
-{
-	return hash_long((unsigned long)current ^ sp, TAP_UENTRY_BITS);
-}
-
-/* A slot for the current task's call at stack pointer `sp`, or NULL when all are taken. */
-static struct tap_uentry *tap_uentry_claim(void *table, size_t size, unsigned long sp)
-{
-	unsigned int start = tap_uentry_hash(sp), i;
-
-	for (i = start; i < start + TAP_UENTRY_SLOTS; i++) {
-		struct tap_uentry *u = tap_uentry_at(table, size, i);
-		struct task_struct *task = READ_ONCE(u->task);
-
-		if (!task && !cmpxchg(&u->task, NULL, current)) {
-			u->sp = sp;
-			return u;
-		}
-		if (task == current && u->sp == sp && !u->running)
-			return u;	/* a call that never returned */
-	}
-	return NULL;
-}
-
-/* The slot of the current task's call returning with stack pointer `sp`, or NULL. */
-static struct tap_uentry *tap_uentry_take(void *table, size_t size, unsigned long sp)
-{
-	unsigned int start = tap_uentry_hash(sp - 8), i;
-
-	for (i = start; i < start + TAP_UENTRY_SLOTS; i++) {
-		struct tap_uentry *u = tap_uentry_at(table, size, i);
-
-		if (READ_ONCE(u->task) == current && u->sp == sp - 8 && !u->running) {
-			u->running = true;
-			return u;
-		}
-	}
-	return NULL;
-}
-
-static inline void tap_uentry_release(struct tap_uentry *u)
-{
-	if (!u)
-		return;
-	u->running = false;
-	u->sp = 0;
-	smp_store_release(&u->task, NULL);
-}
-
-/*
- * A task exits (sched_process_exit, in the task, its memory gone: no call of its own can
- * come any more): the slots of its calls that never returned (exit() inside them) are
- * freed, else each would stay taken for the session. The task is only compared with the
- * slots' pointers.
- */
-static void tap_uentry_exit(void *data, struct task_struct *task)
-{
-	unsigned int j;
-	int i;
-
-	for (i = 0; i < TAP_NUM_UPROBES; i++) {
-		const struct tap_uprobe *u = &tap_uprobes[i];
-
-		for (j = 0; u->uentries && j < TAP_UENTRY_SLOTS; j++) {
-			struct tap_uentry *e = tap_uentry_at(u->uentries, u->uentry_size, j);
-
-			if (READ_ONCE(e->task) == task)
-				tap_uentry_release(e);
-		}
-	}
-}
-
-static struct tracepoint *tap_uentry_exit_tp;	/* while attached */
-
-/* The point whose slots need the exit tracepoint, or NULL for none. */
-static const struct tap_uprobe *tap_uentry_first(void)
-{
-	int i;
+	const struct tap_uprobe *first = NULL;
+	int i, n = 0, rc;
 
 	for (i = 0; i < TAP_NUM_UPROBES; i++)
-		if (tap_uprobes[i].uentries)
-			return &tap_uprobes[i];
-	return NULL;
-}
-
-static int tap_uentry_exit_start(void)
-{
-	const struct tap_uprobe *first = tap_uentry_first();
-	struct tracepoint *tp = NULL;
-	int rc;
-
-	if (!first)
+		if (tap_uprobes[i].uentries) {
+			first = first ? first : &tap_uprobes[i];
+			n++;
+		}
+	if (!n)
 		return 0;
-	tp = tap_kernel_tracepoint("sched_process_exit");
-	rc = tp ? tracepoint_probe_register(tp, tap_uentry_exit, NULL) : -ENOENT;
+	tap_uentry_watch.tables = kcalloc(n, sizeof(*tap_uentry_watch.tables), GFP_KERNEL);
+	if (!tap_uentry_watch.tables)
+		return -ENOMEM;
+	for (i = 0; i < TAP_NUM_UPROBES; i++)
+		if (tap_uprobes[i].uentries)
+			tap_uentry_watch.tables[tap_uentry_watch.ntables++] = tap_uprobes[i].uentries;
+	rc = tap_task_slots_watch(&tap_uentry_watch);
 	if (rc) {
 		tap_report_registration_error(first->pp, rc);
-		return rc;
+		kfree(tap_uentry_watch.tables);
+		tap_uentry_watch.tables = NULL;
+		tap_uentry_watch.ntables = 0;
 	}
-	tap_uentry_exit_tp = tp;
-	return 0;
+	return rc;
 }
 
-static void tap_uentry_exit_stop(void)
+static void tap_uentry_watch_stop(void)
 {
-	if (!tap_uentry_exit_tp)
+	if (!tap_uentry_watch.tables)
 		return;
-	tracepoint_probe_unregister(tap_uentry_exit_tp, tap_uentry_exit, NULL);
+	tap_task_slots_unwatch(&tap_uentry_watch);
 	tracepoint_synchronize_unregister();
-	tap_uentry_exit_tp = NULL;
+	kfree(tap_uentry_watch.tables);
+	tap_uentry_watch.tables = NULL;
+	tap_uentry_watch.ntables = 0;
 }
 
 /* On the file's inode as its processes map it (user_inode.h). */
@@ -274,7 +186,7 @@ static void tap_uprobes_stop(void)
 			tap_uprobes[i].inode = NULL;
 		}
 	}
-	tap_uentry_exit_stop();
+	tap_uentry_watch_stop();
 }
 
 /* A file that is not there, or a uprobe the kernel refuses, is stap's registration error. */
@@ -282,7 +194,7 @@ static int tap_uprobes_start(void)
 {
 	int i, rc;
 
-	rc = tap_uentry_exit_start();
+	rc = tap_uentry_watch_start();
 	if (rc)
 		return rc;
 	for (i = 0; i < TAP_NUM_UPROBES; i++) {

@@ -237,10 +237,12 @@ static void sysd_write_counts(const struct kprobes_state *s, FILE *out)
 		return;
 	fprintf(out, "#define TAP_NUM_SYSD_KEYS %zu\n#define TAP_SYSD_ANCHOR 0x%llxULL\n"
 		"#define TAP_SYSD_RETURN_X64 0x%llxULL\n#define TAP_SYSD_RETURN_IA32 0x%llxULL\n"
+		"#define TAP_SYSD_RETURN_FAST32 0x%llxULL\n"
 		"#define TAP_SYSD_TABLE_X64 %d\n#define TAP_SYSD_TABLE_IA32 %d\n",
 		s->nsysd_keys, (unsigned long long)s->sys->anchor,
 		(unsigned long long)s->sys->return_site[SYSCALL_ABI_X64],
 		(unsigned long long)s->sys->return_site[SYSCALL_ABI_IA32],
+		(unsigned long long)s->sys->return_site_fast32,
 		s->sys->size[SYSCALL_ABI_X64], s->sys->size[SYSCALL_ABI_IA32]);
 }
 

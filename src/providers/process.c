@@ -898,21 +898,23 @@ static void uretprobe_entry_handler(struct emit_ctx *ctx, const struct derived_p
 				    const struct derived_point *d, int pp)
 {
 	char *descriptor = xasprintf("&tap_pp_%d", pp);
-	char *before = xasprintf("\t\tu = tap_uentry_claim(tap_uentries_%d,"
-				 " sizeof(tap_uentries_%d[0]), regs->sp);\n"
+	char *before = xasprintf("\t\tu = tap_task_slot_claim(&tap_uentry_table_%d, regs->sp);\n"
 				 "\t\tc->entry_data = u ? &container_of(u, struct tap_uentry_rec_%d,"
 				 " u)->e : &tap_uentry_scratch_%d.e;\n"
 				 "\t\tc->ubias = instruction_pointer(regs) - 0x%llxUL;\n", pp, pp,
-				 pp, pp, (unsigned long long)d->pc);
+				 pp, (unsigned long long)d->pc);
 
-	sb_addf(ctx->points, "static struct tap_uentry_rec_%d {\n\tstruct tap_uentry u;\n"
+	sb_addf(ctx->points, "static struct tap_uentry_rec_%d {\n\tstruct tap_task_slot u;\n"
 		"\tstruct probe_%d_entry e;\n} tap_uentries_%d[TAP_UENTRY_SLOTS],"
-		" tap_uentry_scratch_%d;\n\n", pp, p->index, pp, pp);
+		" tap_uentry_scratch_%d;\n", pp, p->index, pp, pp);
+	sb_addf(ctx->points, "static atomic_t tap_uentry_reach_%d;\n"
+		"static const struct tap_task_slots tap_uentry_table_%d = TAP_TASK_SLOTS_INIT("
+		"tap_uentries_%d, TAP_UENTRY_SLOTS, true, tap_uentry_reach_%d);\n\n", pp, pp, pp, pp);
 	sb_addf(ctx->points, "static int tap_uprobe_entry_%d(struct uprobe_consumer *uc,"
 		" struct pt_regs *regs)\n{\n", pp);
 	uprobe_filter(ctx, d);
 	emit_handler(ctx, p->index, &(struct handler_text){
-		descriptor, "\tstruct tap_uentry *u;\n", true, before, "", "\treturn 0;\n}\n\n",
+		descriptor, "\tstruct tap_task_slot *u;\n", true, before, "", "\treturn 0;\n}\n\n",
 		true, NULL });
 	free(before);
 	free(descriptor);
@@ -931,11 +933,12 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	if (has_entry) {
 		uretprobe_entry_handler(ctx, p, d, pp);
 		/* The body runs only with the values its call's entry kept. */
-		entry_text = xasprintf("\t\tu = tap_uentry_take(tap_uentries_%d,"
-				       " sizeof(tap_uentries_%d[0]), regs->sp);\n"
+		/* the return address popped: its entry's sp is 8 below */
+		entry_text = xasprintf("\t\tu = tap_task_slot_take(&tap_uentry_table_%d,"
+				       " regs->sp - 8);\n"
 				       "\t\tc->entry_data = u ? &container_of(u, struct"
 				       " tap_uentry_rec_%d, u)->e : NULL;\n"
-				       "\t\tif (u)\t/* its entry was seen */\n", pp, pp, pp);
+				       "\t\tif (u)\t/* its entry was seen */\n", pp, pp);
 	}
 	/* The handler runs in the task, preemptible (emit_enter()). */
 	if (ret)
@@ -954,8 +957,8 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 			   p->nperf_reads ? "\t\tc->point_data = (void *)perf;\n" : "",
 			   has_entry ? entry_text : "");
 	emit_handler(ctx, p->index, &(struct handler_text){
-		descriptor, has_entry ? "\tstruct tap_uentry *u;\n" : "", false, before,
-		has_entry ? "\t\ttap_uentry_release(u);\n" : "", "\treturn 0;\n}\n\n", true, NULL });
+		descriptor, has_entry ? "\tstruct tap_task_slot *u;\n" : "", false, before,
+		has_entry ? "\t\ttap_task_slot_release(u);\n" : "", "\treturn 0;\n}\n\n", true, NULL });
 	free(before);
 	free(entry_text);
 	if (p->nperf_reads)
@@ -967,8 +970,7 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 		" .ref_ctr_offset = 0x%llx", pp, path, (unsigned long long)d->offset,
 		(unsigned long long)d->semaphore);
 	if (has_entry)
-		sb_addf(&s->entries, ", .uentries = tap_uentries_%d, .uentry_size ="
-			" sizeof(tap_uentries_%d[0])", pp, pp);
+		sb_addf(&s->entries, ", .uentries = &tap_uentry_table_%d", pp);
 	if (d->user_pid > 0)
 		sb_addf(&s->entries, ", .pid = %" PRId64, d->user_pid);
 	else if (d->user_pid)

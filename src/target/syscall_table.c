@@ -20,7 +20,8 @@ static bool wanted_symbol(const char *name, size_t len)
 {
 	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__ia32_compat_sys_" };
 	static const char *const names[] = { "sprint_symbol", "do_syscall_64", "do_int80_emulation",
-					     "int80_emulation", "do_int80_syscall_32" };
+					     "int80_emulation", "do_int80_syscall_32",
+					     "__do_fast_syscall_32", "do_fast_syscall_32" };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (len > strlen(prefixes[i]) && !strncmp(name, prefixes[i], strlen(prefixes[i])))
@@ -161,17 +162,25 @@ static bool has_x32(const struct session *s)
 	return x32;
 }
 
-/* Where a 32-bit task's entry functions return to: int $0x80's handler (the
- * sysenter/syscall path's __do_fast_syscall_32 shows as it too). */
-static uint64_t ia32_return_site(const struct syscall_table *t)
+/* The listing's address of the first of `names` it has, or 0. */
+static uint64_t first_address(const struct syscall_table *t, const char *const *names, size_t n)
 {
-	static const char *const handlers[] = { "do_int80_emulation", "int80_emulation",
-						"do_int80_syscall_32" };
-
-	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
-		if (syscall_table_address(t, handlers[i]))
-			return syscall_table_address(t, handlers[i]);
+	for (size_t i = 0; i < n; i++)
+		if (syscall_table_address(t, names[i]))
+			return syscall_table_address(t, names[i]);
 	return 0;
+}
+
+/* Where a 32-bit task's entry functions return to: int $0x80's handler, and the
+ * sysenter/syscall path's (the fast one, through the vDSO). */
+static void ia32_return_sites(struct syscall_table *t)
+{
+	static const char *const int80[] = { "do_int80_emulation", "int80_emulation",
+					     "do_int80_syscall_32" };
+	static const char *const fast[] = { "__do_fast_syscall_32", "do_fast_syscall_32" };
+
+	t->return_site[SYSCALL_ABI_IA32] = first_address(t, int80, sizeof(int80) / sizeof(int80[0]));
+	t->return_site_fast32 = first_address(t, fast, sizeof(fast) / sizeof(fast[0]));
 }
 
 /* The numbers a table lacks call the invalid numbers' function, as entries of it. */
@@ -215,7 +224,7 @@ static struct syscall_table *load(const struct session *s)
 		add_holes(t, SYSCALL_ABI_IA32, &cap);
 	t->anchor = syscall_table_address(t, "sprint_symbol");
 	t->return_site[SYSCALL_ABI_X64] = syscall_table_address(t, "do_syscall_64");
-	t->return_site[SYSCALL_ABI_IA32] = ia32_return_site(t);
+	ia32_return_sites(t);
 	if (ok && t->nentries && t->anchor && t->ni_address && t->return_site[SYSCALL_ABI_X64])
 		return t;
 	for (size_t i = 0; i < t->nsymbols; i++)

@@ -34,7 +34,9 @@ struct syscall_table {
 				 * are entries of ni_address, as are numbers past it */
 	uint64_t anchor;	/* sprint_symbol's, which the module finds its own way (the
 				 * listing's addresses less the kernel's placement) */
-	uint64_t return_site[2];	/* by ABI: where the entry functions return to */
+	uint64_t return_site[2];	/* by ABI: where the entry functions return to (a
+					 * 32-bit task's: from int $0x80) */
+	uint64_t return_site_fast32;	/* a 32-bit task's from sysenter/syscall, or 0 */
 	struct syscall_symbol *symbols;	/* the entry functions' names, sorted */
 	size_t nsymbols;
 };

@@ -4,7 +4,8 @@
  * calls by their numbers (syscall on x86_64, int $0x80 with the ia32 numbers), so that the
  * lines are the same on every kernel: getpid (one function for both ABIs), getppid, umask,
  * write, read and close of bad descriptors, openat of a file that is not there, kill with
- * signal 0 to its process group, uname, then execveat of itself (/proc/self/exe), whose
+ * signal 0 to its process group, uname, (32-bit: getppid and umask again through the vDSO's
+ * __kernel_vsyscall, sysenter or syscall), then execveat of itself (/proc/self/exe), whose
  * second run (two arguments) makes getpid and exit_group. */
 
 #ifdef __i386__
@@ -19,6 +20,33 @@ static long call(long nr, long a, long b, long c, long d, long e)
 	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
 			 : "memory");
 	return ret;
+}
+
+/* A call of one argument through the vDSO's __kernel_vsyscall (at `vsyscall`): sysenter or
+ * syscall, the kernel's fast path for 32-bit tasks. */
+static long vcall(unsigned long vsyscall, long nr, long a)
+{
+	long ret;
+
+	__asm__ volatile("call *%[v]" : "=a"(ret) : [v] "r"(vsyscall), "a"(nr), "b"(a)
+			 : "memory");
+	return ret;
+}
+
+/* __kernel_vsyscall's address: AT_SYSINFO of the auxiliary vector, after the environment
+ * (`argv` the first argument's pointer); 0 without one. */
+static unsigned long vsyscall_of(long *argv)
+{
+	long *p = argv;
+
+	while (*p++)
+		;
+	while (*p++)
+		;
+	for (; p[0]; p += 2)
+		if (p[0] == 32)	/* AT_SYSINFO */
+			return p[1];
+	return 0;
 }
 #else
 enum { NR_READ = 0, NR_WRITE = 1, NR_CLOSE = 3, NR_GETPID = 39, NR_KILL = 62, NR_UNAME = 63,
@@ -66,6 +94,16 @@ void _start(void)
 	call(NR_OPENAT, -100, (long)path, 0, 0, 0);
 	call(NR_KILL, 0, 0, 0, 0, 0);
 	call(NR_UNAME, (long)uts, 0, 0, 0, 0);
+#ifdef __i386__
+	{
+		unsigned long vsyscall = vsyscall_of(&((long *)__builtin_frame_address(0))[2]);
+
+		if (vsyscall) {
+			vcall(vsyscall, NR_GETPPID, 0);
+			vcall(vsyscall, NR_UMASK, 022);
+		}
+	}
+#endif
 	call(NR_EXECVEAT, -100, (long)self, (long)argv, (long)envp, 0);
 	call(NR_EXIT_GROUP, 1, 0, 0, 0, 0);
 	for (;;)

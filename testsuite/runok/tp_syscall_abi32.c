@@ -1,0 +1,1 @@
+tp_syscall_abi.c
