@@ -325,8 +325,7 @@ static bool tap_sysd_index(void)
 	if (!tap_sysd_symbol_start(TAP_SYSD_RETURN_X64 + slide) ||
 	    !tap_sysd_symbol_start(tap_sysd_keys[0].addr + slide))
 		return false;
-	/* inside the function, as a return address is (addr() of a point whose pp ends in
-	 * "?" takes one byte off) */
+	/* inside the function, as a return address is */
 	tap_sysd.return_ip[0] = TAP_SYSD_RETURN_X64 + slide + 1;
 	tap_sysd.return_ip[1] = TAP_SYSD_RETURN_IA32 + slide + 1;
 	tap_sysd.return_fast32 = TAP_SYSD_RETURN_FAST32 ? TAP_SYSD_RETURN_FAST32 + slide + 1 : 0;
