@@ -152,25 +152,51 @@ static inline void tap_kwrite(struct tap_context *c, unsigned long addr, int siz
 		tap_kwrite_fault(c, addr, location);
 }
 
-/* A bitfield of `bits` bits starting `bit` bits after `addr`: the bytes that hold it read,
- * the field's bits replaced, written back. */
-static inline void tap_kwrite_bits(struct tap_context *c, unsigned long addr, int bit, int bits,
-				   u64 value, const char *location)
+/* The same at the current process's `addr` (@cast of a user header's type in a process
+ * probe): the low `size` bytes of `value`, x86 being little-endian. */
+static inline void tap_uwrite(struct tap_context *c, unsigned long addr, int size, u64 value,
+			      const char *location)
+{
+	if (unlikely(c->last_error))
+		return;
+	if (unlikely(copy_to_user_nofault((void __user *)addr, &value, size)))
+		tap_kwrite_fault(c, addr, location);
+}
+
+/* A bitfield of `bits` bits starting `bit` bits after `addr`, in kernel memory or, with
+ * `user`, the current process's: the bytes that hold it read, the field's bits replaced,
+ * written back. */
+static inline void tap_write_bits(struct tap_context *c, unsigned long addr, int bit, int bits,
+				  u64 value, const char *location, bool user)
 {
 	int size = (bit + bits + 7) / 8;
 	u64 mask = (bits == 64 ? ~0ULL : (1ULL << bits) - 1) << bit;
-	u64 word = tap_kread(c, addr, size, location);
+	u64 word = user ? tap_uread(c, addr, size, location) :
+			  tap_kread(c, addr, size, location);
+	int step = size == 1 || size == 2 || size == 4 || size == 8 ? size : 1;
 
 	if (unlikely(c->last_error))
 		return;
 	word = (word & ~mask) | ((value << bit) & mask);
-	if (size == 1 || size == 2 || size == 4 || size == 8) {
-		tap_kwrite(c, addr, size, word, location);
-		return;
-	}
 	/* 3, 5, 6 or 7 bytes: each of them, no byte past the field's touched. */
-	for (int i = 0; i < size && !c->last_error; i++)
-		tap_kwrite(c, addr + i, 1, word >> (8 * i), location);
+	for (int i = 0; i < size && !c->last_error; i += step) {
+		if (user)
+			tap_uwrite(c, addr + i, step, word >> (8 * i), location);
+		else
+			tap_kwrite(c, addr + i, step, word >> (8 * i), location);
+	}
+}
+
+static inline void tap_kwrite_bits(struct tap_context *c, unsigned long addr, int bit, int bits,
+				   u64 value, const char *location)
+{
+	tap_write_bits(c, addr, bit, bits, value, location, false);
+}
+
+static inline void tap_uwrite_bits(struct tap_context *c, unsigned long addr, int bit, int bits,
+				   u64 value, const char *location)
+{
+	tap_write_bits(c, addr, bit, bits, value, location, true);
 }
 
 /*

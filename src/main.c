@@ -130,6 +130,7 @@ static void locate_pieces(struct session *s)
 		s->loader_path = TAPSTER_PKGLIBEXECDIR "/tapster-run";
 		s->vmkit_path = TAPSTER_PKGLIBEXECDIR "/tapster-vmkit";
 	}
+	s->own_tapset_dir = s->tapset_dir;
 	/* The library directory may be another: tapster's variable, or stap's. */
 	if (getenv("TAPSTER_TAPSET") && *getenv("TAPSTER_TAPSET"))
 		s->tapset_dir = getenv("TAPSTER_TAPSET");

@@ -110,6 +110,9 @@ struct session {
 
 	/* Where things are: the source tree when run uninstalled, else the installed paths. */
 	const char *tapset_dir;
+	/* tapster's own library, whatever TAPSTER_TAPSET or SYSTEMTAP_TAPSET say: its files'
+	 * helpers that stap's library lacks are not offered as similar names. */
+	const char *own_tapset_dir;
 	const char *runtime_dir;
 	const char *loader_path;
 	const char *vmkit_path;

@@ -274,6 +274,7 @@ struct embed {
 /* Everything one source file declares, in source order within each list. */
 struct file {
 	struct source *source;
+	bool own_library;		/* a file of tapster's own library (session.h) */
 	struct probe *probes;		/* plain probes and aliases, in order */
 	struct function *functions;
 	struct global *globals;

@@ -11,7 +11,6 @@
  */
 #include "providers/providers.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,68 +70,13 @@ static bool derive_family(const struct probe_point *point, const struct provider
 static bool derive_kernel(const struct probe_point *point, const struct provider_env *env,
 			  struct derived_point ***tail);
 
-/* `point` with its second component named `name` (its components copied, their arguments
- * shared); point_named_free() frees it. */
-static struct probe_point *point_named(const struct probe_point *point, const char *name)
-{
-	struct probe_point *copy = xmalloc(sizeof(*copy));
-	struct component **link = &copy->components;
-
-	*copy = *point;
-	for (const struct component *c = point->components; c; c = c->next) {
-		*link = xmalloc(sizeof(**link));
-		**link = *c;
-		link = &(*link)->next;
-	}
-	copy->components->next->name = xstrdup(name);
-	return copy;
-}
-
-static void point_named_free(struct probe_point *copy)
-{
-	struct component *c = copy->components, *next;
-
-	free(copy->components->next->name);
-	for (; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	free(copy);
-}
-
-/* kernel.PATTERN(...)...: through each name PATTERN fits, quietly, as stap (kernel.da*("x")
- * is kernel.data("x")); when none derives, stap's "didn't find any wildcard matches". */
-static bool derive_kernel_wildcard(const struct probe_point *point,
-				   const struct provider_env *env, struct derived_point ***tail)
-{
-	const struct component *next = point->components->next;
-	bool any = false;
-
-	for (int i = 0; kernel_names[i]; i++) {
-		struct probe_point *named;
-		bool derived;
-
-		if (fnmatch(next->name, kernel_names[i], 0))
-			continue;
-		named = point_named(point, kernel_names[i]);
-		diag_quiet_begin();
-		derived = derive_kernel(named, env, tail);
-		if (diag_quiet_end() == 0 && derived)
-			any = true;
-		point_named_free(named);
-	}
-	if (!any)
-		provider_mismatch(point, next, kernel_names);
-	return any;
-}
-
 static bool derive_kernel(const struct probe_point *point, const struct provider_env *env,
 			  struct derived_point ***tail)
 {
 	const struct component *next = point->components->next;
 
 	if (!point->components->arg && next && strpbrk(next->name, "*?["))
-		return derive_kernel_wildcard(point, env, tail);
+		return provider_derive_each(point, next, kernel_names, derive_kernel, env, tail);
 
 	if (!point->components->arg && is_string_component(next, "trace"))
 		return derive_kernel_trace(point, next, env, tail);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "providers/providers.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -171,6 +172,64 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 	free(suggestion);
 	free(wanted);
 	free(names);
+}
+
+/* `point` with its component `comp` named `name` (its components copied, their arguments
+ * shared); point_named_free() frees it. */
+static struct probe_point *point_named(const struct probe_point *point,
+				       const struct component *comp, const char *name,
+				       char **owned)
+{
+	struct probe_point *copy = xmalloc(sizeof(*copy));
+	struct component **link = &copy->components;
+
+	*copy = *point;
+	*owned = xstrdup(name);
+	for (const struct component *c = point->components; c; c = c->next) {
+		*link = xmalloc(sizeof(**link));
+		**link = *c;
+		if (c == comp)
+			(*link)->name = *owned;
+		link = &(*link)->next;
+	}
+	return copy;
+}
+
+static void point_named_free(struct probe_point *copy, char *owned)
+{
+	struct component *c = copy->components, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(copy);
+	free(owned);
+}
+
+bool provider_derive_each(const struct probe_point *point, const struct component *comp,
+			  const char *const *names, provider_derive_fn derive,
+			  const struct provider_env *env, struct derived_point ***tail)
+{
+	bool any = false;
+
+	for (int i = 0; names[i]; i++) {
+		struct probe_point *named;
+		char *owned;
+		bool derived;
+
+		if (fnmatch(comp->name, names[i], 0))
+			continue;
+		named = point_named(point, comp, names[i], &owned);
+		diag_quiet_begin();
+		derived = derive(named, env, tail);
+		if (diag_quiet_end() == 0 && derived)
+			any = true;
+		point_named_free(named, owned);
+	}
+	if (!any)
+		provider_mismatch(point, comp, names);
+	return any;
 }
 
 const char *providers_name(size_t i)

@@ -20,12 +20,14 @@ struct probe_type {
 	bool unprivileged;
 };
 
+/* Appends the derived points to *tail; returns false after printing an error. */
+typedef bool (*provider_derive_fn)(const struct probe_point *point,
+				   const struct provider_env *env, struct derived_point ***tail);
+
 struct provider {
 	const char *name;	/* the first component it answers to */
 	const struct probe_type *types;	/* its forms, ended by { NULL } */
-	/* Appends the derived points to *tail; returns false after printing an error. */
-	bool (*derive)(const struct probe_point *point, const struct provider_env *env,
-		       struct derived_point ***tail);
+	provider_derive_fn derive;
 	/* Optional: after the whole program is derived, the checks that need all of its
 	 * points at once (two procfs probes of one path); false after printing the error. */
 	bool (*check)(const struct program *program);
@@ -110,6 +112,13 @@ void providers_set_alias_roots(const char **roots, size_t count);
  * providers' and the aliases' first names). */
 void provider_mismatch(const struct probe_point *point, const struct component *comp,
 		       const char *const *similar);
+/* A point whose component `comp` is a pattern (kernel.da*, timer.m*): derived by `derive`
+ * through each of `names` (NULL-terminated, in stap's order) it fits, quietly, as stap's
+ * tree of names; when none derives, stap's "didn't find any wildcard matches" with `names`
+ * as the similar ones. */
+bool provider_derive_each(const struct probe_point *point, const struct component *comp,
+			  const char *const *names, provider_derive_fn derive,
+			  const struct provider_env *env, struct derived_point ***tail);
 /* The first part alone: "while resolving probe point: identifier 'kernel' at ...". */
 void provider_resolving(const struct probe_point *point);
 /* stap's error for a point that ends too soon: "probe point truncated (follow:  a(string)

@@ -136,6 +136,11 @@ static bool derive_profile(const struct probe_point *point, const struct compone
 	return true;
 }
 
+/* The units and profile, in stap's order. */
+static const char *const unit_names[] = {
+	"hz", "jiffies", "ms", "msec", "ns", "nsec", "profile", "s", "sec", "us", "usec", NULL,
+};
+
 static bool derive_timer(const struct probe_point *point, const struct provider_env *env,
 			 struct derived_point ***tail)
 {
@@ -152,17 +157,9 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 	if (!point->components->arg && unit_comp && !unit_comp->arg &&
 	    !strcmp(unit_comp->name, "profile"))
 		return derive_profile(point, unit_comp, tail);
-	/* A wildcard names profile, the one unit without an argument (timer.prof*, -l). */
-	if (!point->components->arg && unit_comp && !unit_comp->arg &&
-	    strpbrk(unit_comp->name, "*?[") && !fnmatch(unit_comp->name, "profile", 0)) {
-		struct component profile = *unit_comp, first = *point->components;
-		struct probe_point named = *point;
-
-		profile.name = (char *)"profile";
-		first.next = &profile;
-		named.components = &first;
-		return derive_profile(&named, &profile, tail);
-	}
+	/* A wildcard names each unit it fits, and profile (timer.*(100), timer.prof*, -l). */
+	if (!point->components->arg && unit_comp && strpbrk(unit_comp->name, "*?["))
+		return provider_derive_each(point, unit_comp, unit_names, derive_timer, env, tail);
 	if (!point->components->arg && !unit_comp) {
 		provider_truncated(point, point->components,
 				   "hz(number) jiffies(number) ms(number) msec(number) ns(number)"

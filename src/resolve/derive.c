@@ -502,11 +502,25 @@ static bool fits_without_suffix(struct expansion_state *x, const struct probe_po
 	return fits;
 }
 
-/* Expands `point` through every alias it names; false when it names none. */
-static bool expand_aliases(struct expansion_state *x, const struct probe_point *point,
-			   const struct node *body, const char *origin, bool *ok)
+/* The first component of `point` whose name has a wildcard, or NULL. */
+static const struct component *first_wildcard(const struct probe_point *point)
 {
-	bool matched = false, derived_any = false;
+	for (const struct component *c = point->components; c; c = c->next)
+		if (strpbrk(c->name, "*?["))
+			return c;
+	return NULL;
+}
+
+/* Expands `point` through every alias it names; false when it names none. *derived_any:
+ * whether any of them derived. A `wildcard` point (derive_wildcard()) says nothing of an
+ * alias that derived nothing (nor of its use's suffix): its caller reports the pattern. */
+static bool expand_aliases(struct expansion_state *x, const struct probe_point *point,
+			   const struct node *body, const char *origin, bool wildcard, bool *ok,
+			   bool *derived_any)
+{
+	bool matched = false;
+
+	*derived_any = false;
 
 	for (int a = 0; a < x->e->naliases; a++) {
 		const struct probe *alias = x->e->aliases[a];
@@ -520,7 +534,6 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			if (suffix && longer_alias_named(x->e, point, alias->aliases.items[i]))
 				continue;
 			matched = true;
-			note_alias_source(x->e, alias->loc.source);
 			targets = points_text(&alias->points, ", ");
 			here = probe_point_text(alias->aliases.items[i]);
 			user = point_text_with_cond(point);
@@ -574,7 +587,7 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 
 					free(suffix_reason);
 					suffix_reason = why ? xstrdup(why) : NULL;
-					if (fits_without_suffix(x, target))
+					if (wildcard || fits_without_suffix(x, target))
 						suffix_failed = true;
 					else	/* its own error: again, aloud */
 						derive_marked(x, with_suffix(target, suffix), combined,
@@ -597,13 +610,19 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 			if (!targets_ok) {
 				*ok = false;
 				/* stap says why the suffix failed, at the suffix. */
-				if (!any && suffix_failed)
+				if (wildcard && !any)
+					;
+				else if (!any && suffix_failed)
 					provider_error_at(point, suffix, suffix_reason ? suffix_reason :
 							  "invalid suffix for probe");
 				else if (!any && !x->self_loop)
 					alias_no_match(point);
 			}
-			derived_any |= any;
+			/* The library file of an alias that derived is in use (its own
+			 * probes join); one a pattern only tried is not. */
+			if (any)
+				note_alias_source(x->e, alias->loc.source);
+			*derived_any |= any;
 			free(targets);
 			free(here);
 			free(user);
@@ -613,8 +632,8 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 	}
 	/* A required point whose aliases derived nothing, every target optional and absent
 	 * (syscall.tux: sys_tux on no kernel), is stap's "no match" too. */
-	if (matched && *ok && !derived_any && !point->optional && !point->sufficient &&
-	    !x->self_loop) {
+	if (matched && *ok && !*derived_any && !point->optional && !point->sufficient &&
+	    !x->self_loop && !wildcard) {
 		alias_no_match(point);
 		*ok = false;
 	}
@@ -728,30 +747,113 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
  * timer.ms(10), `e*` end and error): the point is derived through each, quietly, those it
  * does not fit skipped; when none derives, the pattern's own error.
  */
-static bool derive_from_providers(const struct elab *e, const struct probe_point *point,
-				  struct derived_point ***tail)
+static bool derive_through_providers(const struct elab *e, const struct probe_point *point,
+				     struct derived_point ***tail)
 {
 	const char *pattern = point->components->name;
 	bool any = false;
 
-	if (strpbrk(pattern, "*?[") && !providers_has(pattern)) {
-		for (size_t i = 0; providers_name(i); i++) {
-			struct probe_point *named;
+	for (size_t i = 0; providers_name(i); i++) {
+		struct probe_point *named;
 
-			if (fnmatch(pattern, providers_name(i), 0) != 0)
-				continue;
-			named = with_suffix(point, NULL);
-			named->components->name = xstrdup(providers_name(i));
-			diag_quiet_begin();
-			bool derived = providers_derive(named, e->env, tail);
+		if (fnmatch(pattern, providers_name(i), 0) != 0)
+			continue;
+		named = with_suffix(point, NULL);
+		named->components->name = xstrdup(providers_name(i));
+		diag_quiet_begin();
+		bool derived = providers_derive(named, e->env, tail);
 
-			if (diag_quiet_end() == 0 && derived)
-				any = true;
-		}
-		if (any)
-			return true;
+		if (diag_quiet_end() == 0 && derived)
+			any = true;
 	}
+	return any;
+}
+
+static bool derive_from_providers(const struct elab *e, const struct probe_point *point,
+				  struct derived_point ***tail)
+{
+	const char *pattern = point->components->name;
+
+	if (strpbrk(pattern, "*?[") && !providers_has(pattern) &&
+	    derive_through_providers(e, point, tail))
+		return true;
 	return !alias_mismatch(e, point) && providers_derive(point, e->env, tail);
+}
+
+/* stap's error for a pattern nothing derived from, at its first wildcard `wild`: the
+ * similar names are those the aliases (and at the first component, the providers) have
+ * there. */
+static void wildcard_mismatch(const struct elab *e, const struct probe_point *point,
+			      const struct component *wild)
+{
+	const char **names = NULL;
+	size_t count, level = 0;
+	bool matched;
+
+	for (const struct component *c = point->components; c != wild; c = c->next)
+		level++;
+	if (level)
+		names = alias_names_at(e, point, wild, (int)level, &count, &matched);
+	provider_mismatch(point, wild, names);
+	free(names);
+}
+
+/*
+ * A point with a wildcard in a component's name, as stap's tree of names derives it: each
+ * alias and each provider the pattern names is tried (`*.ms(100)` is timer.ms(100) among
+ * the aliases it does not fit); one that does not fit is left out without a word (an
+ * alias's own targets still say their errors); when none derives, stap's "didn't find any
+ * wildcard matches". A wildcard past a provider's name (kernel.fun*) is the provider's.
+ */
+static bool derive_wildcard(struct expansion_state *x, const struct probe_point *point,
+			    const struct node *body, const char *origin,
+			    struct derived_point ***tail, const struct component *wild)
+{
+	bool ok = true, from_aliases;
+
+	expand_aliases(x, point, body, origin, true, &ok, &from_aliases);
+	if (wild == point->components && derive_through_providers(x->e, point, tail))
+		return true;
+	if (!from_aliases && !point->optional && !point->sufficient)
+		wildcard_mismatch(x->e, point, wild);
+	return from_aliases;
+}
+
+/* Whether the wildcard `wild` stands where names are (a first component, or a place where
+ * aliases go on and no provider owns the point), not in a suffix of an alias's use
+ * (`go.*` of the alias go is its suffix '*'). */
+static bool names_place(const struct elab *e, const struct probe_point *point,
+			const struct component *wild)
+{
+	size_t count;
+	int level = 0;
+	bool matched;
+
+	if (wild == point->components)
+		return true;
+	if (providers_has(point->components->name))
+		return false;
+	for (const struct component *c = point->components; c != wild; c = c->next)
+		level++;
+	diag_quiet_begin();	/* counted only */
+	free(alias_names_at(e, point, wild, level, &count, &matched));
+	diag_quiet_end();
+	return count > 0;
+}
+
+/* Derives `point` through the aliases it names, else through the providers; *tail gets
+ * the providers' points. */
+static bool derive_named(struct expansion_state *x, const struct probe_point *point,
+			 const struct node *body, const char *origin, struct derived_point ***tail)
+{
+	const struct component *wild = first_wildcard(point);
+	bool ok = true, derived;
+
+	if (wild && names_place(x->e, point, wild))
+		return derive_wildcard(x, point, body, origin, tail, wild);
+	if (expand_aliases(x, point, body, origin, false, &ok, &derived))
+		return ok;
+	return derive_from_providers(x->e, point, tail);
 }
 
 /* Derives one point: through the aliases it names, else through a provider. The points a
@@ -760,12 +862,11 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 			 const struct node *body, const char *origin)
 {
 	struct derived_point *points = NULL, **points_tail = &points;
-	bool ok = true;
 
-	if (expand_aliases(x, point, body, origin, &ok))
-		return ok;
-	if (!derive_from_providers(x->e, point, &points_tail))
+	if (!derive_named(x, point, body, origin, &points_tail))
 		return false;
+	if (!points)	/* through aliases, which added their probes */
+		return true;
 	if (origin)
 		set_origin(points, origin);
 	add_derived(x, points, body, true);
@@ -877,11 +978,8 @@ void derive_probe(struct elab *e, struct probe *probe, struct derived_probe ***t
 		}
 		if (optional)
 			diag_quiet_begin();
-		bool point_ok = true;
-
 		x.point = point;
-		derived = expand_aliases(&x, point, probe->body, origin, &point_ok) ? point_ok :
-			  derive_from_providers(e, point, &direct_tail);
+		derived = derive_named(&x, point, probe->body, origin, &direct_tail);
 		if (optional)
 			derived &= diag_quiet_end() == 0;
 		else

@@ -387,7 +387,35 @@ static void resolve_ident(struct elab *e, struct node *n)
 	n->sym = v;
 }
 
-/* "unresolved function foo (similar: ...)", from the script's and the library's names. */
+/* The public functions of stap 4.8's library, sorted (testsuite/coverage/stap-functions
+ * and stap-helpers, which scripts/stap-names makes). */
+static const char *const stap_library_functions[] = {
+#include "resolve/stap_functions.inc"
+};
+
+static int compare_to_name(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+/* Whether stap's library has a public function `name` (tapster's own helpers, `__sc_*`, and
+ * what stap keeps private are not among them). */
+static bool stap_library_has(const char *name)
+{
+	return bsearch(name, stap_library_functions,
+		       sizeof(stap_library_functions) / sizeof(stap_library_functions[0]),
+		       sizeof(stap_library_functions[0]), compare_to_name) != NULL;
+}
+
+static void add_name(const char ***names, size_t *count, const char *name)
+{
+	*names = xrealloc(*names, (*count + 1) * sizeof(**names));
+	(*names)[(*count)++] = name;
+}
+
+/* "unresolved function foo (similar: ...)", from stap's candidates: the script's functions
+ * resolved so far (called before this call, in the order stap resolves), and the library's
+ * public functions, of tapster's own library those that stap's has too. */
 static void unresolved_function(struct elab *e, const struct node *n,
 				const struct token_desc *tok)
 {
@@ -395,15 +423,13 @@ static void unresolved_function(struct elab *e, const struct node *n,
 	size_t count = 0;
 	char *similar;
 
-	for (struct file *file = e->program->user; file; file = file == e->program->user ?
-	     e->program->tapsets : file->next) {
-		for (struct function *f = file->functions; f; f = f->next) {
-			if (!visible(f->is_private, f->loc, n->loc.source))
-				continue;
-			names = xrealloc(names, (count + 1) * sizeof(*names));
-			names[count++] = f->name;
-		}
-	}
+	for (const struct used_function *u = e->program->functions; u; u = u->next)
+		if (u->function->loc.source == e->program->user->source)
+			add_name(&names, &count, u->function->name);
+	for (struct file *file = e->program->tapsets; file; file = file->next)
+		for (struct function *f = file->functions; f; f = f->next)
+			if (!f->is_private && (!file->own_library || stap_library_has(f->name)))
+				add_name(&names, &count, f->name);
 	similar = similar_names(n->text, names, count);
 	diag_error_at("semantic error", tok, n->loc, "unresolved function %s%s", n->text,
 		      similar);

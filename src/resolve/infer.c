@@ -434,45 +434,82 @@ static void infer_list(struct elab *e, struct node_list *list)
  * operator to its operands as statements), so an untyped function called there stays
  * untyped (exit:unknown), and the operator's own types are not checked (`exit() + "a"`).
  */
+
+/* What walk_discarded() meets in a discarded expression: the conditions stap keeps (the
+ * left of && and ||, a ?:'s condition) and the parts whose value it discards (what is not
+ * an operator it reduces: an operand, a branch, a `&` expression); `whole`, when set, says
+ * whether to take an expression as one such part without reducing it. */
+struct discarded_visit {
+	bool (*whole)(const struct node *n, void *ctx);
+	void (*condition)(struct node *n, void *ctx);
+	void (*part)(struct node *n, void *ctx);
+	void *ctx;
+};
+
+/* The one reduction of a discarded expression, for inference and for the type checks. */
+static void walk_discarded(struct node *n, const struct discarded_visit *v)
+{
+	if (!n)
+		return;
+	if (v->whole && v->whole(n, v->ctx)) {
+		v->part(n, v->ctx);
+		return;
+	}
+	switch (n->kind) {
+	case N_BINARY:
+		if (n->op != OP_ANDAND && n->op != OP_OROR)
+			walk_discarded(n->lhs, v);
+		else if (v->condition)
+			v->condition(n->lhs, v->ctx);
+		walk_discarded(n->rhs, v);
+		return;
+	case N_UNARY:
+		if (n->op == '&')
+			break;
+		walk_discarded(n->lhs, v);
+		return;
+	case N_TERNARY:
+		if (v->condition)
+			v->condition(n->cond, v->ctx);
+		walk_discarded(n->then, v);
+		walk_discarded(n->els, v);
+		return;
+	default:
+		break;
+	}
+	v->part(n, v->ctx);
+}
+
 static bool is_untyped_call(const struct node *n, void *ctx)
 {
 	(void)ctx;
 	return n->kind == N_CALL && takes_type_from_use(n);
 }
 
+/* Without such a call, what stap keeps has the types the whole expression has. */
+static bool has_no_untyped_call(const struct node *n, void *ctx)
+{
+	(void)ctx;
+	return !node_any(n, is_untyped_call, NULL);
+}
+
+static void infer_condition(struct node *n, void *e)
+{
+	expect(e, n, TYPE_LONG);
+}
+
+static void infer_part(struct node *n, void *e)
+{
+	infer(e, n);
+}
+
 static void infer_discarded(struct elab *e, struct node *n)
 {
-	if (!n)
-		return;
-	/* Without such a call, what stap keeps has the types the whole expression has. */
-	if (!node_any(n, is_untyped_call, NULL)) {
-		infer(e, n);
-		return;
-	}
-	switch (n->kind) {
-	case N_BINARY:
-		if (n->op == OP_ANDAND || n->op == OP_OROR)
-			expect(e, n->lhs, TYPE_LONG);
-		else
-			infer_discarded(e, n->lhs);
-		infer_discarded(e, n->rhs);
-		break;
-	case N_UNARY:
-		if (n->op == '&') {
-			infer(e, n);
-			break;
-		}
-		infer_discarded(e, n->lhs);
-		break;
-	case N_TERNARY:
-		expect(e, n->cond, TYPE_LONG);
-		infer_discarded(e, n->then);
-		infer_discarded(e, n->els);
-		break;
-	default:
-		infer(e, n);
-		break;
-	}
+	const struct discarded_visit visit = {
+		has_no_untyped_call, infer_condition, infer_part, e,
+	};
+
+	walk_discarded(n, &visit);
 }
 
 static enum type infer(struct elab *e, struct node *n)
@@ -655,41 +692,26 @@ struct statement_calls {
 	int len;
 };
 
-/* The calls whose value a statement discards, as stap reduces the statement (the
- * right-hand side of && and ||, both branches of ?:, an operator's operands): each may be
- * of a function that returns nothing (infer_discarded()). */
-static void collect_discarded_calls(const struct node *n, struct statement_calls *calls)
+/* A part whose value a statement discards that is a call: it may be of a function that
+ * returns nothing (infer_discarded()). */
+static void collect_discarded_call(struct node *n, void *ctx)
 {
-	if (!n)
+	struct statement_calls *calls = ctx;
+
+	if (n->kind != N_CALL)
 		return;
-	switch (n->kind) {
-	case N_CALL:
-		calls->items = xrealloc(calls->items, (size_t)(calls->len + 1) *
-					sizeof(*calls->items));
-		calls->items[calls->len++] = n;
-		break;
-	case N_BINARY:
-		if (n->op != OP_ANDAND && n->op != OP_OROR)
-			collect_discarded_calls(n->lhs, calls);
-		collect_discarded_calls(n->rhs, calls);
-		break;
-	case N_UNARY:
-		if (n->op != '&')
-			collect_discarded_calls(n->lhs, calls);
-		break;
-	case N_TERNARY:
-		collect_discarded_calls(n->then, calls);
-		collect_discarded_calls(n->els, calls);
-		break;
-	default:
-		break;
-	}
+	calls->items = xrealloc(calls->items, (size_t)(calls->len + 1) * sizeof(*calls->items));
+	calls->items[calls->len++] = n;
 }
 
+/* The calls whose value a statement discards, as walk_discarded() reduces it. */
 static bool collect_statement_call(const struct node *n, void *ctx)
 {
+	const struct discarded_visit visit = { NULL, NULL, collect_discarded_call, ctx };
+
+	/* Only read: the walk takes the tree as inference, which types it, does. */
 	if (n->kind == N_EXPR_STMT)
-		collect_discarded_calls(n->lhs, ctx);
+		walk_discarded((struct node *)n->lhs, &visit);
 	return false;
 }
 

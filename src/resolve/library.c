@@ -177,6 +177,15 @@ static char **library_paths(const struct session *session, const struct parse_ta
 	return paths;
 }
 
+/* Whether `path` is a file of tapster's own library directory. */
+static bool in_own_library(const struct session *session, const char *path)
+{
+	const char *dir = session->own_tapset_dir;
+	size_t len = dir ? strlen(dir) : 0;
+
+	return len && !strncmp(path, dir, len) && path[len] == '/';
+}
+
 /* Parses the files of `paths` that `needed` marks (all when it is NULL). */
 static struct file *parse_paths(const struct session *session, const struct parse_target *target,
 				char **paths, int npaths, const bool *needed, int *count)
@@ -198,6 +207,7 @@ static struct file *parse_paths(const struct session *session, const struct pars
 		struct file *file = src ? parse_source(src, &options) : NULL;
 
 		if (file) {
+			file->own_library = in_own_library(session, paths[i]);
 			*tail = file;
 			tail = &file->next;
 			(*count)++;

@@ -195,6 +195,7 @@ static void gen_write_register(struct body *b, const struct target_access *a,
 
 static void gen_write(struct body *b, const struct target_access *a, const char *value)
 {
+	char kind = a->user ? 'u' : 'k';	/* the process's memory, or the kernel's */
 	char *addr;
 
 	if (a->base == BASE_PER_POINT) {
@@ -207,11 +208,11 @@ static void gen_write(struct body *b, const struct target_access *a, const char 
 	}
 	addr = gen_address(b, a);
 	if (a->bit_size)
-		emit(b, "tap_kwrite_bits(c, (unsigned long)%s, %u, %u, (u64)%s, %s);", addr,
-		     a->bit_offset, a->bit_size, value, a->location);
+		emit(b, "tap_%cwrite_bits(c, (unsigned long)%s, %u, %u, (u64)%s, %s);", kind,
+		     addr, a->bit_offset, a->bit_size, value, a->location);
 	else
-		emit(b, "tap_kwrite(c, (unsigned long)%s, %u, (u64)%s, %s);", addr, a->size, value,
-		     a->location);
+		emit(b, "tap_%cwrite(c, (unsigned long)%s, %u, (u64)%s, %s);", kind, addr, a->size,
+		     value, a->location);
 	body_check_error(b);
 	free(addr);
 }
