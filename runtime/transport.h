@@ -108,6 +108,17 @@ static __always_inline void tap_ring_kick_half(const struct tap_ring *ring, u32 
 		tap_kick();
 }
 
+/* The `len` bytes at `head` (`used` before them) published as the end of the last record:
+ * its length in place, then the head. */
+static __always_inline void tap_ring_publish_extension(struct tap_ring *ring, u32 head,
+							u32 used, u32 len)
+{
+	ring->open_len += len;
+	WRITE_ONCE(*tap_ring_len_field(ring, ring->open), ring->open_len);
+	smp_store_release(&ring->head, head + len);
+	tap_ring_kick_half(ring, used, len);
+}
+
 /*
  * Stdout text of the caller's CPU as the end of the ring's last record, when that is stdout's
  * too and no record was numbered since (nothing anywhere could come between them): no
@@ -129,10 +140,7 @@ static __always_inline bool tap_ring_extend(struct tap_ring *ring, const char *b
 		return true;
 	}
 	tap_ring_copy_in(ring, head, buf, len);
-	ring->open_len += len;
-	WRITE_ONCE(*tap_ring_len_field(ring, ring->open), ring->open_len);
-	smp_store_release(&ring->head, head + len);
-	tap_ring_kick_half(ring, used, len);
+	tap_ring_publish_extension(ring, head, used, len);
 	return true;
 }
 
@@ -164,10 +172,7 @@ static __always_inline bool tap_ring_extend_in_place(struct tap_ring *ring, u32 
 
 	if (ring->open_seq != (u64)atomic64_read(&tap_record_seq))
 		return false;
-	ring->open_len += len;
-	WRITE_ONCE(*tap_ring_len_field(ring, ring->open), ring->open_len);
-	smp_store_release(&ring->head, head + len);
-	tap_ring_kick_half(ring, used, len);
+	tap_ring_publish_extension(ring, head, used, len);
 	return true;
 }
 
