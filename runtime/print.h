@@ -42,17 +42,8 @@ static void tap_print_flush(struct tap_context *c)
 
 static noinline void tap_context_exit_slow(struct tap_context *c)
 {
-	struct tap_print_buffer *pb = &c->print;
-
-	/* printf's fast path left it at the ring's head: published there (tap_print_flush()
-	 * would too, one call further). */
-	if (pb->text && pb->len &&
-	    tap_ring_extend_in_place(&tap_rings[smp_processor_id()], pb->len)) {
-		pb->text = NULL;
-		pb->len = 0;
-	} else if (pb->len) {
+	if (c->print.len)
 		tap_print_flush(c);
-	}
 	if (unlikely(c->last_error)) {
 		tap_report_error(c);
 		c->last_error = NULL;
