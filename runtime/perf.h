@@ -244,12 +244,7 @@ static void tap_perf_exec(void *data, struct task_struct *p, pid_t old_pid,
 	tap_perf_queue(current);
 }
 
-static struct tap_perf_tracepoint {
-	const char *name;
-	void *handler;
-	struct tracepoint *tp;
-	bool registered;
-} tap_perf_tracepoints[] = {
+static struct tap_kernel_hook tap_perf_hooks[] = {
 	{ "sched_process_fork", tap_perf_fork },
 	{ "sched_process_exec", tap_perf_exec },
 };
@@ -295,14 +290,10 @@ static int tap_perf_find_start(void)
 	}
 	if (!tap_perf_finding)
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(tap_perf_tracepoints); i++) {
-		struct tap_perf_tracepoint *t = &tap_perf_tracepoints[i];
-
-		t->tp = tap_kernel_tracepoint(t->name);
-		rc = t->tp ? tracepoint_probe_register(t->tp, t->handler, NULL) : -ENOENT;
+	for (i = 0; i < ARRAY_SIZE(tap_perf_hooks); i++) {
+		rc = tap_kernel_hook_attach(&tap_perf_hooks[i]);
 		if (rc)
 			return rc;
-		t->registered = true;
 	}
 	tap_perf_walk();
 	return 0;
@@ -310,19 +301,10 @@ static int tap_perf_find_start(void)
 
 static void tap_perf_find_stop(void)
 {
-	bool any = false;
 	int i;
 
 	WRITE_ONCE(tap_perf_stopping, true);
-	for (i = 0; i < ARRAY_SIZE(tap_perf_tracepoints); i++) {
-		if (!tap_perf_tracepoints[i].registered)
-			continue;
-		tracepoint_probe_unregister(tap_perf_tracepoints[i].tp,
-					    tap_perf_tracepoints[i].handler, NULL);
-		tap_perf_tracepoints[i].registered = false;
-		any = true;
-	}
-	if (any)
+	if (tap_kernel_hooks_detach(tap_perf_hooks, ARRAY_SIZE(tap_perf_hooks)))
 		tracepoint_synchronize_unregister();
 	while (atomic_read(&tap_perf_pending) > 0)
 		msleep(10);

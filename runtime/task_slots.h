@@ -152,7 +152,7 @@ struct tap_task_slots_watch {
 	const struct tap_task_slots **tables;
 	int ntables;
 	bool at_exec;
-	struct tracepoint *exit_tp, *exec_tp;	/* while attached */
+	struct tap_kernel_hook hooks[2];	/* exit, exec: while attached */
 };
 
 static void tap_task_slots_exit(void *data, struct task_struct *task)
@@ -174,37 +174,25 @@ static void tap_task_slots_exec(void *data, struct task_struct *task, pid_t old_
  * or an RCU grace period) before it frees the tables. */
 static void tap_task_slots_unwatch(struct tap_task_slots_watch *w)
 {
-	if (w->exec_tp)
-		tracepoint_probe_unregister(w->exec_tp, tap_task_slots_exec, w);
-	if (w->exit_tp)
-		tracepoint_probe_unregister(w->exit_tp, tap_task_slots_exit, w);
-	w->exec_tp = NULL;
-	w->exit_tp = NULL;
+	tap_kernel_hooks_detach(w->hooks, ARRAY_SIZE(w->hooks));
 }
 
 /* Attaches the watch of w->tables; 0 or an error (then nothing is attached). */
 static int tap_task_slots_watch(struct tap_task_slots_watch *w)
 {
-	struct tracepoint *exit_tp = tap_kernel_tracepoint("sched_process_exit");
-	struct tracepoint *exec_tp = w->at_exec ? tap_kernel_tracepoint("sched_process_exec") : NULL;
 	int rc;
 
-	if (!exit_tp || (w->at_exec && !exec_tp))
-		return -ENOENT;
-	rc = tracepoint_probe_register(exit_tp, tap_task_slots_exit, w);
-	if (rc)
+	w->hooks[0] = (struct tap_kernel_hook){ "sched_process_exit", tap_task_slots_exit, w };
+	w->hooks[1] = (struct tap_kernel_hook){ "sched_process_exec", tap_task_slots_exec, w };
+	rc = tap_kernel_hook_attach(&w->hooks[0]);
+	if (rc || !w->at_exec)
 		return rc;
-	w->exit_tp = exit_tp;
-	if (!exec_tp)
-		return 0;
-	rc = tracepoint_probe_register(exec_tp, tap_task_slots_exec, w);
+	rc = tap_kernel_hook_attach(&w->hooks[1]);
 	if (rc) {
 		tap_task_slots_unwatch(w);
 		tracepoint_synchronize_unregister();
-		return rc;
 	}
-	w->exec_tp = exec_tp;
-	return 0;
+	return rc;
 }
 
 #endif /* TAP_TASK_SLOTS_H */

@@ -279,21 +279,23 @@ static void tap_tf_sys_exit(void *data, struct pt_regs *regs, long ret)
 	tap_tf_fire(TAP_PE_SYSCALL_RETURN, regs, words, false);
 }
 
-static struct tap_tf_tracepoint {
-	const char *name;
-	void *handler;
-	int events;		/* the events that need it: a bit each */
-	struct tracepoint *tp;
-	bool registered;
-} tap_tf_tracepoints[] = {
+/* The kernel's tracepoints the task finder hooks, and the events that need each (a bit
+ * each), in the same order. */
+static struct tap_kernel_hook tap_tf_hooks[] = {
+	{ "sched_process_fork", tap_tf_fork },
+	{ "sched_process_exec", tap_tf_exec },
+	{ "sched_process_exit", tap_tf_exit },
+	{ "sys_enter", tap_tf_sys_enter },
+	{ "sys_exit", tap_tf_sys_exit },
+};
+
+static const int tap_tf_hook_events[] = {
 	/* a PATH's end needs its begin: the process is remembered then */
-	{ "sched_process_fork", tap_tf_fork, 1 << TAP_PE_BEGIN | 1 << TAP_PE_THREAD_BEGIN |
-					     1 << TAP_PE_END | 1 << TAP_PE_THREAD_END },
-	{ "sched_process_exec", tap_tf_exec, 1 << TAP_PE_BEGIN | 1 << TAP_PE_END |
-					     1 << TAP_PE_THREAD_END },
-	{ "sched_process_exit", tap_tf_exit, 1 << TAP_PE_END | 1 << TAP_PE_THREAD_END },
-	{ "sys_enter", tap_tf_sys_enter, 1 << TAP_PE_SYSCALL },
-	{ "sys_exit", tap_tf_sys_exit, 1 << TAP_PE_SYSCALL_RETURN },
+	1 << TAP_PE_BEGIN | 1 << TAP_PE_THREAD_BEGIN | 1 << TAP_PE_END | 1 << TAP_PE_THREAD_END,
+	1 << TAP_PE_BEGIN | 1 << TAP_PE_END | 1 << TAP_PE_THREAD_END,
+	1 << TAP_PE_END | 1 << TAP_PE_THREAD_END,
+	1 << TAP_PE_SYSCALL,
+	1 << TAP_PE_SYSCALL_RETURN,
 };
 
 static int tap_tf_lookup(struct tap_process_event *e)
@@ -320,19 +322,10 @@ static void tap_tf_walk(void)
 
 static void tap_process_events_stop(void)
 {
-	bool any = false;
 	int i;
 
 	WRITE_ONCE(tap_tf_stopping, true);
-	for (i = 0; i < ARRAY_SIZE(tap_tf_tracepoints); i++) {
-		if (!tap_tf_tracepoints[i].registered)
-			continue;
-		tracepoint_probe_unregister(tap_tf_tracepoints[i].tp, tap_tf_tracepoints[i].handler,
-					    NULL);
-		tap_tf_tracepoints[i].registered = false;
-		any = true;
-	}
-	if (any)
+	if (tap_kernel_hooks_detach(tap_tf_hooks, ARRAY_SIZE(tap_tf_hooks)))
 		tracepoint_synchronize_unregister();
 	while (atomic_read(&tap_tf_pending) > 0)
 		msleep(10);
@@ -365,18 +358,15 @@ static int tap_process_events_start(void)
 		if (tap_process_events[i].path && (rc = tap_tf_lookup(&tap_process_events[i])))
 			return rc;
 	}
-	for (i = 0; i < ARRAY_SIZE(tap_tf_tracepoints); i++) {
-		struct tap_tf_tracepoint *t = &tap_tf_tracepoints[i];
-
-		if (!(t->events & events))
+	BUILD_BUG_ON(ARRAY_SIZE(tap_tf_hooks) != ARRAY_SIZE(tap_tf_hook_events));
+	for (i = 0; i < ARRAY_SIZE(tap_tf_hooks); i++) {
+		if (!(tap_tf_hook_events[i] & events))
 			continue;
-		t->tp = tap_kernel_tracepoint(t->name);
-		rc = t->tp ? tracepoint_probe_register(t->tp, t->handler, NULL) : -ENOENT;
+		rc = tap_kernel_hook_attach(&tap_tf_hooks[i]);
 		if (rc) {
-			tap_report_registration_error(tap_tf_needing(t->events)->pp, rc);
+			tap_report_registration_error(tap_tf_needing(tap_tf_hook_events[i])->pp, rc);
 			return rc;
 		}
-		t->registered = true;
 	}
 	tap_tf_walk();
 	return 0;
