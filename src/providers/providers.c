@@ -207,9 +207,9 @@ static void point_named_free(struct probe_point *copy, char *owned)
 	free(owned);
 }
 
-bool provider_derive_each(const struct probe_point *point, const struct component *comp,
-			  const char *const *names, provider_derive_fn derive,
-			  const struct provider_env *env, struct derived_point ***tail)
+bool provider_derive_matching(const struct probe_point *point, const struct component *comp,
+			      const char *const *names, provider_derive_fn derive,
+			      const struct provider_env *env, struct derived_point ***tail)
 {
 	bool any = false;
 
@@ -227,14 +227,27 @@ bool provider_derive_each(const struct probe_point *point, const struct componen
 			any = true;
 		point_named_free(named, owned);
 	}
-	if (!any)
-		provider_mismatch(point, comp, names);
 	return any;
 }
 
-const char *providers_name(size_t i)
+bool provider_derive_each(const struct probe_point *point, const struct component *comp,
+			  const char *const *names, provider_derive_fn derive,
+			  const struct provider_env *env, struct derived_point ***tail)
 {
-	return i < sizeof(providers) / sizeof(providers[0]) ? providers[i]->name : NULL;
+	if (provider_derive_matching(point, comp, names, derive, env, tail))
+		return true;
+	provider_mismatch(point, comp, names);
+	return false;
+}
+
+const char *const *providers_names(void)
+{
+	static const char *names[sizeof(providers) / sizeof(providers[0]) + 1];
+
+	if (!names[0])
+		for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+			names[i] = providers[i]->name;
+	return names;
 }
 
 bool providers_has(const char *name)

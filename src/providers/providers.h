@@ -79,8 +79,8 @@ bool derive_kernel_data(const struct probe_point *point, const struct component 
 bool derive_module_function(const struct probe_point *point, const struct component *module,
 			    const struct provider_env *env, struct derived_point ***tail);
 
-/* The first component of the i-th provider, or NULL past the last. */
-const char *providers_name(size_t i);
+/* The providers' first components (NULL-terminated, in their order). */
+const char *const *providers_names(void);
 /* Whether a provider has the first component `name` (kernel, timer, ...). */
 bool providers_has(const char *name);
 /* Derives `point` through the provider named by its first component. */
@@ -119,6 +119,10 @@ void provider_mismatch(const struct probe_point *point, const struct component *
 bool provider_derive_each(const struct probe_point *point, const struct component *comp,
 			  const char *const *names, provider_derive_fn derive,
 			  const struct provider_env *env, struct derived_point ***tail);
+/* The same without the error: whether any of `names` that `comp` fits derived. */
+bool provider_derive_matching(const struct probe_point *point, const struct component *comp,
+			      const char *const *names, provider_derive_fn derive,
+			      const struct provider_env *env, struct derived_point ***tail);
 /* The first part alone: "while resolving probe point: identifier 'kernel' at ...". */
 void provider_resolving(const struct probe_point *point);
 /* stap's error for a point that ends too soon: "probe point truncated (follow:  a(string)

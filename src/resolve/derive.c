@@ -750,23 +750,8 @@ static void add_derived(struct expansion_state *x, struct derived_point *points,
 static bool derive_through_providers(const struct elab *e, const struct probe_point *point,
 				     struct derived_point ***tail)
 {
-	const char *pattern = point->components->name;
-	bool any = false;
-
-	for (size_t i = 0; providers_name(i); i++) {
-		struct probe_point *named;
-
-		if (fnmatch(pattern, providers_name(i), 0) != 0)
-			continue;
-		named = with_suffix(point, NULL);
-		named->components->name = xstrdup(providers_name(i));
-		diag_quiet_begin();
-		bool derived = providers_derive(named, e->env, tail);
-
-		if (diag_quiet_end() == 0 && derived)
-			any = true;
-	}
-	return any;
+	return provider_derive_matching(point, point->components, providers_names(),
+					providers_derive, e->env, tail);
 }
 
 static bool derive_from_providers(const struct elab *e, const struct probe_point *point,
