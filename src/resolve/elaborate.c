@@ -387,8 +387,8 @@ static void resolve_ident(struct elab *e, struct node *n)
 	n->sym = v;
 }
 
-/* The public functions of stap 4.8's library, sorted (testsuite/coverage/stap-functions
- * and stap-helpers, which scripts/stap-names makes). */
+/* The public functions of stap 4.8's library, sorted (data/stap-names/functions
+ * and helpers, which scripts/stap-names makes). */
 static const char *const stap_library_functions[] = {
 #include "resolve/stap_functions.inc"
 };
@@ -407,12 +407,6 @@ static bool stap_library_has(const char *name)
 		       sizeof(stap_library_functions[0]), compare_to_name) != NULL;
 }
 
-static void add_name(const char ***names, size_t *count, const char *name)
-{
-	*names = xrealloc(*names, (*count + 1) * sizeof(**names));
-	(*names)[(*count)++] = name;
-}
-
 /* "unresolved function foo (similar: ...)", from stap's candidates: the script's functions
  * resolved so far (called before this call, in the order stap resolves), and the library's
  * public functions, of tapster's own library those that stap's has too. */
@@ -425,11 +419,11 @@ static void unresolved_function(struct elab *e, const struct node *n,
 
 	for (const struct used_function *u = e->program->functions; u; u = u->next)
 		if (u->function->loc.source == e->program->user->source)
-			add_name(&names, &count, u->function->name);
+			ARRAY_PUSH(names, count, u->function->name);
 	for (struct file *file = e->program->tapsets; file; file = file->next)
 		for (struct function *f = file->functions; f; f = f->next)
 			if (!f->is_private && (!file->own_library || stap_library_has(f->name)))
-				add_name(&names, &count, f->name);
+				ARRAY_PUSH(names, count, f->name);
 	similar = similar_names(n->text, names, count);
 	diag_error_at("semantic error", tok, n->loc, "unresolved function %s%s", n->text,
 		      similar);
