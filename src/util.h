@@ -15,6 +15,13 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Appends `value` to the malloc'd `array` of `count` elements (both lvalues, updated). */
+#define ARRAY_PUSH(array, count, value)                                          \
+	do {                                                                     \
+		(array) = xrealloc((array), ((count) + 1) * sizeof(*(array)));    \
+		(array)[(count)++] = (value);                                    \
+	} while (0)
+
 /* A growable NUL-terminated string. */
 struct strbuf {
 	char *buf;

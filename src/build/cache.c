@@ -302,8 +302,7 @@ static void key_add_runtime(struct sha256 *h, const char *dir)
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		names = xrealloc(names, (count + 1) * sizeof(*names));
-		names[count++] = xstrdup(e->d_name);
+		ARRAY_PUSH(names, count, xstrdup(e->d_name));
 	}
 	if (d)
 		closedir(d);

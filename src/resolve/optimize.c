@@ -859,8 +859,7 @@ static void warn_never_assigned_locals(struct scope *scope, const struct var *gl
 			for (const struct var *w = pass ? globals : scope->vars; w; w = w->next) {
 				if (w == v)
 					continue;
-				names = xrealloc(names, (count + 1) * sizeof(*names));
-				names[count++] = w->name;
+				ARRAY_PUSH(names, count, w->name);
 			}
 		char *similar = similar_names(v->name, names, count);
 		struct token_desc tok = { "identifier", v->name };
@@ -880,8 +879,7 @@ static void warn_never_assigned_globals(struct optimizer *o)
 	size_t count = 0;
 
 	for (struct var *v = o->program->globals; v; v = v->next) {
-		names = xrealloc(names, (count + 1) * sizeof(*names));
-		names[count++] = v->name;
+		ARRAY_PUSH(names, count, v->name);
 	}
 	for (struct var *v = o->program->globals; v; v = v->next) {
 		if (!v->nreads || v->nwrites || v->global->init)
