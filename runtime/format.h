@@ -405,6 +405,35 @@ static void tap_print_format(struct tap_context *c, const struct tap_fmt_spec *s
 	pb->len += size;
 }
 
+/* The most values of a printf that has a fast path (src/translate/translate_print.c's
+ * PRINT_FAST_ARGS_MAX). */
+#define TAP_FMT_FAST_ARGS_MAX 32
+
+/*
+ * The fallback of printf's fast path (below) for output longer than one printf's block:
+ * tap_print_format() with the values as arguments, one per conversion in order, a string for
+ * a %s and a long for the others (the fast path has only plain %s and %d). Out of line, so
+ * that the probe handler holds no array of them (nor the stack canary it would bring).
+ */
+static noinline void tap_print_format_values(struct tap_context *c,
+					     const struct tap_fmt_spec *specs, int n, ...)
+{
+	union tap_fmt_arg args[TAP_FMT_FAST_ARGS_MAX];
+	int i, nargs = 0;
+	va_list ap;
+
+	va_start(ap, n);
+	for (i = 0; i < n && nargs < (int)ARRAY_SIZE(args); i++) {
+		if (specs[i].conv == 's')
+			args[nargs++].s = va_arg(ap, const char *);
+		else if (specs[i].conv)
+			args[nargs++].l = va_arg(ap, int64_t);
+	}
+	va_end(ap);
+	if (i == n)	/* always: the translator keeps to the limit */
+		tap_print_format(c, specs, n, args, NULL);
+}
+
 /*
  * printf's fast path, for a format of literal text, plain %s and plain %d (the translator
  * checks): the pieces go straight into the print buffer, with no second pass to measure them.
@@ -421,11 +450,10 @@ static __always_inline char *tap_print_reserve(struct tap_context *c, size_t bou
 	/* The hit's first output is written where it goes, when it extends the ring's last
 	 * record (a line per hit on one CPU): no copy at the hit's end. */
 	if (!pb->len) {
-		char *at = tap_ring_extend_room(&tap_rings[smp_processor_id()], &pb->room);
-
-		/* No more there than buf holds: tap_print_unring() may move it there. */
-		pb->room = min_t(u32, pb->room, sizeof(pb->buf));
-		pb->text = at && pb->room >= bound ? at : NULL;
+		/* No more there than buf holds (the room is at most TAP_PRINT_BUFFER_SIZE):
+		 * tap_print_unring() may move it there. */
+		BUILD_BUG_ON(sizeof(pb->buf) != TAP_PRINT_BUFFER_SIZE);
+		pb->text = tap_ring_extend_room(this_cpu_read(tap_this_ring), bound, &pb->room);
 		return pb->text ?: pb->buf;
 	}
 	if (pb->text) {

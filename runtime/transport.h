@@ -57,13 +57,19 @@ struct tap_ring {
 	u32 tail;	/* where the record the reader is in (or its next one) begins: the space
 			 * before it is free; only the consumer stores it */
 	u32 read;	/* bytes ever read, tail <= read <= head; only the consumer stores it */
-	u32 open;	/* the producer's last record, which it may still extend */
-	u32 open_len;	/* its length */
+	/* The producer's own: */
+	u32 open_len;	/* the length of its last record, which it may extend */
+	u32 fast_end;	/* how far text that extends that record may be written in place from
+			 * the head with no look at the tail (tap_ring_set_fast_end(), from the
+			 * tail it last read); head <= fast_end */
+	u32 *open_len_at;	/* where the record's header holds its length */
 	u64 open_seq;	/* its number; 0 when it cannot be extended */
 	u64 dropped;	/* records that did not fit */
 };
 
 static struct tap_ring *tap_rings;	/* one per possible CPU */
+/* This CPU's, for the hot path: one %gs-relative load rather than an index into the above. */
+static DEFINE_PER_CPU(struct tap_ring *, tap_this_ring);
 /* Numbers start at 2: no record's number is 1, the counter's first value, or 0, the
  * "cannot be extended" of tap_ring.open_seq. */
 static atomic64_t tap_record_seq = ATOMIC64_INIT(1);
@@ -108,15 +114,13 @@ static __always_inline void tap_ring_kick_half(const struct tap_ring *ring, u32 
 		tap_kick();
 }
 
-/* The `len` bytes at `head` (`used` before them) published as the end of the last record:
- * its length in place, then the head. */
-static __always_inline void tap_ring_publish_extension(struct tap_ring *ring, u32 head,
-							u32 used, u32 len)
+/* The `len` bytes at the head published as the end of the last record: its length in
+ * place, then the head. */
+static __always_inline void tap_ring_publish_extension(struct tap_ring *ring, u32 len)
 {
 	ring->open_len += len;
-	WRITE_ONCE(*tap_ring_len_field(ring, ring->open), ring->open_len);
-	smp_store_release(&ring->head, head + len);
-	tap_ring_kick_half(ring, used, len);
+	WRITE_ONCE(*ring->open_len_at, ring->open_len);
+	smp_store_release(&ring->head, ring->head + len);
 }
 
 /*
@@ -140,39 +144,75 @@ static __always_inline bool tap_ring_extend(struct tap_ring *ring, const char *b
 		return true;
 	}
 	tap_ring_copy_in(ring, head, buf, len);
-	tap_ring_publish_extension(ring, head, used, len);
+	tap_ring_publish_extension(ring, len);
+	tap_ring_kick_half(ring, used, len);
+	ring->fast_end = head + len;	/* looked at again when next needed */
 	return true;
 }
 
 /*
- * Where stdout text that will extend the ring's last record (as tap_ring_extend()) may be
- * written in place, at the head, and in *room how much of it fits there (up to the ring's
- * end); NULL when the text must go in a record of its own. The caller publishes it with
- * tap_ring_extend_in_place(), and writes no other record meanwhile.
+ * How far text that extends the last record may be written in place from `head`, the
+ * record's end: no further than the free space, the ring's end (no wrap), the record's
+ * longest (tap_ring_extend_max()), one print buffer (TAP_PRINT_BUFFER_SIZE: the text may be
+ * moved there, print.h's tap_print_unring()), and the ring's half: text written there
+ * never owes the half-full kick (tap_ring_kick_half()). A ring more than half full has no
+ * such room (the reader may catch up meanwhile, and the text cross the half again): its
+ * text is copied in by tap_ring_extend(), which kicks. The tail it reads only moves on: the
+ * room only grows meanwhile.
  */
-static __always_inline char *tap_ring_extend_room(struct tap_ring *ring, u32 *room)
+static void tap_ring_set_fast_end(struct tap_ring *ring, u32 head)
 {
-	u32 head = ring->head;
-	u32 free_bytes = ring->mask + 1 - (head - smp_load_acquire(&ring->tail));
-	u32 to_end = ring->mask + 1 - (head & ring->mask);
+	u32 used = head - smp_load_acquire(&ring->tail);
 	u32 max = tap_ring_extend_max(ring);
+	u32 room = 0;
 
-	if (ring->open_seq != (u64)atomic64_read(&tap_record_seq) || ring->open_len >= max)
-		return NULL;
-	*room = min3(free_bytes, to_end, max - ring->open_len);
-	return ring->data + (head & ring->mask);
+	if (used <= ring->mask / 2) {
+		room = min3(ring->mask / 2 - used, ring->mask + 1 - (head & ring->mask),
+			    ring->open_len < max ? max - ring->open_len : 0);
+		room = min_t(u32, room, TAP_PRINT_BUFFER_SIZE);
+	}
+	ring->fast_end = head + room;
 }
 
-/* Publishes `len` bytes written at the head (tap_ring_extend_room()) as the end of the last
- * record; false when a record was numbered since, and they need a record of their own. */
-static __always_inline bool tap_ring_extend_in_place(struct tap_ring *ring, u32 len)
+/* tap_ring_extend_room() when the room it knows is too short: looked at again. */
+static noinline char *tap_ring_extend_room_slow(struct tap_ring *ring, u32 bound, u32 *room)
 {
 	u32 head = ring->head;
-	u32 used = head - smp_load_acquire(&ring->tail);
 
 	if (ring->open_seq != (u64)atomic64_read(&tap_record_seq))
+		return NULL;
+	tap_ring_set_fast_end(ring, head);
+	*room = ring->fast_end - head;
+	return *room >= bound ? ring->data + (head & ring->mask) : NULL;
+}
+
+/*
+ * Where stdout text of at most `bound` bytes that will extend the ring's last record (as
+ * tap_ring_extend()) may be written in place, at the head, and in *room how much fits there
+ * (at least `bound`, at most TAP_PRINT_BUFFER_SIZE); NULL when the text must go in a record
+ * of its own. The caller publishes it with tap_ring_extend_in_place(), and writes no other
+ * record meanwhile. The room is the one tap_ring_set_fast_end() worked out: a load and a
+ * subtraction, the tail looked at again only when it is too short.
+ */
+static __always_inline char *tap_ring_extend_room(struct tap_ring *ring, u32 bound, u32 *room)
+{
+	u32 head = ring->head;
+
+	*room = ring->fast_end - head;
+	if (likely(ring->open_seq == (u64)atomic64_read(&tap_record_seq) && *room >= bound))
+		return ring->data + (head & ring->mask);
+	return tap_ring_extend_room_slow(ring, bound, room);
+}
+
+/* Publishes `len` bytes written at the head (tap_ring_extend_room(), `len` at most its room)
+ * as the end of the last record; false when a record was numbered since, and they need a
+ * record of their own. They end before the half of a ring at most half full, or the kick
+ * was given: none is due. */
+static __always_inline bool tap_ring_extend_in_place(struct tap_ring *ring, u32 len)
+{
+	if (ring->open_seq != (u64)atomic64_read(&tap_record_seq))
 		return false;
-	tap_ring_publish_extension(ring, head, used, len);
+	tap_ring_publish_extension(ring, len);
 	return true;
 }
 
@@ -197,9 +237,10 @@ static noinline void tap_ring_write(struct tap_ring *ring, enum tap_channel chan
 	}
 	tap_ring_copy_in(ring, head, &rec, sizeof(rec));
 	tap_ring_copy_in(ring, head + sizeof(rec), buf, len);
-	ring->open = head;
 	ring->open_len = len;
+	ring->open_len_at = tap_ring_len_field(ring, head);
 	ring->open_seq = channel == TAP_CHANNEL_STDOUT && !(head & 3) ? rec.seq : 0;
+	ring->fast_end = head + sizeof(rec) + len;	/* looked at again when next needed */
 	smp_store_release(&ring->head, head + sizeof(rec) + len);
 	tap_ring_kick_half(ring, used, sizeof(rec) + len);
 }
@@ -423,6 +464,7 @@ static int tap_rings_alloc(void)
 		if (!tap_rings[cpu].data)
 			return -ENOMEM;
 		tap_rings[cpu].mask = size - 1;
+		per_cpu(tap_this_ring, cpu) = &tap_rings[cpu];
 	}
 	return 0;
 }
@@ -433,8 +475,10 @@ static void tap_rings_free(void)
 
 	if (!tap_rings)
 		return;
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		per_cpu(tap_this_ring, cpu) = NULL;
 		vfree(tap_rings[cpu].data);
+	}
 	kfree(tap_rings);
 	tap_rings = NULL;
 }

@@ -23,15 +23,18 @@ static inline size_t tap_strnlen(const char *s, size_t max)
 {
 #ifdef TAP_STRING_WORDS
 	const struct word_at_a_time constants = WORD_AT_A_TIME_CONSTANTS;
-	size_t i;
+	const char *p = s;
+	size_t words;
 
-	for (i = 0; i + sizeof(long) <= max; i += sizeof(long)) {
-		unsigned long word = load_unaligned_zeropad(s + i), bits;
+	for (words = max / sizeof(long); words; words--, p += sizeof(long)) {
+		unsigned long word = load_unaligned_zeropad(p), bits;
 
+		/* Little-endian: the lowest byte has_zero() flags is the first NUL (a false
+		 * flag only ever comes above a NUL, from its borrow). */
 		if (has_zero(word, &bits, &constants))
-			return i + find_zero(create_zero_mask(prep_zero_mask(word, bits, &constants)));
+			return p - s + __ffs(bits) / 8;
 	}
-	return i + strnlen(s + i, max - i);
+	return p - s + strnlen(p, max % sizeof(long));
 #else
 	return strnlen(s, max);
 #endif

@@ -15,6 +15,9 @@
 
 /* The characters of a 64-bit integer in decimal, its sign included (format.h's too). */
 #define TAP_LONG_DIGITS_MAX 20
+/* The most values of a printf with a fast path (runtime/format.h's TAP_FMT_FAST_ARGS_MAX):
+ * its fallback, tap_print_format_values(), takes them as arguments. */
+#define PRINT_FAST_ARGS_MAX 32
 
 /* Emits each line of text, indented. */
 static void emit_lines(struct body *b, char *text)
@@ -37,6 +40,7 @@ struct print_call {
 	struct strbuf lengths;	/* the fast path: strnlen() of each %s */
 	struct strbuf fast;	/* ... and its statements */
 	struct strbuf bound;	/* ... and the bytes it may write: " + nN" terms */
+	struct strbuf locals;	/* ... and its fallback's arguments: ", aN" each */
 	size_t fixed_bytes;	/* ... the literals' bytes and 20 per %d */
 	bool fast_ok;		/* every piece has a fast form */
 	int nargs;
@@ -64,6 +68,7 @@ static int add_arg(struct print_call *pc, bool is_string, const char *expr)
 
 	sb_addf(&pc->values, "%sa%d = %s;\n", is_string ? "const char *" : "int64_t ", id, expr);
 	sb_addf(&pc->args, "{ .%c = a%d }, ", is_string ? 's' : 'l', id);
+	sb_addf(&pc->locals, ", a%d", id);
 	return id;
 }
 
@@ -188,6 +193,7 @@ char *gen_print(struct body *b, struct node *n)
 	sb_add(&pc.lengths, "");
 	sb_add(&pc.fast, "");
 	sb_add(&pc.bound, "");
+	sb_add(&pc.locals, "");
 	if (!strcmp(n->text, "printf") || !strcmp(n->text, "sprintf"))
 		format_pieces(&pc, n, exprs);
 	else
@@ -195,6 +201,8 @@ char *gen_print(struct body *b, struct node *n)
 	bool to_string = n->text[0] == 's';
 	char *fault_location = pc.fault_location ? pc.fault_location : "NULL";
 
+	if (pc.nargs > PRINT_FAST_ARGS_MAX)
+		pc.fast_ok = false;
 	if (to_string)
 		result = body_temp(b, TYPE_STRING);
 	emit(b, "{");
@@ -215,8 +223,8 @@ char *gen_print(struct body *b, struct node *n)
 		emit(b, "tap_print_commit(c, p);");
 		b->indent--;
 		emit(b, "} else {");
-		emit(b, "\ttap_print_format(c, fmt%d, %d, (const union tap_fmt_arg[]){ %s}, %s);",
-		     id, pc.nspecs, pc.args.buf, fault_location);
+		emit(b, "\ttap_print_format_values(c, fmt%d, %d%s);", id, pc.nspecs,
+		     pc.locals.buf);
 		emit(b, "}");
 	} else {
 		emit(b, "tap_print_format(c, fmt%d, %d, (const union tap_fmt_arg[]){ %s}, %s);",
@@ -235,6 +243,7 @@ char *gen_print(struct body *b, struct node *n)
 	free(pc.lengths.buf);
 	free(pc.fast.buf);
 	free(pc.bound.buf);
+	free(pc.locals.buf);
 	free(pc.fault_location);
 	return result ? result : xstrdup("0");
 }
