@@ -269,21 +269,25 @@ static ktype_id guess_class(const struct ktypes *kt, const struct tracepoint *tp
 {
 	static const struct ktypes *functions_of;	/* the kernel's or a module's types */
 	static const char **functions;
+	static ktype_id *protos;	/* each function's, looked up once for all tracepoints */
 	static size_t nfunctions;
 	ktype_id best = 0;
 	size_t best_len = 0;
 
 	if (functions_of != kt) {
 		free(functions);
+		free(protos);
 		functions = ktypes_function_names(kt, bpf_prefix, &nfunctions);
+		protos = xcalloc(nfunctions ? nfunctions : 1, sizeof(*protos));
+		for (size_t i = 0; i < nfunctions; i++)
+			protos[i] = ktypes_function(kt, functions[i]);
 		functions_of = kt;
 	}
 	for (size_t i = 0; i < nfunctions; i++) {
-		ktype_id proto = ktypes_function(kt, functions[i]);
 		size_t len = common_prefix(functions[i] + strlen(bpf_prefix), tp->name);
 
-		if (same_args(kt, proto, tp) && (!best || len > best_len)) {
-			best = proto;
+		if (same_args(kt, protos[i], tp) && (!best || len > best_len)) {
+			best = protos[i];
 			best_len = len;
 		}
 	}
