@@ -180,12 +180,11 @@ static bool name_listed(const char **names, size_t count, const char *name)
  * the aliases' order, NULL-terminated (NULL for none); *matched: whether the point's
  * component there, `c`, is one of them. While errors are quiet, the names are only counted
  * (the message they go into is not shown): the list stays NULL. */
-static const char **alias_names_at(const struct elab *e, const struct probe_point *point,
-				   const struct component *c, int level, size_t *count,
-				   bool *matched)
+static const char **alias_names_listed(const struct elab *e, const struct probe_point *point,
+				       const struct component *c, int level, size_t *count,
+				       bool *matched, bool quiet)
 {
 	const char **names = NULL;
-	bool quiet = diag_quiet();
 
 	*count = 0;
 	*matched = false;
@@ -206,6 +205,24 @@ static const char **alias_names_at(const struct elab *e, const struct probe_poin
 			}
 		}
 	return names;
+}
+
+static const char **alias_names_at(const struct elab *e, const struct probe_point *point,
+				   const struct component *c, int level, size_t *count,
+				   bool *matched)
+{
+	return alias_names_listed(e, point, c, level, count, matched, diag_quiet());
+}
+
+/* Whether the aliases have names at `level` (how many, repeats counted), and whether `c`
+ * is one of them: the list is made only for a message (alias_names_at()). */
+static size_t alias_names_count(const struct elab *e, const struct probe_point *point,
+				const struct component *c, int level, bool *matched)
+{
+	size_t count;
+
+	alias_names_listed(e, point, c, level, &count, matched, true);
+	return count;
 }
 
 /* A provider's point whose second component is also an alias's (timer.profile, and the
@@ -278,30 +295,24 @@ static bool alias_mismatch(const struct elab *e, const struct probe_point *point
 	int level = 0;
 
 	for (; c; last = c, c = c->next, level++) {
-		names = alias_names_at(e, point, c, level, &count, &matched);
-		if (matched) {
-			free(names);
+		count = alias_names_count(e, point, c, level, &matched);
+		if (matched)
 			continue;
-		}
 		if (!level && !providers_has(c->name)) {
 			/* stap's mismatch, with the providers' and the aliases' names. */
 			provider_mismatch(point, c, NULL);
-			free(names);
 			return true;
 		}
-		if (!count || !level || provider_owns(e, point, level)) {
-			free(names);
+		if (!count || !level || provider_owns(e, point, level))
 			return false;
-		}
+		names = alias_names_at(e, point, c, level, &count, &matched);
 		provider_mismatch(point, c, names);
 		free(names);
 		return true;
 	}
-	names = alias_names_at(e, point, NULL, level, &count, &matched);
-	if (!count || provider_owns(e, point, level)) {
-		free(names);
+	if (!alias_names_count(e, point, NULL, level, &matched) || provider_owns(e, point, level))
 		return false;
-	}
+	names = alias_names_at(e, point, NULL, level, &count, &matched);
 	alias_truncated(point, last, names, count);
 	free(names);
 	return true;
