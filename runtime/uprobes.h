@@ -25,6 +25,7 @@
 #include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <linux/uprobes.h>
 
 #include "context.h"
@@ -78,6 +79,40 @@ static __always_inline bool tap_uprobe_sees(struct uprobe_consumer *uc)
 		return !pid || current->tgid == pid;
 	return !tap_target_pid || current->tgid == tap_target_pid ||
 	       tap_task_in_target(current);
+}
+
+/*
+ * .callee("g") of a call DWARF 4 records (DW_TAG_GNU_call_site): whether the frames up from
+ * the point return to pcs[0..n-1] (link-time addresses of the file, innermost first, moved
+ * by the load bias), as stap's _caller_match() conditions. The first return address: at a
+ * function's entry the word at the stack pointer; at a uretprobe the instruction pointer
+ * (the kernel has set it back to the return address); past a prologue or in an inlined
+ * instance the word above the frame pointer. The next ones up the chain of frame pointers
+ * (tapsets/backtrace.stp's walk: code built with them). A fault is no match.
+ */
+enum tap_ucaller_from { TAP_UCALLER_ENTRY, TAP_UCALLER_RETURN, TAP_UCALLER_FRAME };
+
+static bool __maybe_unused tap_ucallers_match(struct pt_regs *regs, unsigned long bias,
+					      enum tap_ucaller_from from,
+					      const unsigned long *pcs, unsigned int n)
+{
+	unsigned long fp = regs->bp, ret = instruction_pointer(regs), frame[2];
+	unsigned int i;
+
+	if (from == TAP_UCALLER_ENTRY &&
+	    copy_from_user_nofault(&ret, (const void __user *)regs->sp, sizeof(ret)))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (i || from == TAP_UCALLER_FRAME) {
+			if (copy_from_user_nofault(frame, (const void __user *)fp, sizeof(frame)))
+				return false;
+			fp = frame[0];
+			ret = frame[1];
+		}
+		if (ret - bias != pcs[i])
+			return false;
+	}
+	return true;
 }
 
 /*

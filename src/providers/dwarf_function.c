@@ -168,9 +168,8 @@ static void warn_blacklisted(const struct dw_target *t, const struct dw_site *si
 			site->name);
 }
 
-/* The point's suffixes from `first_suffix` on and its marks, after `head`. */
-static void add_suffixes(struct strbuf *head, const struct probe_point *point,
-			 const struct component *first_suffix)
+/* The components from `first_suffix` on, after `head`. */
+static void add_suffix_names(struct strbuf *head, const struct component *first_suffix)
 {
 	for (const struct component *c = first_suffix; c; c = c->next) {
 		int64_t n;
@@ -179,6 +178,13 @@ static void add_suffixes(struct strbuf *head, const struct probe_point *point,
 		if (component_number(c, &n))
 			sb_addf(head, "(%" PRId64 ")", n);
 	}
+}
+
+/* The point's suffixes from `first_suffix` on and its marks, after `head`. */
+static void add_suffixes(struct strbuf *head, const struct probe_point *point,
+			 const struct component *first_suffix)
+{
+	add_suffix_names(head, first_suffix);
 	add_marks(head, point);
 }
 
@@ -412,32 +418,141 @@ static void set_origin(struct derived_point *d, char *origin)
 	}
 }
 
-/* .callees(depth): the instances inlined in `caller` (stap 4.8 finds no other callees in
- * this kernel's DWARF 5), each probed at its entry as a function point whose origin is
- * CALLER.callee("name@file:line"); then, breadth first, theirs down to `depth`. */
-static size_t add_callees(const struct probe_point *point, const struct dw_target *t,
-			  const struct dw_site *caller, const char *caller_text,
-			  const struct dw_function_query *q, int64_t depth,
-			  struct derived_point ***tail)
+/* Where a function's point goes: its entry; a user-space function's past its prologue as
+ * --prologue-searching says (stap's: in -O0 code unless "never", in any with "always"),
+ * but a .return's. */
+static uint64_t entry_pc(const struct dw_target *t, bool is_return, const struct dw_site *site)
+{
+	uint64_t pc;
+
+	if (!t->user || site->is_inline || is_return || t->env->prologue == PROLOGUE_NEVER)
+		return site->pc;
+	pc = dwtypes_prologue_end(t->user->dt, site->die, t->env->prologue == PROLOGUE_ALWAYS);
+	return pc > site->pc ? pc : site->pc;
+}
+
+/* What a .callee("g")/.callees(N) search carries down the calls. */
+struct callee_search {
+	const struct probe_point *point;
+	const struct dw_target *t;
+	const struct dw_function_query *q;
+	struct derived_point ***tail;
+};
+
+/* The return addresses a callee's point checks, innermost first: none for what is inlined
+ * in the function asked for; the call's, then those that led to its caller, for a
+ * function called out of line. */
+struct call_chain {
+	const uint64_t *pcs;
+	int n;
+};
+
+/* The point of callee `site` at `pc`, its origin CALLER.callee("name@file:line") and the
+ * .call/.return after it, checking `chain`; false where it can't go. */
+static bool add_callee_point(const struct callee_search *cs, const struct dw_site *site,
+			     uint64_t pc, const char *caller_text, struct call_chain chain)
+{
+	const struct dw_function_query *q = cs->q;
+	struct strbuf origin = { 0 };
+	struct derived_point *d;
+	const char *symbol;
+	uint64_t offset;
+
+	if (!placement(cs->t, pc, &symbol, &offset))
+		return false;
+	d = site_point(cs->point, q->callee_suffix, cs->t, site, site->line, pc, symbol, offset,
+		       q->callee_return ? PROVIDER_KRETPROBE : PROVIDER_KPROBE);
+	sb_addf(&origin, "%s.callee(\"%s@%s:%d\")", caller_text, site->name, site->file,
+		site->line);
+	add_suffix_names(&origin, q->callee_suffix);
+	set_origin(d, sb_steal(&origin));
+	if (chain.n) {
+		d->callers = xmalloc(chain.n * sizeof(*d->callers));
+		memcpy(d->callers, chain.pcs, chain.n * sizeof(*d->callers));
+		d->ncallers = chain.n;
+	}
+	add_derived_point(cs->tail, d);
+	return true;
+}
+
+/* The out-of-line copy of a call's callee: the site of its DIE, else the first of its
+ * name. */
+static bool callee_site(const struct dw_target *t, const struct dw_call *call,
+			struct dw_site *found)
+{
+	size_t n;
+	struct dw_site *sites = dwpoints_sites_named(t->dp, call->name, true, &n);
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (sites[i].is_inline || (any && sites[i].die != call->callee))
+			continue;
+		*found = sites[i];
+		any = true;
+		if (sites[i].die == call->callee)
+			break;
+	}
+	free(sites);
+	return any;
+}
+
+static size_t add_callees(const struct callee_search *cs, const struct dw_site *caller,
+			  const char *caller_text, int64_t depth, struct call_chain chain);
+
+/* The functions a user-space `caller` calls out of line (DWARF 4's call sites: stap 4.8
+ * reads those, not DWARF 5's), each at its entry (or, .return, its return) checking that
+ * it returns to that call and up `chain`; with depth left, theirs under each, depth
+ * first, as stap. */
+static size_t add_called(const struct callee_search *cs, const struct dw_site *caller,
+			 const char *caller_text, int64_t depth, struct call_chain chain)
 {
 	size_t n, added = 0;
-	struct dw_site *callees = dwpoints_inlined_in(t->dp, caller->die, &n);
+	struct dw_call *calls = cs->t->user ? dwpoints_calls_in(cs->t->dp, caller->die, &n) : NULL;
+	uint64_t *pcs = xmalloc((chain.n + 1) * sizeof(*pcs));
+	struct call_chain up = { pcs, chain.n + 1 };
+
+	if (chain.n)
+		memcpy(pcs + 1, chain.pcs, chain.n * sizeof(*pcs));
+	for (size_t i = 0; calls && i < n; i++) {
+		struct dw_site site;
+		char *text;
+
+		if ((cs->q->callee && fnmatch(cs->q->callee, calls[i].name, 0)) ||
+		    !callee_site(cs->t, &calls[i], &site))
+			continue;
+		pcs[0] = calls[i].return_pc;
+		if (!add_callee_point(cs, &site, entry_pc(cs->t, cs->q->callee_return, &site),
+				      caller_text, up))
+			continue;
+		added++;
+		if (depth <= 1)
+			continue;
+		text = site_text(cs->t, &site, site.line);
+		added += add_callees(cs, &site, text, depth - 1, up);
+		free(text);
+	}
+	free(pcs);
+	free(calls);
+	return added;
+}
+
+/* .callees(depth): the instances inlined in `caller`, each probed at its entry as a
+ * function point whose origin is CALLER.callee("name@file:line") (not for a .return:
+ * an instance has none), then, breadth first, theirs down to `depth`; then the functions
+ * it calls out of line (add_called()). */
+static size_t add_callees(const struct callee_search *cs, const struct dw_site *caller,
+			  const char *caller_text, int64_t depth, struct call_chain chain)
+{
+	size_t n, added = 0;
+	struct dw_site *callees = dwpoints_inlined_in(cs->t->dp, caller->die, &n);
 	bool *taken = xcalloc(n + 1, sizeof(*taken));
 
 	for (size_t i = 0; i < n; i++) {
 		const struct dw_site *s = &callees[i];
-		const char *symbol;
-		uint64_t offset;
-		struct derived_point *d;
 
-		if ((q->callee && fnmatch(q->callee, s->name, 0)) ||
-		    !placement(t, s->pc, &symbol, &offset))
+		if ((cs->q->callee && fnmatch(cs->q->callee, s->name, 0)) ||
+		    cs->q->callee_return || !add_callee_point(cs, s, s->pc, caller_text, chain))
 			continue;
-		d = site_point(point, NULL, t, s, s->line, s->pc, symbol, offset,
-			       PROVIDER_KPROBE);
-		set_origin(d, xasprintf("%s.callee(\"%s@%s:%d\")", caller_text, s->name, s->file,
-					s->line));
-		add_derived_point(tail, d);
 		taken[i] = true;
 		added++;
 	}
@@ -446,13 +561,13 @@ static size_t add_callees(const struct probe_point *point, const struct dw_targe
 
 		if (!taken[i])
 			continue;
-		text = site_text(t, &callees[i], callees[i].line);
-		added += add_callees(point, t, &callees[i], text, q, depth - 1, tail);
+		text = site_text(cs->t, &callees[i], callees[i].line);
+		added += add_callees(cs, &callees[i], text, depth - 1, chain);
 		free(text);
 	}
 	free(taken);
 	free(callees);
-	return added;
+	return added + add_called(cs, caller, caller_text, depth, chain);
 }
 
 static int by_pc(const void *a, const void *b)
@@ -561,19 +676,6 @@ struct function_search {
 	size_t matched;
 };
 
-/* Where a site's point goes: its entry; a user-space function's past its prologue as
- * --prologue-searching says (stap's: in -O0 code unless "never", in any with "always"). */
-static uint64_t site_entry(const struct function_search *fs, const struct dw_site *site)
-{
-	const struct dw_target *t = fs->t;
-	uint64_t pc;
-
-	if (!t->user || site->is_inline || fs->q->which == DW_RETURN ||
-	    t->env->prologue == PROLOGUE_NEVER)
-		return site->pc;
-	pc = dwtypes_prologue_end(t->user->dt, site->die, t->env->prologue == PROLOGUE_ALWAYS);
-	return pc > site->pc ? pc : site->pc;
-}
 
 /* Whether an inlined instance of the same function at the same entry was taken before
  * `site` in its unit (stap probes a function's address once: two instances of one call
@@ -634,7 +736,7 @@ static size_t add_labels(const struct probe_point *point, const struct dw_target
 static size_t take_site(struct function_search *fs, const struct dw_site *site)
 {
 	const struct dw_function_query *q = fs->q;
-	uint64_t pc = site_entry(fs, site);
+	uint64_t pc = entry_pc(fs->t, q->which == DW_RETURN, site);
 	const char *symbol;
 	uint64_t offset;
 
@@ -644,9 +746,9 @@ static size_t take_site(struct function_search *fs, const struct dw_site *site)
 	if (q->which == DW_LABEL)
 		return add_labels(fs->point, fs->t, site, q->label, &fs->local);
 	if (q->which == DW_CALLEES) {
+		struct callee_search cs = { fs->point, fs->t, q, &fs->local };
 		char *text = site_text(fs->t, site, site->line);
-		size_t added = add_callees(fs->point, fs->t, site, text, q, q->depth,
-					   &fs->local);
+		size_t added = add_callees(&cs, site, text, q->depth, (struct call_chain){ 0 });
 
 		free(text);
 		return added;

@@ -17,6 +17,10 @@ struct dw_function_query {
 	int64_t depth;
 	const char *callee;	/* NULL: any */
 	const char *label;	/* DW_LABEL: a glob */
+	/* DW_CALLEES of .callee("g").call or .return: that component (shown after the
+	 * callee's point and its origin), and whether it is .return; NULL, false otherwise. */
+	const struct component *callee_suffix;
+	bool callee_return;
 };
 
 /* kernel.function(SPEC) resolved against the DWARF of `di`; false after an error. */

@@ -201,6 +201,13 @@ static bool read_suffix(const struct probe_point *point, const struct provider_e
 		if (!read_callees(point, env, comp, q))
 			return false;
 		comp = comp->next;
+		/* .callee("g").call and .callee("g").return (not after .callees, as stap). */
+		if (q->callee && comp && !comp->arg &&
+		    (!strcmp(comp->name, "call") || !strcmp(comp->name, "return"))) {
+			q->callee_suffix = comp;
+			q->callee_return = !strcmp(comp->name, "return");
+			comp = comp->next;
+		}
 	} else if (comp && !strcmp(comp->name, "label") && component_string(comp)) {
 		q->which = DW_LABEL;
 		q->label = component_string(comp);
@@ -336,7 +343,8 @@ static size_t file_functions(const struct probe_point *point, const struct provi
 		if (!strchr(spec, '@')) {
 			struct derived_point **symbols = *tail;
 
-			symbol_functions(point, env, file, pattern, funcs, count, PROVIDER_UPROBE,
+			symbol_functions(point, env, file, pattern, funcs, count,
+					 q->callee_return ? PROVIDER_URETPROBE : PROVIDER_UPROBE,
 					 tail);
 			matched += keep_functions(env, file, false, symbols, tail);
 		}
@@ -759,22 +767,32 @@ static const struct probe_type process_types[] = {
 	{ "process(string).library(string).plt(string).return", true },
 	{ "process.function(string).label(string)", true },
 	{ "process.function(string).callee(string)", true },
+	{ "process.function(string).callee(string).call", true },
+	{ "process.function(string).callee(string).return", true },
 	{ "process.function(string).callees", true },
 	{ "process.function(string).callees(number)", true },
 	{ "process.library(string).function(string).label(string)", true },
 	{ "process.library(string).function(string).callee(string)", true },
+	{ "process.library(string).function(string).callee(string).call", true },
+	{ "process.library(string).function(string).callee(string).return", true },
 	{ "process.library(string).function(string).callees", true },
 	{ "process.library(string).function(string).callees(number)", true },
 	{ "process(number).function(string).label(string)", true },
 	{ "process(number).function(string).callee(string)", true },
+	{ "process(number).function(string).callee(string).call", true },
+	{ "process(number).function(string).callee(string).return", true },
 	{ "process(number).function(string).callees", true },
 	{ "process(number).function(string).callees(number)", true },
 	{ "process(string).function(string).label(string)", true },
 	{ "process(string).function(string).callee(string)", true },
+	{ "process(string).function(string).callee(string).call", true },
+	{ "process(string).function(string).callee(string).return", true },
 	{ "process(string).function(string).callees", true },
 	{ "process(string).function(string).callees(number)", true },
 	{ "process(string).library(string).function(string).label(string)", true },
 	{ "process(string).library(string).function(string).callee(string)", true },
+	{ "process(string).library(string).function(string).callee(string).call", true },
+	{ "process(string).library(string).function(string).callee(string).return", true },
 	{ "process(string).library(string).function(string).callees", true },
 	{ "process(string).library(string).function(string).callees(number)", true },
 	{ "process.library(string).statement(number)", true },
@@ -865,6 +883,30 @@ static void uprobe_filter(struct emit_ctx *ctx, const struct derived_point *d)
 		sb_add(ctx->points, "\tif (!tap_uprobe_sees(uc))\n\t\treturn 0;\n");
 }
 
+/* A callee's point (d->callers: .callee("g") of an out-of-line call) has the return
+ * addresses it checks in a table of its own. */
+static void callers_table(struct emit_ctx *ctx, const struct derived_point *d, int pp)
+{
+	if (!d->ncallers)
+		return;
+	sb_addf(ctx->points, "static const unsigned long tap_ucallers_%d[] = {", pp);
+	for (int i = 0; i < d->ncallers; i++)
+		sb_addf(ctx->points, " 0x%llxUL,", (unsigned long long)d->callers[i]);
+	sb_add(ctx->points, " };\n\n");
+}
+
+/* Its handler returns first when the call is not from there (runtime/uprobes.h's
+ * tap_ucallers_match()): `from` says where the handler is (the first return address),
+ * `address` is the point's address in the process (the load bias from it). */
+static void callers_filter(struct emit_ctx *ctx, const struct derived_point *d, int pp,
+			   const char *from, const char *address)
+{
+	if (d->ncallers)
+		sb_addf(ctx->points, "\tif (!tap_ucallers_match(regs, %s - 0x%llxUL, %s,"
+			" tap_ucallers_%d, %d))\n\t\treturn 0;\n", address,
+			(unsigned long long)d->pc, from, pp, d->ncallers);
+}
+
 /*
  * A probe with @perf (p->perf_reads, target_perf.c): the uprobe's handler reads the
  * counters first, preemptible (runtime/perf.h's tap_perf_read() may sleep), then runs the
@@ -913,6 +955,7 @@ static void uretprobe_entry_handler(struct emit_ctx *ctx, const struct derived_p
 	sb_addf(ctx->points, "static int tap_uprobe_entry_%d(struct uprobe_consumer *uc,"
 		" struct pt_regs *regs)\n{\n", pp);
 	uprobe_filter(ctx, d);
+	callers_filter(ctx, d, pp, "TAP_UCALLER_ENTRY", "instruction_pointer(regs)");
 	emit_handler(ctx, p->index, &(struct handler_text){
 		descriptor, "\tstruct tap_task_slot *u;\n", true, before, "", "\treturn 0;\n}\n\n",
 		true, NULL });
@@ -930,6 +973,7 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 	bool has_entry = ret && p->entries.len > 0;
 	char *before, *entry_text = NULL;
 
+	callers_table(ctx, d, pp);
 	if (has_entry) {
 		uretprobe_entry_handler(ctx, p, d, pp);
 		/* The body runs only with the values its call's entry kept. */
@@ -950,6 +994,9 @@ static void uprobes_point(struct emit_ctx *ctx, void *state, const struct derive
 			" struct pt_regs *regs%s)\n{\n", pp, p->nperf_reads ? "_run" : "",
 			p->nperf_reads ? ", const s64 *perf" : "");
 	uprobe_filter(ctx, d);
+	callers_filter(ctx, d, pp, ret ? "TAP_UCALLER_RETURN" : d->mid_function ?
+		       "TAP_UCALLER_FRAME" : "TAP_UCALLER_ENTRY", ret ? "func" :
+		       "instruction_pointer(regs)");
 	/* The load bias: where the point is in the process less its link-time address (a
 	 * .return's is the function's entry, `func`). */
 	before = xasprintf("\t\tc->ubias = %s - 0x%llxUL;\n%s%s", ret ? "func" :

@@ -94,8 +94,18 @@ bool process_file(const struct probe_point *point, const struct provider_env *en
 	bool found;
 
 	if (written) {
-		if (!find_executable_in(env->sysroot, env->target_path, written, path))
-			*path = '\0';
+		if (find_executable_in(env->sysroot, env->target_path, written, path))
+			return true;
+		*path = '\0';
+		/* A name without a slash that $PATH does not have: stap's error, not its
+		 * "no match" of a path that is not there. */
+		if (!strchr(written, '/')) {
+			char *reason = xasprintf("cannot find executable '%s'", written);
+
+			provider_refuse(point, reason);
+			free(reason);
+			return false;
+		}
 		return true;
 	}
 	if (first->arg && component_number(first, &pid))

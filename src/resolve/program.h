@@ -146,6 +146,11 @@ struct derived_point {
 	/* A uprobe's process: process(PID)'s PID, -1 for a point without PATH or PID (the -c
 	 * or -x target's tree), 0 for process("PATH")'s (any process). */
 	int64_t user_pid;
+	/* .callee("g") of an out-of-line call (DWARF 4's call sites): the return addresses
+	 * the handler checks, innermost first (link-time addresses of the point's file), as
+	 * stap's _caller_match() conditions; NULL and 0 for any other point. */
+	uint64_t *callers;
+	int ncallers;
 	struct derived_point *next;
 };
 

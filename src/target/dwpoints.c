@@ -950,6 +950,44 @@ struct dw_label *dwpoints_labels_in(const struct dwpoints *dp, uint64_t die, siz
 	return labels;
 }
 
+/* The direct calls of `parent` (a named callee and a return address), through lexical
+ * blocks, not through inlined instances. */
+static void collect_calls(Dwarf_Die *parent, struct dw_call **calls, size_t *n, int depth)
+{
+	Dwarf_Die child, callee;
+	Dwarf_Attribute attr;
+	Dwarf_Addr low;
+
+	if (depth > 32 || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name;
+
+		if (tag == DW_TAG_lexical_block) {
+			collect_calls(&child, calls, n, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_GNU_call_site || dwarf_lowpc(&child, &low) != 0 ||
+		    !dwarf_formref_die(dwarf_attr(&child, DW_AT_abstract_origin, &attr), &callee) ||
+		    !(name = die_name(&callee)))
+			continue;
+		*calls = xrealloc(*calls, (*n + 1) * sizeof(**calls));
+		(*calls)[(*n)++] = (struct dw_call){ name, dwarf_dieoffset(&callee), low };
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+struct dw_call *dwpoints_calls_in(const struct dwpoints *dp, uint64_t die, size_t *count)
+{
+	Dwarf_Die scope;
+	struct dw_call *calls = NULL;
+
+	*count = 0;
+	if (dwarf_offdie(dp->dwarf, die, &scope))
+		collect_calls(&scope, &calls, count, 0);
+	return calls;
+}
+
 bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, uint64_t pc)
 {
 	Dwarf_Die die;

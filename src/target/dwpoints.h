@@ -85,6 +85,18 @@ struct dw_label {
 };
 struct dw_label *dwpoints_labels_in(const struct dwpoints *dp, uint64_t die, size_t *count);
 
+/* The out-of-line calls DWARF 4 records in the function or inlined instance `die` (gcc's
+ * DW_TAG_GNU_call_site, through its lexical blocks, not through the instances inlined in
+ * it), in DIE order: the callee's name, its DIE (the call site's abstract origin) and the
+ * return address, the call's low pc. DWARF 5's DW_TAG_call_site is not read, as stap 4.8
+ * does not read it. The array is the caller's; the names are the DWARF's. */
+struct dw_call {
+	const char *name;
+	uint64_t callee;
+	uint64_t return_pc;
+};
+struct dw_call *dwpoints_calls_in(const struct dwpoints *dp, uint64_t die, size_t *count);
+
 /* Whether `site` (its DIE's ranges) has code at `pc`. */
 bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, uint64_t pc);
 
