@@ -169,6 +169,14 @@ struct node {
 	bool address_of;	/* N_TARGET, N_CAST: the operand of '&', whose value is the
 				 * address of what it names */
 	int entry_slot;		/* N_ENTRY: index of the saved value in the return probe */
+	/* N_TARGET, N_CAST, N_ATVAR: 1 + its place among the probe body's target reads and
+	 * writes of its kind, which stap makes functions of and -p2 lists
+	 * (synth_functions.c); 0 before they are counted, -1 for a field of a pretty-printed
+	 * value (stap's own kind, not listed). */
+	int synth_seq;
+	/* What pass 2 resolved here and then dropped, which stap numbers all the same:
+	 * @defined's operand when it is defined (the node is then its 1). */
+	struct node *synth_dropped;
 };
 
 /* One source text: the user script, a -e one-liner ("<input>") or a tapset file. */

@@ -584,12 +584,30 @@ static bool folds_early(const struct elab *e, const struct node *cond)
 	       (e->probe && target_probe_on_functions(e->probe));
 }
 
-/* `n` becomes the branch `live` (resolved), or an empty statement. */
-static void become_branch(struct elab *e, struct node *n, struct node *live)
+/* The folded condition `cond` kept in `n`, before what `n` dropped already: stap numbered
+ * the target reads of its @defined (synth_functions.c). */
+static void keep_dropped(struct node *n, struct node *cond)
+{
+	if (!cond->synth_dropped)
+		return;
+	if (n->synth_dropped) {
+		struct node *both = node_new(N_NULL, cond->loc);
+
+		both->lhs = cond;
+		both->rhs = n->synth_dropped;
+		cond = both;
+	}
+	n->synth_dropped = cond;
+}
+
+/* `n` becomes the branch `live` (resolved), or an empty statement; its folded condition
+ * `cond` is kept as dropped. */
+static void become_branch(struct elab *e, struct node *n, struct node *live, struct node *cond)
 {
 	if (live) {
 		*n = *live;
 		resolve_node(e, n);
+		keep_dropped(n, cond);
 		return;
 	}
 	struct loc loc = n->loc;
@@ -598,6 +616,7 @@ static void become_branch(struct elab *e, struct node *n, struct node *live)
 	n->kind = N_NULL;
 	n->op = 1;	/* made here: no ';' of the script */
 	n->loc = loc;
+	keep_dropped(n, cond);
 }
 
 /*
@@ -619,7 +638,7 @@ static bool resolve_constant_branch(struct elab *e, struct node *n)
 		return true;
 	}
 	if (n->kind != N_BINARY) {
-		become_branch(e, n, value ? n->then : n->els);
+		become_branch(e, n, value ? n->then : n->els, cond);
 		return true;
 	}
 	if ((n->op == OP_ANDAND && !value) || (n->op == OP_OROR && value)) {
@@ -627,6 +646,7 @@ static bool resolve_constant_branch(struct elab *e, struct node *n)
 		n->num = n->op == OP_OROR;
 		n->text = xstrdup(n->num ? "1" : "0");
 		n->lhs = n->rhs = NULL;
+		keep_dropped(n, cond);
 		return true;
 	}
 	resolve_node(e, n->rhs);
@@ -880,6 +900,7 @@ static void resolve_defined(struct elab *e, struct node *n)
 	n->kind = N_NUMBER;
 	n->num = defined;
 	n->text = xstrdup(defined ? "1" : "0");
+	n->synth_dropped = defined ? n->lhs : NULL;
 	n->lhs = NULL;
 }
 
@@ -1251,6 +1272,8 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	for (struct embed *em = user->embeds; em; em = em->next)
 		program->nembeds++;
 	program->embeds = user->embeds;
+	if (diag_error_count() == before)
+		synth_functions_number(program);
 	if (diag_error_count() == before && program->probes)
 		optimize(program, optimize_program);
 	/* The globals printed at the end: written and, once elided statements are gone, never

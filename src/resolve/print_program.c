@@ -133,6 +133,7 @@ void print_program(FILE *out, const struct program *program, bool verbose)
 		fputs("# functions\n", out);
 	for (const struct used_function *f = program->functions; f; f = f->next)
 		print_function(out, f, verbose);
+	synth_functions_print(out, program, !program->functions);
 	if (program->probes)
 		fputs("# probes\n", out);
 	for (const struct derived_probe *p = program->probes; p; p = p->next)

@@ -177,6 +177,13 @@ struct derived_probe {
 	char **perf_reads;
 	int nperf_reads;
 	bool perf_refused;		/* a counter it reads is not there: said once */
+	/* The numbers stap gives the functions of its body's target reads and writes
+	 * ($x, @var: tvars; @cast: casts), in order, point after point: the first, and
+	 * how many one point's body has (synth_functions.c). */
+	int synth_tvar_base, synth_tvars;
+	int synth_cast_base, synth_casts;
+	int *synth_frame_bases;		/* for tvar j of point i, [i * synth_tvars + j]:
+					 * the number of its frame base local (_fb_N), or -1 */
 	struct derived_probe *next;
 };
 
@@ -271,6 +278,12 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 
 /* -p2: prints the program as stap does; with verbose, the bodies too. */
 void print_program(FILE *out, const struct program *program, bool verbose);
+
+/* stap's functions for target reads and writes (synth_functions.c): numbered before the
+ * optimizer drops dead code, as stap numbers them; listed by -p2 after the program's
+ * functions, as "__private_FILE__dwarf_tvar_get_NAME_N:long ()" ... */
+void synth_functions_number(struct program *program);
+bool synth_functions_print(FILE *out, const struct program *program, bool header);
 
 /* " if (cond)" as -p2 prints a probe's condition (stap's pp() shows it too), or "". */
 char *probe_condition_text(const struct node *cond);

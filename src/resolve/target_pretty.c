@@ -62,6 +62,14 @@ static struct node *field_node(const struct node *base, const char *field)
 	return copy;
 }
 
+/* `n` as the base of a pretty-printed value: stap reads those with functions of its own
+ * kind, which -p2 does not list as target reads (synth_functions.c); its copies too. */
+static struct node *pretty_field(struct node *n)
+{
+	n->synth_seq = -1;
+	return n;
+}
+
 static bool is_char(const struct ktypes *kt, ktype_id id)
 {
 	ktype_id s = ktypes_strip(kt, id);
@@ -217,7 +225,8 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 	pp.kt = kt;
 	pp.loc = n->loc;
 	sb_add(&pp.format, "");
-	pretty_value(&pp, field_node(n, NULL), type, !strcmp(n->suffix, "$$") ? 32 : 1, true);
+	pretty_value(&pp, pretty_field(field_node(n, NULL)), type, !strcmp(n->suffix, "$$") ? 32 : 1,
+		     true);
 	become_sprintf(n, &pp);
 	return true;
 }
@@ -230,7 +239,7 @@ static void pretty_named(struct pretty *pp, const char *name, ktype_id type, str
 	enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
 
 	if (depth)
-		pretty_value(pp, target_node(name, loc), type, depth, true);
+		pretty_value(pp, pretty_field(target_node(name, loc)), type, depth, true);
 	else if (kind == KT_STRUCT || kind == KT_UNION)
 		sb_add(&pp->format, "{...}");
 	else if (kind == KT_ARRAY)

@@ -523,6 +523,7 @@ static bool base_from_location(struct walk *w, const struct dwvar *v, Dwarf_Die 
 	} else {
 		w->a->base = BASE_EXPR;
 		w->a->expr = target_location_c(expr, w->a->user);
+		w->a->frame_base = dwtypes_var_uses_frame_base((Dwarf_Die *)&v->die, pc);
 		w->a->lvalue = loc == DWLOC_ADDRESS;
 		if (!w->a->lvalue)
 			w->a->reg = target_location_register(expr);

@@ -48,6 +48,8 @@ struct target_access {
 	/* BASE_EXPR, not an lvalue: the pt_regs member when the location is a register, which
 	 * a write (guru mode) sets; NULL for a computed value. */
 	const char *reg;
+	bool frame_base;	/* BASE_EXPR: relative to the frame base (DW_OP_fbreg), for
+				 * which stap's function has a local (-p2's _fb_N) */
 	/* BASE_PER_POINT: the access at each point of the probe, in order (DWARF variables
 	 * whose locations differ from point to point); chosen by the point that fired. */
 	struct target_access **per_point;

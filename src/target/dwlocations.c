@@ -362,6 +362,21 @@ static char *location_ranges(Dwarf_Attribute *attr)
 	return sb_steal(&sb);
 }
 
+bool dwtypes_var_uses_frame_base(Dwarf_Die *var, Dwarf_Addr pc)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr_integrate(var, DW_AT_location, &attr) ||
+	    dwarf_getlocation_addr(&attr, pc, &ops, &nops, 1) != 1)
+		return false;
+	for (size_t i = 0; i < nops; i++)
+		if (ops[i].atom == DW_OP_fbreg)
+			return true;
+	return false;
+}
+
 enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
 				Dwarf_Addr pc, struct dwexpr **expr, char **detail)
 {

@@ -157,6 +157,8 @@ enum dwloc {
  * out-of-line function it is inlined into: its DW_AT_frame_base applies). *expr (free it
  * with dwexpr_free) or *detail (malloc'd) is set.
  */
+/* Whether the location of `var` at `pc` is relative to the frame base (DW_OP_fbreg). */
+bool dwtypes_var_uses_frame_base(Dwarf_Die *var, Dwarf_Addr pc);
 enum dwloc dwtypes_var_location(struct dwtypes *dt, Dwarf_Die *function, Dwarf_Die *var,
 				Dwarf_Addr pc, struct dwexpr **expr, char **detail);
 

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The functions stap 4.8 makes of a probe's target reads and writes, as its -p2 lists them
+ * under "# functions" after the script's and library's own (tapster reads and writes the
+ * targets inline and generates no such functions; this is the listing only).
+ *
+ * What stap does, as its -p2 shows it:
+ * - Each read or write of $x, $x->f[i] or @var("x") in a body is a function
+ *   "__private_FILE__dwarf_tvar_get_x_N:long ()" (a write: "_set_", with "rvalue:long"), each
+ *   @cast(p, "T")->f one "..._dwarf_cast_get_cast_N:long (pointer:long)". FILE is the path
+ *   of the file the expression is in as it was named ("<input>" for -e), every character
+ *   but a letter, digit or '_' made '_'. An index that is an expression is a parameter
+ *   "indexK:long", K the component's place after the base (from 0), between the pointer
+ *   and the rvalue.
+ * - N counts such expressions over the whole program (one count for tvars, one for casts),
+ *   in the order of the derived probes, each point's copy of the body in turn, in the
+ *   body's order (an assignment's target before its value), before the optimizer drops
+ *   dead code (whose numbers are then missing); @defined(x) numbers x when it is defined.
+ * - A read whose DWARF location is relative to the frame base (-O0 code) has a local
+ *   "_fb_N" (N counted apart, in the same order), listed under it as stap lists locals.
+ * - Functions whose bodies are the same are one: the one whose name sorts first is kept.
+ *   (Those with a frame base local never are: the locals' names differ.)
+ * - They are listed sorted by name after the program's functions.
+ * Pretty printing ($x$, $$parms$) is stap's own kind of function, not listed here; nor are
+ * the functions of the library's aliases (counted, but named after stap's tapset files,
+ * whose bodies are not ours).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <inttypes.h>
+#include <ctype.h>
+
+#include "resolve/program.h"
+#include "resolve/target_vars.h"
+#include "util.h"
+
+enum synth_kind { SYNTH_NONE, SYNTH_TVAR, SYNTH_CAST };
+
+/* Whether `n` is one of stap's functions. Numbering counts those of a branch pass 2 left
+ * unresolved as dead (`if (0)`), which stap resolves and then drops: `resolved` false. */
+static enum synth_kind synth_kind(const struct derived_probe *p, const struct node *n,
+				  bool resolved)
+{
+	if ((resolved && !n->sym) || n->synth_seq < 0)
+		return SYNTH_NONE;
+	if (n->kind == N_CAST)
+		return n->text ? SYNTH_CAST : SYNTH_NONE;
+	if (n->kind == N_ATVAR)
+		return SYNTH_TVAR;
+	if (n->kind == N_TARGET && (n->sym || (!n->suffix && strncmp(n->text, "$$", 2))) &&
+	    (target_probe_on_functions(p) || on_uprobes(p)))
+		return SYNTH_TVAR;
+	return SYNTH_NONE;
+}
+
+/* What a walk visits: `written` for the target of an '='; `data` is the walk's, whose
+ * first member says whether it also visits what pass 2 dropped (numbering does). */
+typedef void visit_fn(struct node *n, bool written, void *data);
+
+struct walk_data {
+	bool dropped_too;
+};
+
+static void walk(struct node *n, bool written, visit_fn *visit, void *data);
+
+static void walk_list(const struct node_list *list, visit_fn *visit, void *data)
+{
+	for (int i = 0; i < list->len; i++)
+		walk(list->items[i], false, visit, data);
+}
+
+/* `n` and what it holds, in the order stap counts them; `written`: the target of an '='. */
+static void walk(struct node *n, bool written, visit_fn *visit, void *data)
+{
+	if (!n)
+		return;
+	if (((const struct walk_data *)data)->dropped_too)
+		walk(n->synth_dropped, false, visit, data);
+	visit(n, written, data);
+	walk(n->lhs, n->kind == N_ASSIGN && n->op == '=', visit, data);
+	walk(n->rhs, false, visit, data);
+	walk(n->init, false, visit, data);
+	walk(n->cond, false, visit, data);
+	walk(n->inc, false, visit, data);
+	walk(n->then, false, visit, data);
+	walk(n->els, false, visit, data);
+	walk_list(&n->args, visit, data);
+	walk_list(&n->body, visit, data);
+	for (const struct target_comp *c = n->comps; c; c = c->next)
+		walk(c->index_expr, false, visit, data);
+	if (n->foreach) {
+		walk(n->foreach->array, false, visit, data);
+		walk_list(&n->foreach->slice, visit, data);
+		walk(n->foreach->limit, false, visit, data);
+		walk(n->foreach->body, false, visit, data);
+	}
+}
+
+static int point_count(const struct derived_probe *p)
+{
+	int n = 0;
+
+	for (const struct derived_point *d = p->points; d; d = d->next)
+		n++;
+	return n;
+}
+
+/* ---- Numbering, before the optimizer ---- */
+
+struct numbering {
+	struct walk_data walk;
+	struct derived_probe *probe;
+	int tvars, casts;
+	/* Numbering the frame base locals of point `point`, from `*frame_bases`. */
+	int point;
+	int *frame_bases;
+};
+
+/* The access of the resolved target `n` at point `point` of its probe. */
+static const struct target_access *access_at(const struct node *n, int point)
+{
+	const struct target_access *a = n->sym;
+
+	if (a->base == BASE_PER_POINT)
+		a = a->per_point[point < a->npoints ? point : 0];
+	return a;
+}
+
+/* stap's function of a read relative to the frame base has a local _fb_N, N counted over
+ * the program as the functions are. */
+static void number_frame_base(struct node *n, bool written, void *data)
+{
+	struct numbering *c = data;
+	struct derived_probe *p = c->probe;
+
+	(void)written;
+	if (synth_kind(p, n, true) != SYNTH_TVAR || n->synth_seq <= 0)
+		return;
+	if (access_at(n, c->point)->frame_base)
+		p->synth_frame_bases[c->point * p->synth_tvars + n->synth_seq - 1] =
+			(*c->frame_bases)++;
+}
+
+static void number_node(struct node *n, bool written, void *data)
+{
+	struct numbering *c = data;
+
+	(void)written;
+	switch (synth_kind(c->probe, n, false)) {
+	case SYNTH_TVAR:
+		n->synth_seq = ++c->tvars;
+		break;
+	case SYNTH_CAST:
+		n->synth_seq = ++c->casts;
+		break;
+	case SYNTH_NONE:
+		break;
+	}
+}
+
+void synth_functions_number(struct program *program)
+{
+	int tvars = 0, casts = 0, frame_bases = 0;
+
+	for (struct derived_probe *p = program->probes; p; p = p->next) {
+		struct numbering c = { .walk.dropped_too = true, .probe = p };
+		int points = point_count(p);
+
+		walk(p->body, false, number_node, &c);
+		p->synth_tvar_base = tvars;
+		p->synth_tvars = c.tvars;
+		p->synth_cast_base = casts;
+		p->synth_casts = c.casts;
+		tvars += c.tvars * points;
+		casts += c.casts * points;
+		if (!c.tvars)
+			continue;
+		p->synth_frame_bases = xmalloc(sizeof(int) * (size_t)(c.tvars * points));
+		for (int i = 0; i < c.tvars * points; i++)
+			p->synth_frame_bases[i] = -1;
+		c.walk.dropped_too = false;
+		c.frame_bases = &frame_bases;
+		for (c.point = 0; c.point < points; c.point++)
+			walk(p->body, false, number_frame_base, &c);
+	}
+}
+
+/* ---- The listing ---- */
+
+struct synth_function {
+	char *name;
+	char *signature;	/* "(pointer:long, index3:long, rvalue:long)" */
+	int frame_base;		/* its local _fb_N, or -1 */
+	char *body;		/* what makes two functions one */
+};
+
+struct listing {
+	struct walk_data walk;
+	const struct derived_probe *probe;
+	int point;
+	struct synth_function *all;
+	int len, cap;
+};
+
+/* What the function of access `a` does, as a text equal for equal bodies: a parameter in
+ * its register by the calling convention and a DWARF location that is that register are
+ * one body (stap reads both as the register). */
+static void add_access_key(struct strbuf *sb, const struct target_access *a)
+{
+	static const char *const arg_registers[] = { "di", "si", "dx", "cx", "r8", "r9" };
+
+	switch (a->base) {
+	case BASE_PARAM:
+		if (a->param < 6)
+			sb_addf(sb, "reg %s", arg_registers[a->param]);
+		else
+			sb_addf(sb, "param %d", a->param);
+		break;
+	case BASE_RETURN:
+		sb_add(sb, "return");
+		break;
+	case BASE_EXPR:
+		if (a->reg && !a->lvalue)
+			sb_addf(sb, "reg %s", a->reg);
+		else
+			sb_addf(sb, "at %s", a->expr);
+		break;
+	case BASE_VALUE:
+		sb_add(sb, "pointer");
+		break;
+	case BASE_PER_POINT:
+		break;
+	}
+	for (int i = 0; i < a->nsteps; i++) {
+		const struct target_step *s = &a->steps[i];
+
+		if (s->kind == STEP_LOAD)
+			sb_add(sb, " load");
+		else if (s->kind == STEP_OFFSET)
+			sb_addf(sb, " +%" PRId64, s->offset);
+		else if (s->index && s->index->kind == N_NUMBER)
+			sb_addf(sb, " +%" PRId64 "*%u", s->index->num, s->scale);
+		else
+			sb_addf(sb, " +index*%u", s->scale);
+	}
+	sb_addf(sb, " %d %u %d %u %u %d %d", a->lvalue, a->size, a->is_signed, a->bit_offset,
+		a->bit_size, a->address_of, a->user);
+}
+
+/* stap's name of a source in its private names: "<input>" is "_input_". */
+static void add_file_part(struct strbuf *sb, const struct source *source)
+{
+	for (const char *c = source ? source->name : ""; *c; c++)
+		sb_addc(sb, isalnum((unsigned char)*c) ? *c : '_');
+}
+
+static char *signature(const struct node *n, bool is_cast, bool written)
+{
+	struct strbuf sb = { 0 };
+	const char *sep = "";
+	int position = 0;
+
+	sb_add(&sb, "(");
+	if (is_cast) {
+		sb_add(&sb, "pointer:long");
+		sep = ", ";
+	}
+	for (const struct target_comp *c = n->comps; c; c = c->next, position++) {
+		if (c->kind != COMP_INDEX_EXPR)
+			continue;
+		sb_addf(&sb, "%sindex%d:long", sep, position);
+		sep = ", ";
+	}
+	if (written)
+		sb_addf(&sb, "%srvalue:long", sep);
+	sb_add(&sb, ")");
+	return sb_steal(&sb);
+}
+
+/* The variable a tvar function is named after: $name's, @var("name@file")'s. */
+static void add_var_name(struct strbuf *sb, const struct node *n)
+{
+	const char *name = n->text + (n->kind == N_TARGET && n->text[0] == '$');
+
+	sb_addn(sb, name, strcspn(name, "@"));
+}
+
+static void list_node(struct node *n, bool written, void *data)
+{
+	struct listing *l = data;
+	const struct derived_probe *p = l->probe;
+	enum synth_kind kind = synth_kind(p, n, true);
+	struct strbuf name = { 0 }, body = { 0 };
+	int number;
+
+	if (kind == SYNTH_NONE || n->synth_seq <= 0 ||
+	    (n->loc.source && n->loc.source->is_tapset))
+		return;
+	const struct target_access *a = access_at(n, l->point);
+	number = kind == SYNTH_TVAR ?
+		 p->synth_tvar_base + l->point * p->synth_tvars + n->synth_seq - 1 :
+		 p->synth_cast_base + l->point * p->synth_casts + n->synth_seq - 1;
+	sb_add(&name, "__private_");
+	add_file_part(&name, n->loc.source);
+	sb_addf(&name, "__dwarf_%s_%s_", kind == SYNTH_CAST ? "cast" : "tvar",
+		written ? "set" : "get");
+	if (kind == SYNTH_CAST)
+		sb_add(&name, "cast");
+	else
+		add_var_name(&name, n);
+	sb_addf(&name, "_%d", number);
+
+	if (l->len == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->all = xrealloc(l->all, sizeof(*l->all) * (size_t)l->cap);
+	}
+	struct synth_function *f = &l->all[l->len++];
+
+	f->name = sb_steal(&name);
+	f->signature = signature(n, kind == SYNTH_CAST, written);
+	f->frame_base = kind == SYNTH_TVAR && p->synth_frame_bases ?
+			p->synth_frame_bases[l->point * p->synth_tvars + n->synth_seq - 1] : -1;
+	sb_addf(&body, "%s %s %s %d ", kind == SYNTH_CAST ? "cast" : "tvar", f->signature,
+		written ? "set" : "get", on_uprobes(p));
+	add_access_key(&body, a);
+	if (f->frame_base >= 0)
+		sb_addf(&body, " _fb_%d", f->frame_base);
+	f->body = sb_steal(&body);
+}
+
+static int by_body_then_name(const void *x, const void *y)
+{
+	const struct synth_function *a = x, *b = y;
+	int order = strcmp(a->body, b->body);
+
+	return order ? order : strcmp(a->name, b->name);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	const struct synth_function *a = x, *b = y;
+
+	return strcmp(a->name, b->name);
+}
+
+/* The functions of every point's body, those with one body made one (the first name). */
+static int list_functions(const struct program *program, struct listing *l)
+{
+	int kept = 0;
+
+	for (const struct derived_probe *p = program->probes; p; p = p->next) {
+		int points = point_count(p);
+
+		l->probe = p;
+		for (l->point = 0; l->point < points && p->synth_tvars + p->synth_casts; l->point++)
+			walk(p->body, false, list_node, l);
+	}
+	if (!l->len)
+		return 0;
+	qsort(l->all, (size_t)l->len, sizeof(*l->all), by_body_then_name);
+	for (int i = 0; i < l->len; i++) {
+		if (kept && !strcmp(l->all[kept - 1].body, l->all[i].body)) {
+			free(l->all[i].name);
+			free(l->all[i].signature);
+			free(l->all[i].body);
+			continue;
+		}
+		l->all[kept++] = l->all[i];
+	}
+	qsort(l->all, (size_t)kept, sizeof(*l->all), by_name);
+	return kept;
+}
+
+bool synth_functions_print(FILE *out, const struct program *program, bool header)
+{
+	struct listing l = { 0 };
+	int n = list_functions(program, &l);
+
+	if (n && header)
+		fputs("# functions\n", out);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "%s:long %s\n", l.all[i].name, l.all[i].signature);
+		if (l.all[i].frame_base >= 0)
+			fprintf(out, "  # locals\n  _fb_%d:long\n", l.all[i].frame_base);
+		free(l.all[i].name);
+		free(l.all[i].signature);
+		free(l.all[i].body);
+	}
+	free(l.all);
+	return n > 0;
+}
