@@ -452,39 +452,65 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
 			  const struct node *body, const char *origin, bool *ok);
 
-/* The first names of the aliases, for the providers' mismatches at a first component. */
-static void tell_alias_roots(const struct elab *e)
+/* The first names of stap 4.8's aliases, its private ones too, sorted
+ * (testsuite/coverage/stap-aliases and stap-private-aliases, which scripts/stap-names makes). */
+static const char *const stap_alias_roots[] = {
+#include "resolve/stap_alias_roots.inc"
+};
+#define NSTAP_ALIAS_ROOTS (sizeof(stap_alias_roots) / sizeof(stap_alias_roots[0]))
+
+static int compare_to_root(const void *key, const void *elem)
 {
-	const char **roots = NULL;
-	size_t count = 0;
+	return strcmp(key, *(const char *const *)elem);
+}
 
-	for (int a = 0; a < e->naliases; a++)
-		for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
-			const char *root = e->aliases[a]->aliases.items[i]->components->name;
+static void add_root(const char ***roots, size_t *count, const char *root)
+{
+	if (name_listed(*roots, *count, root))
+		return;
+	*roots = xrealloc(*roots, (*count + 2) * sizeof(**roots));
+	(*roots)[(*count)++] = root;
+	(*roots)[*count] = NULL;
+}
 
-			if (name_listed(roots, count, root))
-				continue;
-			roots = xrealloc(roots, (count + 2) * sizeof(*roots));
-			roots[count++] = root;
-			roots[count] = NULL;
+/* The first names of the aliases, for the providers' mismatches at a first component, as
+ * stap's: the script's aliases' and another library's; of tapster's own library, stap's
+ * (its private ones too: `_nfs`, `__vfs`), not those only tapster has (`__tcpmib`). */
+static void add_alias_roots(const struct file *file, bool own_library, const char ***roots,
+			    size_t *count)
+{
+	for (const struct probe *p = file->probes; p; p = p->next)
+		for (int i = 0; p->kind != PROBE_PLAIN && i < p->aliases.len; i++) {
+			const char *root = p->aliases.items[i]->components->name;
+
+			if (!own_library || bsearch(root, stap_alias_roots, NSTAP_ALIAS_ROOTS,
+						    sizeof(stap_alias_roots[0]), compare_to_root))
+				add_root(roots, count, root);
 		}
-	providers_set_alias_roots(roots, count);
 }
 
 /* The alias definitions of the script and then of the library, collected once. */
 void collect_aliases(struct elab *e)
 {
 	struct file *files[2] = { e->program->user, e->program->tapsets };
+	const char **roots = NULL;
+	size_t nroots = 0;
+	bool own_library = false;
 
 	for (int f = 0; f < 2; f++)
-		for (struct file *file = files[f]; file; file = f == 0 ? NULL : file->next)
+		for (struct file *file = files[f]; file; file = f == 0 ? NULL : file->next) {
 			for (struct probe *p = file->probes; p; p = p->next)
 				if (p->kind != PROBE_PLAIN) {
 					e->aliases = xrealloc(e->aliases, (size_t)(e->naliases + 1) *
 								  sizeof(*e->aliases));
 					e->aliases[e->naliases++] = p;
 				}
-	tell_alias_roots(e);
+			add_alias_roots(file, f && file->own_library, &roots, &nroots);
+			own_library |= f && file->own_library;
+		}
+	for (size_t i = 0; own_library && i < NSTAP_ALIAS_ROOTS; i++)
+		add_root(&roots, &nroots, stap_alias_roots[i]);
+	providers_set_alias_roots(roots, nroots);
 }
 
 static bool check_condition(struct elab *e, const struct node *cond);
