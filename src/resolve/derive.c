@@ -208,29 +208,70 @@ static const char **alias_names_at(const struct elab *e, const struct probe_poin
 	return names;
 }
 
-/* A provider's point whose second component is also an alias's (timer.profile, and the
- * alias timer.profile.freq): whether the provider takes those two components alone, so
- * that what follows is its business. */
-static bool provider_takes_prefix(const struct elab *e, const struct probe_point *point)
+/* Whether a provider derives `point` (its components as they are), quietly, whatever the
+ * privilege: under stapusr a point the provider refuses is still the provider's. */
+static bool provider_takes(const struct elab *e, const struct probe_point *point)
 {
-	struct component second = *point->components->next;
-	struct component first = *point->components;
-	struct probe_point prefix = *point;
 	struct derived_point *points = NULL, **tail = &points;
-	/* Whether the provider has the form, allowed or not: under stapusr timer.profile is
-	 * the provider's refusal, not an alias's truncation (timer.profile.freq). */
 	struct provider_env any_privilege = *e->env;
+	struct probe_point plain = *point;
 	bool takes;
 
 	any_privilege.unprivileged = false;
-	second.next = NULL;
-	first.next = &second;
-	prefix.components = &first;
-	prefix.optional = prefix.sufficient = false;
+	plain.optional = plain.sufficient = false;
 	diag_quiet_begin();
-	takes = providers_derive(&prefix, &any_privilege, &tail);
+	takes = providers_derive(&plain, &any_privilege, &tail);
 	takes &= diag_quiet_end() == 0;
 	return takes;
+}
+
+/* Whether a provider takes the first `n` components of `point` alone (provider_takes()). */
+static bool provider_takes_first(const struct elab *e, const struct probe_point *point, int n)
+{
+	struct component *first = xcalloc((size_t)n, sizeof(*first));
+	const struct component *c = point->components;
+	struct probe_point prefix = *point;
+	bool takes;
+
+	for (int i = 0; i < n && c; i++, c = c->next) {
+		first[i] = *c;
+		first[i].next = i + 1 < n && c->next ? &first[i + 1] : NULL;
+	}
+	prefix.components = first;
+	takes = provider_takes(e, &prefix);
+	free(first);
+	return takes;
+}
+
+/* A provider's point whose second component is also an alias's (timer.profile.tick, and
+ * the alias timer.profile.freq): whether the provider takes those two components alone, so
+ * that what follows is its business. */
+static bool provider_takes_prefix(const struct elab *e, const struct probe_point *point)
+{
+	return provider_takes_first(e, point, 2);
+}
+
+static int component_count(const struct probe_point *point)
+{
+	int n = 0;
+
+	for (const struct component *c = point->components; c; c = c->next)
+		n++;
+	return n;
+}
+
+/* Whether a provider takes more than the first `shorter` components of `point`
+ * (timer.profile.tick and timer.profile.tick.x are the timer provider's, not the alias
+ * timer.profile's with a suffix): then the provider's point, or its error, is the point's. */
+static bool provider_takes_past(const struct elab *e, const struct probe_point *point,
+				int shorter)
+{
+	if (!providers_has(point->components->name))
+		return false;
+	for (int n = component_count(point); n > shorter; n--)
+		if (provider_takes_first(e, point, n))
+			return true;
+	return false;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -266,7 +307,8 @@ static void alias_truncated(const struct probe_point *point, const struct compon
 static bool provider_owns(const struct elab *e, const struct probe_point *point, int level)
 {
 	return providers_has(point->components->name) &&
-	       (level == 1 || provider_takes_prefix(e, point));
+	       (level == 1 || provider_takes_prefix(e, point) ||
+		provider_takes_past(e, point, level));
 }
 
 static bool alias_mismatch(const struct elab *e, const struct probe_point *point)
@@ -557,7 +599,12 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 
 			if (!names_alias(point, alias->aliases.items[i], &suffix))
 				continue;
-			if (suffix && longer_alias_named(x->e, point, alias->aliases.items[i]))
+			/* A longer alias, or a provider's point as a whole (timer.profile.tick,
+			 * not the alias timer.profile with the suffix .tick), comes first. */
+			if (suffix && (longer_alias_named(x->e, point, alias->aliases.items[i]) ||
+				       (!wildcard &&
+					provider_takes_past(x->e, point,
+							    component_count(alias->aliases.items[i])))))
 				continue;
 			matched = true;
 			targets = points_text(&alias->points, ", ");
