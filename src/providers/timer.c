@@ -4,8 +4,9 @@
  * -M..+M when randomized. UNIT is s/sec, ms/msec, us/usec, ns/nsec, jiffies or hz (N per
  * second, not randomized). The limits and their messages are stap's.
  *
- * timer.profile and timer.profile.tick: a probe run on every CPU at each tick (runtime/
- * timers.h), for sampling what the CPUs are doing.
+ * timer.profile.tick: a probe run on every CPU at each tick (runtime/timers.h), for
+ * sampling what the CPUs are doing. timer.profile is the library's alias (tapsets/perf.stp),
+ * as stap 4.8's: the CPU clock's perf counter, sampled every millisecond.
  */
 #include "providers/providers.h"
 #include "providers/emit.h"
@@ -120,13 +121,17 @@ static bool read_randomize(const struct probe_point *point, const struct compone
 	return true;
 }
 
-/* timer.profile, timer.profile.tick. */
+/* timer.profile.tick (timer.profile alone is the library's alias). */
 static bool derive_profile(const struct probe_point *point, const struct component *profile,
 			   struct derived_point ***tail)
 {
 	const struct component *extra = profile->next;
 
-	if (extra && !extra->arg && !strcmp(extra->name, "tick"))
+	if (!extra) {
+		provider_truncated(point, profile, "tick");
+		return false;
+	}
+	if (!extra->arg && !strcmp(extra->name, "tick"))
 		extra = extra->next;
 	if (extra) {
 		provider_invalid_suffix(point, extra);
@@ -192,7 +197,6 @@ static bool derive_timer(const struct probe_point *point, const struct provider_
 
 static const struct probe_type timer_types[] = {
 	{ "timer.hz(number)", true },
-	{ "timer.profile", false },
 	{ "timer.profile.tick", false },
 	{ "timer.jiffies(number)", true },
 	{ "timer.jiffies(number).randomize(number)", true },

@@ -225,29 +225,70 @@ static size_t alias_names_count(const struct elab *e, const struct probe_point *
 	return count;
 }
 
-/* A provider's point whose second component is also an alias's (timer.profile, and the
- * alias timer.profile.freq): whether the provider takes those two components alone, so
- * that what follows is its business. */
-static bool provider_takes_prefix(const struct elab *e, const struct probe_point *point)
+/* Whether a provider derives `point` (its components as they are), quietly, whatever the
+ * privilege: under stapusr a point the provider refuses is still the provider's. */
+static bool provider_takes(const struct elab *e, const struct probe_point *point)
 {
-	struct component second = *point->components->next;
-	struct component first = *point->components;
-	struct probe_point prefix = *point;
 	struct derived_point *points = NULL, **tail = &points;
-	/* Whether the provider has the form, allowed or not: under stapusr timer.profile is
-	 * the provider's refusal, not an alias's truncation (timer.profile.freq). */
 	struct provider_env any_privilege = *e->env;
+	struct probe_point plain = *point;
 	bool takes;
 
 	any_privilege.unprivileged = false;
-	second.next = NULL;
-	first.next = &second;
-	prefix.components = &first;
-	prefix.optional = prefix.sufficient = false;
+	plain.optional = plain.sufficient = false;
 	diag_quiet_begin();
-	takes = providers_derive(&prefix, &any_privilege, &tail);
+	takes = providers_derive(&plain, &any_privilege, &tail);
 	takes &= diag_quiet_end() == 0;
 	return takes;
+}
+
+/* Whether a provider takes the first `n` components of `point` alone (provider_takes()). */
+static bool provider_takes_first(const struct elab *e, const struct probe_point *point, int n)
+{
+	struct component *first = xcalloc((size_t)n, sizeof(*first));
+	const struct component *c = point->components;
+	struct probe_point prefix = *point;
+	bool takes;
+
+	for (int i = 0; i < n && c; i++, c = c->next) {
+		first[i] = *c;
+		first[i].next = i + 1 < n && c->next ? &first[i + 1] : NULL;
+	}
+	prefix.components = first;
+	takes = provider_takes(e, &prefix);
+	free(first);
+	return takes;
+}
+
+/* A provider's point whose second component is also an alias's (timer.profile.tick, and
+ * the alias timer.profile.freq): whether the provider takes those two components alone, so
+ * that what follows is its business. */
+static bool provider_takes_prefix(const struct elab *e, const struct probe_point *point)
+{
+	return provider_takes_first(e, point, 2);
+}
+
+static int component_count(const struct probe_point *point)
+{
+	int n = 0;
+
+	for (const struct component *c = point->components; c; c = c->next)
+		n++;
+	return n;
+}
+
+/* Whether a provider takes more than the first `shorter` components of `point`
+ * (timer.profile.tick and timer.profile.tick.x are the timer provider's, not the alias
+ * timer.profile's with a suffix): then the provider's point, or its error, is the point's. */
+static bool provider_takes_past(const struct elab *e, const struct probe_point *point,
+				int shorter)
+{
+	if (!providers_has(point->components->name))
+		return false;
+	for (int n = component_count(point); n > shorter; n--)
+		if (provider_takes_first(e, point, n))
+			return true;
+	return false;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -283,7 +324,8 @@ static void alias_truncated(const struct probe_point *point, const struct compon
 static bool provider_owns(const struct elab *e, const struct probe_point *point, int level)
 {
 	return providers_has(point->components->name) &&
-	       (level == 1 || provider_takes_prefix(e, point));
+	       (level == 1 || provider_takes_prefix(e, point) ||
+		provider_takes_past(e, point, level));
 }
 
 static bool alias_mismatch(const struct elab *e, const struct probe_point *point)
@@ -463,39 +505,65 @@ static bool derive_point(struct expansion_state *x, const struct probe_point *po
 static bool derive_marked(struct expansion_state *x, const struct probe_point *point,
 			  const struct node *body, const char *origin, bool *ok);
 
-/* The first names of the aliases, for the providers' mismatches at a first component. */
-static void tell_alias_roots(const struct elab *e)
+/* The first names of stap 4.8's aliases, its private ones too, sorted
+ * (data/stap-names/aliases and private-aliases, which scripts/stap-names makes). */
+static const char *const stap_alias_roots[] = {
+#include "resolve/stap_alias_roots.inc"
+};
+#define NSTAP_ALIAS_ROOTS (sizeof(stap_alias_roots) / sizeof(stap_alias_roots[0]))
+
+static int compare_to_root(const void *key, const void *elem)
 {
-	const char **roots = NULL;
-	size_t count = 0;
+	return strcmp(key, *(const char *const *)elem);
+}
 
-	for (int a = 0; a < e->naliases; a++)
-		for (int i = 0; i < e->aliases[a]->aliases.len; i++) {
-			const char *root = e->aliases[a]->aliases.items[i]->components->name;
+static void add_root(const char ***roots, size_t *count, const char *root)
+{
+	if (name_listed(*roots, *count, root))
+		return;
+	*roots = xrealloc(*roots, (*count + 2) * sizeof(**roots));
+	(*roots)[(*count)++] = root;
+	(*roots)[*count] = NULL;
+}
 
-			if (name_listed(roots, count, root))
-				continue;
-			roots = xrealloc(roots, (count + 2) * sizeof(*roots));
-			roots[count++] = root;
-			roots[count] = NULL;
+/* The first names of the aliases, for the providers' mismatches at a first component, as
+ * stap's: the script's aliases' and another library's; of tapster's own library, stap's
+ * (its private ones too: `_nfs`, `__vfs`), not those only tapster has (`__tcpmib`). */
+static void add_alias_roots(const struct file *file, bool own_library, const char ***roots,
+			    size_t *count)
+{
+	for (const struct probe *p = file->probes; p; p = p->next)
+		for (int i = 0; p->kind != PROBE_PLAIN && i < p->aliases.len; i++) {
+			const char *root = p->aliases.items[i]->components->name;
+
+			if (!own_library || bsearch(root, stap_alias_roots, NSTAP_ALIAS_ROOTS,
+						    sizeof(stap_alias_roots[0]), compare_to_root))
+				add_root(roots, count, root);
 		}
-	providers_set_alias_roots(roots, count);
 }
 
 /* The alias definitions of the script and then of the library, collected once. */
 void collect_aliases(struct elab *e)
 {
 	struct file *files[2] = { e->program->user, e->program->tapsets };
+	const char **roots = NULL;
+	size_t nroots = 0;
+	bool own_library = false;
 
 	for (int f = 0; f < 2; f++)
-		for (struct file *file = files[f]; file; file = f == 0 ? NULL : file->next)
+		for (struct file *file = files[f]; file; file = f == 0 ? NULL : file->next) {
 			for (struct probe *p = file->probes; p; p = p->next)
 				if (p->kind != PROBE_PLAIN) {
 					e->aliases = xrealloc(e->aliases, (size_t)(e->naliases + 1) *
 								  sizeof(*e->aliases));
 					e->aliases[e->naliases++] = p;
 				}
-	tell_alias_roots(e);
+			add_alias_roots(file, f && file->own_library, &roots, &nroots);
+			own_library |= f && file->own_library;
+		}
+	for (size_t i = 0; own_library && i < NSTAP_ALIAS_ROOTS; i++)
+		add_root(&roots, &nroots, stap_alias_roots[i]);
+	providers_set_alias_roots(roots, nroots);
 }
 
 static bool check_condition(struct elab *e, const struct node *cond);
@@ -542,7 +610,12 @@ static bool expand_aliases(struct expansion_state *x, const struct probe_point *
 
 			if (!names_alias(point, alias->aliases.items[i], &suffix))
 				continue;
-			if (suffix && longer_alias_named(x->e, point, alias->aliases.items[i]))
+			/* A longer alias, or a provider's point as a whole (timer.profile.tick,
+			 * not the alias timer.profile with the suffix .tick), comes first. */
+			if (suffix && (longer_alias_named(x->e, point, alias->aliases.items[i]) ||
+				       (!wildcard &&
+					provider_takes_past(x->e, point,
+							    component_count(alias->aliases.items[i])))))
 				continue;
 			matched = true;
 			targets = points_text(&alias->points, ", ");

@@ -25,10 +25,12 @@ struct ksyms_lazy {
 	char *vmkit;		/* tapster-vmkit, which fetches the kit's modules */
 	char *release;
 	bool host;		/* the target is the running kernel: /proc/kallsyms too */
+	bool say_no_modules;	/* -vv: say so when the target lists no modules */
 	int exports_state;	/* 0 not read, 1 read, -1 failed */
 	char **exports;		/* sorted, unique */
 	size_t nexports;
 	int modules_state;
+	bool modules_listed;	/* modules_dir (or /proc/kallsyms) listed them */
 	struct kmodules modules;
 };
 
@@ -465,6 +467,7 @@ static struct ksyms_lazy *lazy_for(const struct session *s)
 	l->symvers = xasprintf("%s/Module.symvers", s->kernel_build_dir);
 	l->release = xstrdup(release);
 	l->vmkit = xstrdup(s->vmkit_path ? s->vmkit_path : "tapster-vmkit");
+	l->say_no_modules = s->verbose > 1;
 	if (s->run_in_vm) {
 		l->modules_dir = xasprintf("%s/root/lib/modules/%s", s->vm_kit_dir, release);
 		/* -2: the first list (module-functions) left out the .ko.xz modules. */
@@ -655,6 +658,7 @@ static bool load_modules(struct ksyms_lazy *l)
 	bool ok;
 
 	if (l->modules_cache) {
+		l->modules_listed = true;
 		if (kmodules_read_cache(&l->modules, l->modules_cache))
 			return true;
 		ok = fetch_kit_modules(l) && kmodules_read_dir(&l->modules, l->modules_dir);
@@ -673,10 +677,13 @@ static bool load_modules(struct ksyms_lazy *l)
 		free(text);
 	}
 	kmodules_finish(&l->modules);
-	if (!ok)
-		fprintf(stderr, "ERROR: no modules known for kernel %s: it has no %s/modules.dep\n",
+	/* A target without a module list (a -r tree whose kernel is not installed here) has
+	 * no modules, as stap's: module("m") finds no match, an optional one nothing. */
+	l->modules_listed = ok;
+	if (!ok && l->say_no_modules)
+		fprintf(stderr, "tapster: no modules known for kernel %s: it has no %s/modules.dep\n",
 			l->release, l->modules_dir ? l->modules_dir : "/lib/modules/KVER");
-	return ok;
+	return true;
 }
 
 const struct kmodules *ksyms_modules(const struct ksyms *k)
@@ -690,5 +697,5 @@ const struct kmodules *ksyms_modules(const struct ksyms *k)
 
 const char *ksyms_modules_dir(const struct ksyms *k)
 {
-	return ksyms_modules(k) ? k->lazy->modules_dir : NULL;
+	return ksyms_modules(k) && k->lazy->modules_listed ? k->lazy->modules_dir : NULL;
 }

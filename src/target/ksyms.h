@@ -57,11 +57,14 @@ const char **ksyms_exported_names(const struct ksyms *k, size_t *count);
  * The target's loadable modules with their functions (kmodules.h), read when first asked:
  * for the bundled VM from the kit's modules (fetched once with tapster-vmkit --modules, their
  * functions cached in the kit), for another kernel from /lib/modules/KVER, for the running
- * one from there and /proc/kallsyms. NULL after printing an "ERROR: ..." line.
+ * one from there and /proc/kallsyms; none (an empty list; with -vv a line saying why) for a
+ * kernel without /lib/modules/KVER/modules.dep. NULL after printing an "ERROR: ..." line
+ * (the kit's modules could not be fetched).
  */
 struct kmodules;
 const struct kmodules *ksyms_modules(const struct ksyms *k);
-/* The directory of those modules (with modules.dep); NULL as ksyms_modules(). */
+/* The directory of those modules (with modules.dep); NULL as ksyms_modules(), or when there
+ * is no such directory. */
 const char *ksyms_modules_dir(const struct ksyms *k);
 
 #endif
