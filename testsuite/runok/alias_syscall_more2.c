@@ -2,11 +2,11 @@
 /* The workload of alias_syscall_more2: bind, connect, getsockopt, arch_prctl, the System V
  * message queue calls, kcmp, membarrier, ioprio_set, mq_open, get_thread_area (which is
  * sys_ni_syscall on x86_64), io_getevents, fanotify, the NUMA policy calls, sched_getattr
- * and sched_setattr, kexec_load, perf_event_open, bpf, setsockopt, set_mempolicy,
- * lookup_dcookie (-ENOSYS: only a weak stub on these kernels) and semget, made directly
- * (syscall(2)) with arguments whose argstr and result are the same on every run: a bad fd
- * (99) or a bad address (0x10) where a call would otherwise depend on the machine. It runs
- * in an IPC namespace of its own, so that its message queue's id is the first one. */
+ * and sched_setattr, kexec_load, perf_event_open, bpf, setsockopt, set_mempolicy and
+ * semget, made directly (syscall(2)) with arguments whose argstr and result are the same
+ * on every run: a bad fd (99) or a bad address (0x10) where a call would otherwise depend
+ * on the machine. It runs in an IPC namespace of its own, so that its message queue's id
+ * is the first one. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -76,7 +76,6 @@ int main(void)
 	syscall(SYS_bpf, 0, BAD, 16);
 	syscall(SYS_setsockopt, 99, SOL_SOCKET, SO_REUSEADDR, BAD, 4);
 	syscall(SYS_set_mempolicy, 99, NULL, 0);
-	syscall(SYS_lookup_dcookie, 0x1234, BAD, 16);
 	syscall(SYS_semget, 1234, 1, 0640);
 	syscall(SYS_close, fd);
 	return 0;
