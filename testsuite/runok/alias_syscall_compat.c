@@ -3,8 +3,9 @@
  * alias_syscall_compat.cflags) making, through int $0x80 with their ia32 numbers, the
  * calls stap reaches through its tp_syscall compat gate (nanosleep 162, utime 30, utimes
  * 271, futex 240, pwrite64 181, ftruncate64 194, fadvise64_64 272, _sysctl 149), the IPC
- * calls of ipc (117) and the socket calls of socketcall (102), then exit (1). Fixed
- * arguments, bad descriptors and ids: the same argstr and results on every kernel. */
+ * calls of ipc (117), the socket calls of socketcall (102), sendmmsg (345) and statfs64
+ * (268), then exit (1). Fixed arguments, bad descriptors and ids: the same argstr and results on every
+ * kernel. */
 
 static long call(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -23,9 +24,11 @@ static const int times[2] = { 1, 2 };			/* old_utimbuf32 */
 static const int tvs[4] = { 1, 2, 3, 4 };		/* two old_timeval32 */
 static int word;
 static const char data[] = "abc";
-/* socketcall's argument words: sendmsg (fd, msg, flags), send (fd, buf, len, flags). */
+/* socketcall's argument words: sendmsg (fd, msg, flags), send (fd, buf, len, flags),
+ * sendmmsg (fd, msgvec, vlen, flags). */
 static unsigned int msg_args[3] = { 0x7fff, 0x10, 0x40 };
 static unsigned int send_args[4] = { 0x7fff, 0, 3, 0 };
+static unsigned int mmsg_args[4] = { 0x7fff, 0x10, 1, 0x40 };
 
 void _start(void)
 {
@@ -44,8 +47,12 @@ void _start(void)
 	call(149, 0, 0, 0, 0, 0, 0);				/* _sysctl: ENOSYS */
 	call(117, 14, -1, 2, 0, 0x20, 0);			/* msgctl(-1, IPC_STAT) */
 	call(117, 24, -1, 0, 0, 0x30, 0);			/* shmctl(-1, IPC_RMID) */
+	call(117, 2, 1234, 1, 0640, 0, 0);			/* semget: no such set */
 	call(102, 16, (long)msg_args, 0, 0, 0, 0);		/* sendmsg(0x7fff, ...) */
 	call(102, 9, (long)send_args, 0, 0, 0, 0);		/* send(0x7fff, "abc") */
+	call(102, 20, (long)mmsg_args, 0, 0, 0, 0);		/* sendmmsg(0x7fff, ...) */
+	call(345, 0x7fff, 0x10, 1, 0x40, 0, 0);			/* the same, itself */
+	call(268, (long)path, 84, 0x10, 0, 0, 0);		/* compat_statfs64's size */
 	call(1, 0, 0, 0, 0, 0, 0);
 	for (;;)
 		;
