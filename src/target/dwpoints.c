@@ -914,78 +914,85 @@ struct dw_site *dwpoints_inlined_in(const struct dwpoints *dp, uint64_t die, siz
 	return sites;
 }
 
-/* The labels of `parent` with code, through lexical blocks, not through inlined instances. */
-static void collect_labels(Dwarf_Die *parent, struct dw_label **labels, size_t *n, int depth)
+/* Calls `visit` on each child of `parent`, through lexical blocks (their children in their
+ * place), not through inlined instances. */
+static void visit_children(Dwarf_Die *parent, void (*visit)(Dwarf_Die *child, void *ctx),
+			   void *ctx, int depth)
 {
 	Dwarf_Die child;
-	Dwarf_Addr low;
 
 	if (depth > 32 || dwarf_child(parent, &child) != 0)
 		return;
 	do {
-		int tag = dwarf_tag(&child), line = 0;
-		const char *name;
-
-		if (tag == DW_TAG_lexical_block) {
-			collect_labels(&child, labels, n, depth + 1);
-			continue;
-		}
-		if (tag != DW_TAG_label || !(name = die_name(&child)) ||
-		    dwarf_lowpc(&child, &low) != 0)
-			continue;
-		dwarf_decl_line(&child, &line);
-		*labels = xrealloc(*labels, (*n + 1) * sizeof(**labels));
-		(*labels)[(*n)++] = (struct dw_label){ name, line, low };
+		if (dwarf_tag(&child) == DW_TAG_lexical_block)
+			visit_children(&child, visit, ctx, depth + 1);
+		else
+			visit(&child, ctx);
 	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+struct labels_found {
+	struct dw_label *labels;
+	size_t n;
+};
+
+/* A label with code. */
+static void collect_label(Dwarf_Die *child, void *ctx)
+{
+	struct labels_found *found = ctx;
+	const char *name;
+	Dwarf_Addr low;
+	int line = 0;
+
+	if (dwarf_tag(child) != DW_TAG_label || !(name = die_name(child)) ||
+	    dwarf_lowpc(child, &low) != 0)
+		return;
+	dwarf_decl_line(child, &line);
+	ARRAY_PUSH(found->labels, found->n, ((struct dw_label){ name, line, low }));
 }
 
 struct dw_label *dwpoints_labels_in(const struct dwpoints *dp, uint64_t die, size_t *count)
 {
+	struct labels_found found = { NULL, 0 };
 	Dwarf_Die scope;
-	struct dw_label *labels = NULL;
 
-	*count = 0;
 	if (dwarf_offdie(dp->dwarf, die, &scope))
-		collect_labels(&scope, &labels, count, 0);
-	return labels;
+		visit_children(&scope, collect_label, &found, 0);
+	*count = found.n;
+	return found.labels;
 }
 
-/* The direct calls of `parent` (a named callee and a return address), through lexical
- * blocks, not through inlined instances. */
-static void collect_calls(Dwarf_Die *parent, struct dw_call **calls, size_t *n, int depth)
+struct calls_found {
+	struct dw_call *calls;
+	size_t n;
+};
+
+/* A direct call: a named callee and a return address. */
+static void collect_call(Dwarf_Die *child, void *ctx)
 {
-	Dwarf_Die child, callee;
+	struct calls_found *found = ctx;
+	Dwarf_Die callee;
 	Dwarf_Attribute attr;
+	const char *name;
 	Dwarf_Addr low;
 
-	if (depth > 32 || dwarf_child(parent, &child) != 0)
+	if (dwarf_tag(child) != DW_TAG_GNU_call_site || dwarf_lowpc(child, &low) != 0 ||
+	    !dwarf_formref_die(dwarf_attr(child, DW_AT_abstract_origin, &attr), &callee) ||
+	    !(name = die_name(&callee)))
 		return;
-	do {
-		int tag = dwarf_tag(&child);
-		const char *name;
-
-		if (tag == DW_TAG_lexical_block) {
-			collect_calls(&child, calls, n, depth + 1);
-			continue;
-		}
-		if (tag != DW_TAG_GNU_call_site || dwarf_lowpc(&child, &low) != 0 ||
-		    !dwarf_formref_die(dwarf_attr(&child, DW_AT_abstract_origin, &attr), &callee) ||
-		    !(name = die_name(&callee)))
-			continue;
-		*calls = xrealloc(*calls, (*n + 1) * sizeof(**calls));
-		(*calls)[(*n)++] = (struct dw_call){ name, dwarf_dieoffset(&callee), low };
-	} while (dwarf_siblingof(&child, &child) == 0);
+	ARRAY_PUSH(found->calls, found->n,
+		   ((struct dw_call){ name, dwarf_dieoffset(&callee), low }));
 }
 
 struct dw_call *dwpoints_calls_in(const struct dwpoints *dp, uint64_t die, size_t *count)
 {
+	struct calls_found found = { NULL, 0 };
 	Dwarf_Die scope;
-	struct dw_call *calls = NULL;
 
-	*count = 0;
 	if (dwarf_offdie(dp->dwarf, die, &scope))
-		collect_calls(&scope, &calls, count, 0);
-	return calls;
+		visit_children(&scope, collect_call, &found, 0);
+	*count = found.n;
+	return found.calls;
 }
 
 bool dwpoints_site_has(const struct dwpoints *dp, const struct dw_site *site, uint64_t pc)
