@@ -265,7 +265,13 @@ static inline void tap_set_arg(struct tap_context *c, int n, u64 value, const ch
 	case 3: regs->cx = value; break;
 	case 4: regs->r8 = value; break;
 	case 5: regs->r9 = value; break;
-	default: tap_kwrite(c, regs->sp + 8 * (n - 5), 8, value, location); break;
+	default:
+		/* Its stack slot, in the process's memory for a uprobe. */
+		if (user_mode(regs))
+			tap_uwrite(c, regs->sp + 8 * (n - 5), 8, value, location);
+		else
+			tap_kwrite(c, regs->sp + 8 * (n - 5), 8, value, location);
+		break;
 	}
 }
 

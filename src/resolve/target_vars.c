@@ -1372,7 +1372,5 @@ bool target_check_write(struct derived_probe *p, struct node *n)
 	}
 	if (n->kind == N_TARGET && on_process_events(p))
 		return refuse_write(n, "tapster cannot write the target variables of this probe");
-	if (n->kind == N_TARGET && on_uprobes(p) && !p->is_return)
-		return refuse_write(n, "tapster cannot write the target variables of this probe");
 	return access_writable(n, a);
 }
