@@ -174,9 +174,11 @@ struct node {
 	 * (synth_functions.c); 0 before they are counted, -1 for a field of a pretty-printed
 	 * value (stap's own kind, not listed). */
 	int synth_seq;
-	/* What pass 2 resolved here and then dropped, which stap numbers all the same:
-	 * @defined's operand when it is defined (the node is then its 1). */
-	struct node *synth_dropped;
+	/* What pass 2 resolved here and then dropped, which stap numbers all the same, in
+	 * its order: @defined's operand when it is defined (the node is then its 1), the
+	 * folded conditions that held such a @defined. Shared by copies of the node: never
+	 * changed in place, never freed. */
+	struct node_list synth_dropped;
 };
 
 /* One source text: the user script, a -e one-liner ("<input>") or a tapset file. */

@@ -588,16 +588,14 @@ static bool folds_early(const struct elab *e, const struct node *cond)
  * the target reads of its @defined (synth_functions.c). */
 static void keep_dropped(struct node *n, struct node *cond)
 {
-	if (!cond->synth_dropped)
-		return;
-	if (n->synth_dropped) {
-		struct node *both = node_new(N_NULL, cond->loc);
+	struct node_list kept = { 0 };
 
-		both->lhs = cond;
-		both->rhs = n->synth_dropped;
-		cond = both;
-	}
-	n->synth_dropped = cond;
+	if (!cond->synth_dropped.len)
+		return;
+	node_list_push(&kept, cond);
+	for (int i = 0; i < n->synth_dropped.len; i++)
+		node_list_push(&kept, n->synth_dropped.items[i]);
+	n->synth_dropped = kept;	/* a new list: the old one may be a copy's too */
 }
 
 /* `n` becomes the branch `live` (resolved), or an empty statement; its folded condition
@@ -900,7 +898,8 @@ static void resolve_defined(struct elab *e, struct node *n)
 	n->kind = N_NUMBER;
 	n->num = defined;
 	n->text = xstrdup(defined ? "1" : "0");
-	n->synth_dropped = defined ? n->lhs : NULL;
+	if (defined)
+		node_list_push(&n->synth_dropped, n->lhs);
 	n->lhs = NULL;
 }
 
@@ -1276,15 +1275,18 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		synth_functions_number(program);
 	if (diag_error_count() == before && program->probes)
 		optimize(program, optimize_program);
+	if (diag_error_count() == before)
+		infer_program(&e);
+	/* Constant conditions fold once the code they drop has typed its variables. */
+	if (diag_error_count() == before)
+		optimize_typed(program, optimize_program);
+	if (diag_error_count() == before && !program->probes)
+		diag_error("semantic error", "no probes found\n");
 	/* The globals printed at the end: written and, once elided statements are gone, never
 	 * read (as stap chooses them). */
 	int nprinted = 0;
 	const struct var **printed = diag_error_count() == before ?
 				     autoprint_select(program, &nprinted) : NULL;
-	if (diag_error_count() == before && !program->probes)
-		diag_error("semantic error", "no probes found\n");
-	if (diag_error_count() == before)
-		infer_program(&e);
 	if (diag_error_count() == before) {
 		/* stap prints the globals written and never read when the session ends. */
 		struct probe *printers = autoprint_probes(printed, nprinted);
@@ -1312,8 +1314,6 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		check_foreach_mutations(program);
 	if (diag_error_count() == before)
 		check_stat_uses(&e);
-	if (diag_error_count() == before)
-		optimize_typed(program, optimize_program);
 	sort_functions(program);
 	free(e.alias_sources);
 	providers_forget();

@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pass 2's optimizer, run on the resolved program before types are inferred.
+ * Pass 2's optimizer, run on the resolved program twice: before types are inferred
+ * (optimize()) and after (optimize_typed()).
  *
- * Always: constant folding, and statements whose condition is a constant reduced to the
- * branch that runs. Unless -u, also stap's elisions, repeated until nothing changes:
+ * Unless -u, stap's elisions, repeated until nothing changes:
  *
  *   - an assignment (=, <<<) to a local that nothing reads becomes its right-hand side
  *     ("Eliding assignment to 'x'");
  *   - an expression statement without side effects goes ("Eliding side-effect-free
  *     expression");
  *   - empty blocks, branches and loops go, and a block of one statement becomes it;
- *   - a probe left with an empty body goes ("Probe 'begin' has been elided");
  *   - functions no probe calls any more, and variables nothing names any more, go.
  *
- * As in stap, the elisions of the first round are reported, the ones they make possible in
- * later rounds are not; a local read and never assigned is reported in the first round.
+ * Before types, arithmetic on numbers is folded too. What depends on a constant condition
+ * waits for types, as in stap, so that code which never runs still types the variables it
+ * names (`if (0) x = "s"` makes x a string): an if, while or for on a constant is reduced
+ * to what runs, `0 && x`, `1 || x` and a ternary on a constant are folded, and a probe left
+ * with an empty body goes ("Probe 'begin' has been elided"). With -u only these folds are
+ * made.
+ *
+ * As in stap, the elisions of the first round before types are reported, the ones they
+ * make possible later are not; a local read and never assigned is reported in that round.
  */
 #include "resolve/optimize.h"
 
@@ -29,7 +35,7 @@
 struct optimizer {
 	struct program *program;
 	bool in_function;	/* judging a function: its own locals are no side effect */
-	bool types_known;	/* the last folding, after type checking */
+	bool types_known;	/* after type inference: constant conditions are folded */
 	/* Functions without a value whose calls were elided as statements: stap names them
 	 * "side-effect-free function" once, after the statements. */
 	struct used_function **pointless;
@@ -391,8 +397,8 @@ static struct node *fold_binary(struct optimizer *o, struct node *n)
 {
 	int64_t value;
 
-	/* 0 && x and 1 || x: x is never evaluated. */
-	if (is_number(n->lhs) && ((n->op == OP_ANDAND && !n->lhs->num) ||
+	/* 0 && x and 1 || x: x is never evaluated (x typed first). */
+	if (o->types_known && is_number(n->lhs) && ((n->op == OP_ANDAND && !n->lhs->num) ||
 				  (n->op == OP_OROR && n->lhs->num)))
 		return number_like(n, n->op == OP_OROR);
 
@@ -472,7 +478,7 @@ static void fold_node(struct optimizer *o, struct node **slot)
 			folded = fold_unary(n);
 		break;
 	case N_TERNARY:
-		/* Only once types are checked: stap rejects `1 ? 2 : "s"`. */
+		/* Only once types are known: stap rejects `1 ? 2 : "s"`. */
 		if (o->types_known && is_number(n->cond))
 			folded = n->cond->num ? n->then : n->els;
 		break;
@@ -596,7 +602,7 @@ static void drop_empty(struct node *block)
  * does not (as in stap: `x = 1; if (x) {}` keeps the assignment). */
 static void reduce_statement(struct optimizer *o, struct node **slot)
 {
-	struct node *n = *slot, *reduced = reduce_constant_control(n);
+	struct node *n = *slot, *reduced = o->types_known ? reduce_constant_control(n) : NULL;
 
 	if (reduced) {
 		*slot = reduced;
@@ -622,6 +628,13 @@ static void reduce_statement(struct optimizer *o, struct node **slot)
 
 /* ---- Elisions ---- */
 
+/* Whether stap reports this round's elisions: the first round before types (what folding
+ * a constant condition makes possible after types is elided quietly). */
+static bool reporting_round(const struct optimizer *o)
+{
+	return o->round == 0 && !o->types_known;
+}
+
 /* Whether `loc` is in a tapset: stap warns of elisions in the user's script only (an alias's
  * variables that the probe does not read are elided quietly). */
 static bool in_tapset(struct loc loc)
@@ -639,7 +652,7 @@ static void elide_assignment(struct optimizer *o, struct node **slot)
 	v = n->lhs->sym;
 	if (v->nreads)
 		return;
-	if (o->round == 0 && !in_tapset(n->loc)) {
+	if (reporting_round(o) && !in_tapset(n->loc)) {
 		struct token_desc tok = { "operator", op_text(n->op) };
 
 		diag_warning_at(&tok, n->loc, "Eliding assignment to '%s'", v->name);
@@ -692,15 +705,99 @@ static void warn_pointless_functions(struct optimizer *o)
 	o->npointless = 0;
 }
 
+static void name_first_token(struct optimizer *o, struct node **slot);
+
+/*
+ * A statement made of an expression whose value nothing uses, reduced as stap reduces it,
+ * before types and also with -u: `a && b` to `if (a) b`, `a || b` to `if (!a) b`,
+ * `a ? b : c` to an if, another operator to its operands as statements. So the parts are
+ * typed as statements of their own: `0 && (x = "s")` makes x a string, and `(x = "s") + 1`
+ * is no type mismatch. Unless -u, the parts without effect go, quietly. NULL when nothing
+ * is left.
+ */
+static struct node *discard(struct optimizer *o, struct node *e)
+{
+	struct node *reduced, *then, *els;
+
+	if (o->elide && !has_effects(o, e))
+		return NULL;
+	switch (e->kind) {
+	case N_BINARY:
+		if (e->op == OP_ANDAND || e->op == OP_OROR) {
+			then = discard(o, e->rhs);
+			if (!then)
+				return discard(o, e->lhs);
+			reduced = node_new(N_IF, e->loc);
+			reduced->cond = e->lhs;
+			if (e->op == OP_OROR) {
+				reduced->cond = node_new(N_UNARY, e->lhs->loc);
+				reduced->cond->op = '!';
+				reduced->cond->lhs = e->lhs;
+			}
+			reduced->then = then;
+			return reduced;
+		}
+		then = discard(o, e->lhs);
+		els = discard(o, e->rhs);
+		if (!then || !els)
+			return then ? then : els;
+		reduced = node_new(N_BLOCK, e->loc);
+		node_list_push(&reduced->body, then);
+		node_list_push(&reduced->body, els);
+		return reduced;
+	case N_UNARY:
+		return e->op == '&' ? expr_stmt(e) : discard(o, e->lhs);
+	case N_TERNARY:
+		then = discard(o, e->then);
+		els = discard(o, e->els);
+		if (!then && !els)
+			return discard(o, e->cond);
+		reduced = node_new(N_IF, e->loc);
+		reduced->cond = e->cond;
+		reduced->then = then ? then : null_stmt(e);
+		reduced->els = els;
+		return reduced;
+	default:
+		reduced = expr_stmt(e);
+		name_first_token(o, &reduced);
+		return reduced;
+	}
+}
+
+static void discard_statement(struct optimizer *o, struct node **slot)
+{
+	struct node *n = *slot, *reduced;
+
+	if (n->kind != N_EXPR_STMT || !n->lhs)
+		return;
+	switch (n->lhs->kind) {
+	case N_BINARY:
+	case N_UNARY:
+	case N_TERNARY:
+		break;
+	default:
+		return;
+	}
+	if (n->lhs->kind == N_UNARY && n->lhs->op == '&')
+		return;
+	reduced = discard(o, n->lhs);
+	*slot = reduced ? reduced : null_stmt(n);
+	o->changed = true;
+}
+
 static void elide_pure_statement(struct optimizer *o, struct node **slot)
 {
 	struct node *n = *slot;
 
-	if (n->kind != N_EXPR_STMT || has_effects(o, n->lhs))
+	if (n->kind != N_EXPR_STMT)
 		return;
-	if (o->round == 0)
+	if (has_effects(o, n->lhs)) {
+		discard_statement(o, slot);
+		return;
+	}
+	if (reporting_round(o))
 		note_pointless_call(o, n->lhs);
-	if (o->round == 0 && !in_tapset(n->loc)) {
+	if (reporting_round(o) && !in_tapset(n->loc)) {
 		struct token_desc tok = { n->raw, n->text };
 
 		diag_warning_at(&tok, n->loc, "Eliding side-effect-free expression ");
@@ -922,7 +1019,7 @@ static void run_round(struct optimizer *o)
 {
 	walk_program(o, fold_node);
 	drop_unused(o);
-	if (o->round == 0)
+	if (reporting_round(o))
 		warn_never_assigned(o);
 	for (struct derived_probe *p = o->program->probes; p; p = p->next)
 		walk_slot(o, &p->body, elide_assignment);
@@ -932,33 +1029,57 @@ static void run_round(struct optimizer *o)
 	/* One walk, as stap's: a block is reduced once its statements are. */
 	walk_program(o, elide_and_reduce);
 	warn_pointless_functions(o);
-	elide_empty_probes(o);
+}
+
+/* Rounds until one changes nothing. */
+static void run_rounds(struct optimizer *o)
+{
+	for (o->round = 0; o->round < 100; o->round++) {
+		o->changed = false;
+		run_round(o);
+		if (!o->changed)
+			break;
+	}
+}
+
+/* The constant conditions folded (if, loops, &&, ||, ?:): whether any was. */
+static bool fold_conditions(struct optimizer *o)
+{
+	o->changed = false;
+	walk_program(o, fold_node);
+	walk_program(o, reduce_statement);
+	return o->changed;
 }
 
 void optimize_typed(struct program *program, bool elide)
 {
-	struct optimizer o = { .program = program, .types_known = true };
+	struct optimizer o = { .program = program, .elide = elide, .types_known = true,
+			       .judge_functions = elide };
 
-	walk_program(&o, fold_node);
-	/* With -u, stap folds only once types are known. */
-	if (!elide)
-		walk_program(&o, reduce_statement);
+	if (!elide) {
+		fold_conditions(&o);
+		return;
+	}
+	/* As stap: the elisions again only when a folding made some possible (`x = 1;
+	 * while (x) {}` keeps its assignment). */
+	if (fold_conditions(&o))
+		run_rounds(&o);
+	o.changed = false;
+	elide_empty_probes(&o);
+	if (o.changed)
+		drop_unused(&o);
+	renumber_probes(program);
 }
 
 void optimize(struct program *program, bool elide)
 {
 	struct optimizer o = { .program = program, .elide = elide, .judge_functions = true };
 
-	if (!elide) {
-		renumber_probes(program);
-		return;
-	}
-	walk_program(&o, name_first_token);
-	for (o.round = 0; o.round < 100; o.round++) {
-		o.changed = false;
-		run_round(&o);
-		if (!o.changed)
-			break;
+	if (elide) {
+		walk_program(&o, name_first_token);
+		run_rounds(&o);
+	} else {
+		walk_program(&o, discard_statement);
 	}
 	renumber_probes(program);
 }

@@ -75,7 +75,7 @@ static void walk(struct node *n, bool written, visit_fn *visit, void *data)
 	if (!n)
 		return;
 	if (((const struct walk_data *)data)->dropped_too)
-		walk(n->synth_dropped, false, visit, data);
+		walk_list(&n->synth_dropped, visit, data);
 	visit(n, written, data);
 	walk(n->lhs, n->kind == N_ASSIGN && n->op == '=', visit, data);
 	walk(n->rhs, false, visit, data);
