@@ -19,8 +19,8 @@
 #       reads and writes to a file in the guest while the workload runs), over more calls
 #       than the others: what is still to be written when the workload ends (up to a
 #       sub-buffer of the relay, up to 10 ms of tapster's output) is a small part of it
-#   (e) timer.profile counting into a global (per tick: the workload's extra time over its
-#       ticks)
+#   (e) timer.profile counting into a global (per sample, every millisecond of each CPU: the
+#       workload's extra time over its milliseconds)
 # and on a user-space function, the workload's bench_func() called N times in a loop
 # (`workload -f N`, at its host path in the guest: process(@1) names it), against floors on
 # the kernel's inode-based uprobes API:
@@ -39,8 +39,14 @@
 # many_syscall many_syscall_ret many_tcp"; set and empty: none); BENCH_VM_MANY_OPTS: tapster options for them
 # (-DTAP_SYSCALL_DISPATCH=0: the syscall points on kprobes, as before the dispatch).
 # BENCH_VM_CALLS sets N (default 50000), BENCH_VM_PRINT_CALLS the calls of (d) (default
-# 500000), BENCH_VM_PROFILE_CALLS the calls of (e) (default
-# 1000000: a third of a second of virtual time, 84 ticks). BENCH_VM_SHARED=1 gives cases (a)
+# 500000), BENCH_VM_PROFILE_CALLS the calls of (e) (default 3000000: a second of virtual
+# time, about 1000 samples) and BENCH_VM_PROFILE_RUNS how many times (e)'s workload runs
+# under its floor and under tapster's module, each time after a run alone (default 5, each
+# a module loaded again; the table has the mean of each run's time less that of the run
+# alone before it): what else the guest does in a run (which drifts over the boot), and
+# where its timer fires against the kernel's tick, moves a run's figure by some tens of ns a
+# sample (the workload alone varied by 60 us over three runs of a third of a second, the
+# floor's cost 927 to 957 ns a sample over three runs of a second). BENCH_VM_SHARED=1 gives cases (a)
 # and (b) a second probe of their kind on __x64_sys_getpid, which the workload does not call:
 # where the kernel has fprobe, both probes then run under the module's shared fprobe
 # (runtime/kprobes.h) rather than a kprobe. BENCH_VM_SYSCALL=one makes case (b)
@@ -56,7 +62,8 @@ bench_name=bench-vm
 . "$srcdir/bench/vm-common.sh"
 work=${BENCH_VM_WORK:-$builddir/bench/vm-work}
 calls=${BENCH_VM_CALLS:-50000}
-profile_calls=${BENCH_VM_PROFILE_CALLS:-1000000}
+profile_calls=${BENCH_VM_PROFILE_CALLS:-3000000}
+profile_runs=${BENCH_VM_PROFILE_RUNS:-5}
 print_calls=${BENCH_VM_PRINT_CALLS:-500000}
 check_goals=${BENCH_VM_GOALS:-1}
 cases=${BENCH_VM_CASES:-a b c d e f g h}
@@ -74,7 +81,6 @@ mkdir -p "$work/floors" || exit 1
 work=$(cd "$work" && pwd) || exit 1	# absolute: the uprobe cases' workload is at its path
 kit=$("$srcdir/scripts/tapster-vmkit") || fail "no VM kit"
 kver=$(cat "$kit/kver")
-hz=$(sed -n 's/^CONFIG_HZ=//p' "$kit/config")
 files=""
 
 # The workload, static for the guest's busybox system.
@@ -175,7 +181,7 @@ done
 # The guest's job: one line per measurement, "NAME TOTAL_NS NS_PER_CALL".
 {
 	echo "cd /job"
-	echo "n=$calls; nd=$print_calls; ne=$profile_calls; uwork=$work/workload; uoffset=$func_offset"
+	echo "n=$calls; nd=$print_calls; ne=$profile_calls; re=$profile_runs; uwork=$work/workload; uoffset=$func_offset"
 	cat <<'EOF'
 # The workload's command line of a case.
 run() {
@@ -186,6 +192,13 @@ run() {
 	*) echo "./workload $n" ;;
 	esac
 }
+# How many times a case runs (its figures are their mean): (e)'s re, the others' once.
+runs() {
+	case $1 in
+	e) echo "$re" ;;
+	*) echo 1 ;;
+	esac
+}
 # Every measured workload's pid has three digits: case (d)'s lines ("workload PID") are as
 # long under the floor as under tapster's module.
 while [ "$(cut -d' ' -f5 /proc/loadavg)" -lt 100 ]; do sh -c :; done
@@ -193,34 +206,45 @@ while [ "$(cut -d' ' -f5 /proc/loadavg)" -lt 100 ]; do sh -c :; done
 ./workload 1000 >/dev/null
 echo "none $(./workload $n)"
 case " CASES " in *" d "*) echo "none_d $(./workload $nd)" ;; esac
-case " CASES " in *" e "*) echo "none_e $(./workload $ne)" ;; esac
 case " CASES " in *" "[fgh]" "*) $uwork -f 1000 >/dev/null; echo "none_f $($uwork -f $n)" ;; esac
 for f in FLOORS; do
 	c=${f%0}
 	params=""
 	case $c in f|g|h) params="path=$uwork offset=$uoffset" ;; esac
-	insmod floor_$f.ko $params || echo "floor_$f failed"
-	if [ "$f" = d ]; then
-		# The reader runs beside the workload, as tapster's loader does; it has its
-		# files open (it said so) before the workload starts.
-		mkfifo /tmp/floor_ready
-		./floor_reader /tmp/floor_out_d /sys/kernel/debug/floor_d/cpu* >/tmp/floor_ready &
-		reader=$!
-		read -r ready </tmp/floor_ready
-	fi
-	echo "floor_$f $($(run $c))"
-	if [ "$f" = d ]; then
-		kill "$reader"
-		wait "$reader" || echo "floor_reader failed"
-		echo "output_floor_d $(wc -l </tmp/floor_out_d)"
-	fi
-	rmmod floor_$f
+	k=0
+	while [ $k -lt "$(runs $c)" ]; do
+		k=$((k + 1))
+		# (e)'s time alone is taken before each of its runs: what the guest does besides
+		# moves slowly over the boot, and the mean of these is as near each run's as can be.
+		if [ "$c" = e ]; then echo "none_e $(./workload $ne)"; fi
+		insmod floor_$f.ko $params || echo "floor_$f failed"
+		if [ "$f" = d ]; then
+			# The reader runs beside the workload, as tapster's loader does; it has its
+			# files open (it said so) before the workload starts.
+			mkfifo /tmp/floor_ready
+			./floor_reader /tmp/floor_out_d /sys/kernel/debug/floor_d/cpu* >/tmp/floor_ready &
+			reader=$!
+			read -r ready </tmp/floor_ready
+		fi
+		echo "floor_$f $($(run $c))"
+		if [ "$f" = d ]; then
+			kill "$reader"
+			wait "$reader" || echo "floor_reader failed"
+			echo "output_floor_d $(wc -l </tmp/floor_out_d)"
+		fi
+		rmmod floor_$f
+	done
 done
 for c in CASES; do
-	./tapster-run -o /tmp/out_$c -c "$(run $c) >/tmp/w_$c" bench_$c.ko ||
-		echo "bench_$c failed"
-	echo "bench_$c $(cat /tmp/w_$c)"
-	echo "output_$c $(wc -l </tmp/out_$c) $(head -c 60 /tmp/out_$c | head -1)"
+	k=0
+	while [ $k -lt "$(runs $c)" ]; do
+		k=$((k + 1))
+		if [ "$c" = e ]; then echo "none_e $(./workload $ne)"; fi
+		./tapster-run -o /tmp/out_$c -c "$(run $c) >/tmp/w_$c" bench_$c.ko ||
+			echo "bench_$c failed"
+		echo "bench_$c $(cat /tmp/w_$c)"
+		echo "output_$c $(wc -l </tmp/out_$c) $(head -c 60 /tmp/out_$c | head -1)"
+	done
 done
 meminfo() {
 	awk '/^(VmallocUsed|Percpu|SUnreclaim):/ { kb += $2 } END { print kb }' /proc/meminfo
@@ -254,26 +278,33 @@ echo "bench-vm: one boot under -icount shift=0 ($kver, 1 CPU, $calls calls per r
 grep -qE '^[a-z0-9_]+ failed$' "$work/stdout" && { cat "$work/stdout" "$work/stderr" >&2; fail "a run in the VM"; }
 
 # The table.
-awk -v check="$check_goals" -v hz="$hz" -v kver="$kver" -v calls="$calls" \
-	-v pcalls="$profile_calls" -v dcalls="$print_calls" -v cases="$cases" -v floors="$floors" '
-$1 ~ /^(none|none_[def]|floor_.*|bench_.*)$/ { total[$1] = $2; per[$1] = $3 }
+awk -v check="$check_goals" -v kver="$kver" -v calls="$calls" \
+	-v pcalls="$profile_calls" -v pruns="$profile_runs" -v dcalls="$print_calls" -v cases="$cases" -v floors="$floors" '
+$1 ~ /^(none|none_[def]|floor_.*|bench_.*)$/ { total[$1] += $2; per[$1] += $3; runs[$1]++ }
+# (e): each run against the run alone just before it
+$1 == "none_e" { last_none_e = $2 }
+$1 ~ /^(floor|bench)_e$/ { extra[$1] += $2 - last_none_e; extra_runs[$1]++ }
 FILENAME ~ /nprobes$/ { nprobes[$1] = $2; next }
 FILENAME ~ /sizes$/ { sizes[$1] = sprintf("text %d, data %d, bss %d bytes", $2, $3, $4); next }
 $1 ~ /^many_/ { m = substr($1, 6); start[m] = ($3 - $2) / 1e6; stop[m] = ($4 - $3) / 1e6; kb[m] = $5 }
 $1 ~ /^mem_/ { mem[substr($1, 5)] = $2; modsize[substr($1, 5)] = $3 }
 $1 ~ /^output_/ { lines[substr($1, 8)] = $2 }
 END {
+	for (r in runs) {	# a case run more than once: the mean
+		total[r] /= runs[r]
+		per[r] /= runs[r]
+	}
 	name["a"] = "(a) kretprobe, @entry time <<< s"
 	name["b"] = "(b) kprobe, n++"
 	name["c"] = "(c) kprobe, m[execname()]++"
 	name["d"] = "(d) kprobe, printf per hit"
-	name["e"] = "(e) timer.profile, n++ (per tick)"
+	name["e"] = "(e) timer.profile, n++ (per sample)"
 	name["f"] = "(f) uprobe, n++"
 	name["g"] = "(g) uretprobe, n++"
 	name["h"] = "(h) uretprobe, @entry time <<< s"
 	printf "\nProbe hot path in the VM (%s, 1 CPU, qemu -icount shift=0): virtual ns per getppid() call\n", kver
 	printf "((f) to (h): per bench_func() call), %d calls a run (%d for (d); %d for (e), whose figures are\n", calls, dcalls, pcalls
-	printf "per tick: %d Hz). cost = time - no probe.\n", hz
+	printf "per sample, 1000 Hz, the mean of %d runs). cost = time - no probe.\n", pruns
 	printf "%-34s %9s %9s %9s %10s %10s %10s %6s\n", "case", "no probe", "floor", "ours", "floor cost", "ours cost", "ours/floor", "goal"
 	n = split(floors, fl, " ")
 	for (i = 1; i <= n; i++)
@@ -286,11 +317,11 @@ END {
 		none = per[c ~ /^[fgh]$/ ? "none_f" : c == "d" ? "none_d" : "none"]
 		floor = per["floor_" c]; ours = per["bench_" c]
 		if (c == "e") {
-			# per tick: the extra time over the ticks of the run
-			ticks = total["none_e"] * hz / 1e9
+			# per sample: the extra time over the milliseconds of the run
+			samples = total["none_e"] / 1e6
 			none = 0
-			floor = (total["floor_e"] - total["none_e"]) / ticks
-			ours = (total["bench_e"] - total["none_e"]) / ticks
+			floor = extra["floor_e"] / extra_runs["floor_e"] / samples
+			ours = extra["bench_e"] / extra_runs["bench_e"] / samples
 		}
 		fc = floor - none; oc = ours - none
 		ratio = fc > 0 ? oc / fc : 0

@@ -22,6 +22,16 @@
  * this kernel (RC).", once a point, and the session goes on; @perf of such a counter is
  * 0, with stap's error line.
  *
+ * A CPU-wide point of the CPU clock with a sample (type 1, config 0: timer.profile,
+ * perf.sw.cpu_clock) is not a perf event but what that event is made of, without the
+ * event's bookkeeping the probe never reads (its count read again from the clock, the
+ * sample's data, the interrupt's throttle accounting: a quarter more per hit than the
+ * timer alone): an hrtimer per CPU, pinned, in hard interrupt context, every N ns (10 us at
+ * the least, as the event's), whose callback is the point's generated handler
+ * (tap_perf_clock_PP(), `clock`): it runs the probe with the registers of what it
+ * interrupted and gives the timer its next period with tap_perf_clock_forward(). Its
+ * timers are cancelled at the stop, as the events are released.
+ *
  * The generated module defines tap_perfs[TAP_NUM_PERF].
  */
 #ifndef TAP_PERF_H
@@ -31,6 +41,7 @@
 #include <linux/binfmts.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/sched/signal.h>
@@ -38,11 +49,20 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
+#include <asm/irq_regs.h>
 
 #include "context.h"
 #include "kprobes.h"
 #include "tracepoint_lookup.h"
 #include "user_inode.h"
+
+/* A CPU clock point's timer on one CPU. */
+struct tap_perf_clock {
+	struct hrtimer timer;
+	ktime_t period;
+	int cpu;		/* the CPU it was started on */
+	bool started;
+};
 
 struct tap_perf {
 	u32 type;
@@ -50,9 +70,12 @@ struct tap_perf {
 	u64 sample;
 	const struct tap_probe_point *pp;
 	void (*body)(struct tap_context *c);
+	/* A CPU clock point's: its timers' callback (the generated handler), else NULL. */
+	enum hrtimer_restart (*clock)(struct hrtimer *timer);
 	const char *path;	/* .process("PATH"): counted in the tasks running it; NULL: every CPU */
 	const char *counter;	/* .counter("NAME"), or NULL */
 	struct perf_event **events;	/* every CPU: one per possible CPU, NULL where none */
+	struct tap_perf_clock __percpu *clocks;	/* a CPU clock point's timers, or NULL */
 	struct inode *inode;	/* PATH's, held while the session runs */
 	bool refused;		/* the kernel refused a task's event: warned */
 };
@@ -85,10 +108,65 @@ static struct perf_event *tap_perf_event(struct tap_perf *p, int cpu, struct tas
 						p->sample ? tap_perf_overflow : NULL, p);
 }
 
+/* The end of a CPU clock point's handler: the timer set a period on, unless its CPU went
+ * offline and handed it to another CPU (the event's would have stopped with the CPU). */
+static __always_inline enum hrtimer_restart tap_perf_clock_forward(struct hrtimer *timer)
+{
+	struct tap_perf_clock *pc = container_of(timer, struct tap_perf_clock, timer);
+
+	if (unlikely(pc->cpu != smp_processor_id()))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, pc->period);
+	return HRTIMER_RESTART;
+}
+
+/* Runs on each CPU, interrupts off: starts p's timer there. */
+static void tap_perf_clock_start_cpu(void *info)
+{
+	struct tap_perf *p = info;
+	struct tap_perf_clock *pc = this_cpu_ptr(p->clocks);
+
+	hrtimer_init(&pc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	pc->timer.function = p->clock;
+	pc->period = ns_to_ktime(max_t(u64, 10000, p->sample));
+	pc->cpu = smp_processor_id();
+	hrtimer_start(&pc->timer, pc->period, HRTIMER_MODE_REL_PINNED_HARD);
+	pc->started = true;
+}
+
+static int tap_perf_clock_create(struct tap_perf *p)
+{
+	p->clocks = alloc_percpu(struct tap_perf_clock);
+	if (!p->clocks)
+		return -ENOMEM;
+	cpus_read_lock();
+	on_each_cpu(tap_perf_clock_start_cpu, p, 1);
+	cpus_read_unlock();
+	return 0;
+}
+
+/* Cancels p's timers and waits for running callbacks; may sleep. */
+static void tap_perf_clock_release(struct tap_perf *p)
+{
+	int cpu;
+
+	if (!p->clocks)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct tap_perf_clock *pc = per_cpu_ptr(p->clocks, cpu);
+
+		if (pc->started)
+			hrtimer_cancel(&pc->timer);
+	}
+	free_percpu(p->clocks);
+	p->clocks = NULL;
+}
+
 static void tap_perf_release(struct tap_perf *p)
 {
 	int cpu;
 
+	tap_perf_clock_release(p);
 	if (!p->events)
 		return;
 	for_each_possible_cpu(cpu)
@@ -102,6 +180,8 @@ static int tap_perf_create(struct tap_perf *p)
 {
 	int cpu, rc = 0;
 
+	if (p->clock)
+		return tap_perf_clock_create(p);
 	p->events = kcalloc(nr_cpu_ids, sizeof(*p->events), GFP_KERNEL);
 	if (!p->events)
 		return -ENOMEM;

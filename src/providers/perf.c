@@ -22,6 +22,10 @@
 #include "util.h"
 
 #define PERF_DEFAULT_SAMPLE 1000000
+/* The software event of the CPU clock (linux/perf_event.h: PERF_TYPE_SOFTWARE,
+ * PERF_COUNT_SW_CPU_CLOCK): timer.profile's. */
+#define PERF_TYPE_SOFTWARE 1
+#define PERF_COUNT_SW_CPU_CLOCK 0
 
 /* What perf.type(T).config(C) may be followed by. */
 struct perf_suffix {
@@ -253,23 +257,50 @@ static const char *counter_reader_file(const struct program *program, const char
 	return NULL;
 }
 
+/* A point that samples the CPU clock on every CPU: runtime/perf.h runs it on hrtimers of its
+ * own, whose callback is its handler here (the body called directly, the context taken as
+ * the body needs), not on a perf event. */
+static bool perf_clock_point(const struct derived_point *d)
+{
+	return d->perf_type == PERF_TYPE_SOFTWARE && d->perf_config == PERF_COUNT_SW_CPU_CLOCK &&
+	       d->perf_sample > 0 && !d->perf_process && !d->perf_counter;
+}
+
+/* The hrtimer callback of CPU clock point `pp`, tap_perf_clock_PP(). */
+static void perf_clock_handler(struct emit_ctx *ctx, const struct derived_probe *p, int pp)
+{
+	char *descriptor = xasprintf("&tap_pp_%d", pp);
+
+	sb_addf(ctx->points, "static enum hrtimer_restart tap_perf_clock_%d(struct hrtimer *timer)\n"
+		"{\n", pp);
+	emit_handler(ctx, p->index, &(struct handler_text){
+		descriptor, "", false, "", "", "\treturn tap_perf_clock_forward(timer);\n}\n\n",
+		false, "get_irq_regs()" });
+	free(descriptor);
+}
+
 static void perf_point(struct emit_ctx *ctx, void *state, const struct derived_probe *p,
 		       const struct derived_point *d, int pp)
 {
 	struct emit_one_table *s = state;
 	const char *file = d->perf_process;
-	char *path, *counter;
+	char *path, *counter, *clock;
 
 	if (!file && d->perf_counter)
 		file = counter_reader_file(ctx->program, d->perf_counter);
 	path = file ? ctx->c_string(file) : xstrdup("NULL");
 	counter = d->perf_counter ? ctx->c_string(d->perf_counter) : xstrdup("NULL");
+	clock = perf_clock_point(d) ? xasprintf("tap_perf_clock_%d", pp) : xstrdup("NULL");
+	if (perf_clock_point(d))
+		perf_clock_handler(ctx, p, pp);
 	sb_addf(&s->entries, "\t{ .type = (u32)%" PRId64 ", .config = (u64)%" PRId64 ", .sample = %"
-		PRId64 "ULL, .pp = &tap_pp_%d, .body = probe_%d, .path = %s, .counter = %s },\n",
-		d->perf_type, d->perf_config, d->perf_sample, pp, p->index, path, counter);
+		PRId64 "ULL, .pp = &tap_pp_%d, .body = probe_%d, .clock = %s, .path = %s,"
+		" .counter = %s },\n", d->perf_type, d->perf_config, d->perf_sample, pp, p->index,
+		clock, path, counter);
 	s->count++;
 	free(path);
 	free(counter);
+	free(clock);
 }
 
 static const char *perf_type_name(const struct derived_point *d)
