@@ -270,6 +270,9 @@ struct provider_env {
 	/* The probes run in the bundled VM (--vm, pass 5), whose kernel sees only the
 	 * guest's processes: process(PID) names none of them. */
 	bool vm_guest;
+	/* -p2: the program is printed after this pass, with the functions stap makes of its
+	 * target reads numbered (synth_functions.c); no other pass needs them. */
+	bool printing_pass2;
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
 
