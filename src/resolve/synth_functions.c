@@ -16,10 +16,13 @@
  *   in the order of the derived probes, each point's copy of the body in turn, in the
  *   body's order (an assignment's target before its value), before the optimizer drops
  *   dead code (whose numbers are then missing); @defined(x) numbers x when it is defined.
- * - A read whose DWARF location is relative to the frame base (-O0 code) has a local
- *   "_fb_N" (N counted apart, in the same order), listed under it as stap lists locals.
+ * - A read whose DWARF location is relative to the frame base (-O0 code; a parameter
+ *   tapster reads by the calling convention too) has a local "_fb_N" (N counted apart, in
+ *   the same order), listed under it as stap lists locals.
  * - Functions whose bodies are the same are one: the one whose name sorts first is kept.
- *   (Those with a frame base local never are: the locals' names differ.)
+ *   (Those with a frame base local never are: the locals' names differ.) A body is each
+ *   point's own read, by size (and sign below 8 bytes), where tapster reads a $return or
+ *   parameter of different widths as the whole register.
  * - They are listed sorted by name after the program's functions.
  * Pretty printing ($x$, $$parms$) is stap's own kind of function, not listed here; nor are
  * the functions of the library's aliases (counted, but named after stap's tapset files,
@@ -31,6 +34,7 @@
 #include <ctype.h>
 
 #include "resolve/program.h"
+#include "resolve/target_scope.h"
 #include "resolve/target_vars.h"
 #include "util.h"
 
@@ -123,7 +127,35 @@ static const struct target_access *access_at(const struct node *n, int point)
 
 	if (a->base == BASE_PER_POINT)
 		a = a->per_point[point < a->npoints ? point : 0];
+	else if (a->narrow)
+		a = a->narrow[point];
 	return a;
+}
+
+static const struct derived_point *point_at(const struct derived_probe *p, int point)
+{
+	const struct derived_point *d = p->points;
+
+	while (point-- > 0 && d->next)
+		d = d->next;
+	return d;
+}
+
+/* Whether stap reads the resolved `n` at point `point` relative to the frame base: its
+ * DWARF location there is (a parameter tapster reads by the calling convention at the
+ * entry too: stap reads its DWARF location). */
+static bool read_by_frame_base(const struct derived_probe *p, const struct node *n, int point)
+{
+	const struct target_access *a = access_at(n, point);
+	char *name;
+	bool uses;
+
+	if (a->frame_base || a->base != BASE_PARAM || n->kind != N_TARGET)
+		return a->frame_base;
+	name = xstrndup(n->text + 1, strcspn(n->text + 1, "@"));
+	uses = target_param_uses_frame_base(a->types, point_at(p, point)->function, name);
+	free(name);
+	return uses;
 }
 
 /* stap's function of a read relative to the frame base has a local _fb_N, N counted over
@@ -136,7 +168,7 @@ static void number_frame_base(struct node *n, bool written, void *data)
 	(void)written;
 	if (synth_kind(p, n, true) != SYNTH_TVAR || n->synth_seq <= 0)
 		return;
-	if (access_at(n, c->point)->frame_base)
+	if (read_by_frame_base(p, n, c->point))
 		p->synth_frame_bases[c->point * p->synth_tvars + n->synth_seq - 1] =
 			(*c->frame_bases)++;
 }
@@ -243,8 +275,9 @@ static void add_access_key(struct strbuf *sb, const struct target_access *a)
 		else
 			sb_addf(sb, " +index*%u", s->scale);
 	}
-	sb_addf(sb, " %d %u %d %u %u %d %d", a->lvalue, a->size, a->is_signed, a->bit_offset,
-		a->bit_size, a->address_of, a->user);
+	/* A value of 8 bytes is read the same signed or not. */
+	sb_addf(sb, " %d %u %d %u %u %d %d", a->lvalue, a->size, a->is_signed && a->size < 8,
+		a->bit_offset, a->bit_size, a->address_of, a->user);
 }
 
 /* stap's name of a source in its private names: "<input>" is "_input_". */
