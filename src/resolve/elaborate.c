@@ -1273,7 +1273,7 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 		program->nembeds++;
 	program->embeds = user->embeds;
 	if (diag_error_count() == before && env->printing_pass2)
-		synth_functions_number(program);
+		synth_functions_number(program, env);
 	if (diag_error_count() == before && program->probes)
 		optimize(program, optimize_program);
 	/* The globals printed at the end: written and, once elided statements are gone, never

@@ -151,6 +151,10 @@ struct derived_point {
 	 * stap's _caller_match() conditions; NULL and 0 for any other point. */
 	uint64_t *callers;
 	int ncallers;
+	/* -p2: the locals stap's probe of this point has before the body's (kernel.trace:
+	 * __tracepoint_arg_NAME of each argument the body names, in the tracepoint's order),
+	 * NULL-terminated; NULL for none (synth_functions.c). */
+	char **synth_locals;
 	struct derived_point *next;
 };
 
@@ -285,7 +289,7 @@ void print_program(FILE *out, const struct program *program, bool verbose);
 /* stap's functions for target reads and writes (synth_functions.c): numbered before the
  * optimizer drops dead code, as stap numbers them; listed by -p2 after the program's
  * functions, as "__private_FILE__dwarf_tvar_get_NAME_N:long ()" ... */
-void synth_functions_number(struct program *program);
+void synth_functions_number(struct program *program, const struct provider_env *env);
 bool synth_functions_print(FILE *out, const struct program *program, bool header);
 
 /* " if (cond)" as -p2 prints a probe's condition (stap's pp() shows it too), or "". */

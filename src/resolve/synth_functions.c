@@ -24,6 +24,10 @@
  *   point's own read, by size (and sign below 8 bytes), where tapster reads a $return or
  *   parameter of different widths as the whole register.
  * - They are listed sorted by name after the program's functions.
+ * - On tracepoints, $arg->f or $arg[i] (a plain $arg is none) is
+ *   "..._tracepoint_tvar_get_arg_N:long (pointer:long)", counted with the tvars, given the
+ *   argument: the same body as an @cast's from that pointer. The probe has a local
+ *   "__tracepoint_arg_NAME" for each argument its body names, in the tracepoint's order.
  * Pretty printing ($x$, $$parms$) is stap's own kind of function, not listed here; nor are
  * the functions of the library's aliases (counted, but named after stap's tapset files,
  * whose bodies are not ours).
@@ -36,9 +40,21 @@
 #include "resolve/program.h"
 #include "resolve/target_scope.h"
 #include "resolve/target_vars.h"
+#include "target/tracepoints.h"
 #include "util.h"
 
-enum synth_kind { SYNTH_NONE, SYNTH_TVAR, SYNTH_CAST };
+/* A $x or @var (dwarf_tvar), a tracepoint argument's member or element (tracepoint_tvar),
+ * an @cast (dwarf_cast). The last two are given the pointer they start from. */
+enum synth_kind { SYNTH_NONE, SYNTH_TVAR, SYNTH_TRACE, SYNTH_CAST };
+
+static const struct {
+	const char *prefix;
+	bool pointer;
+} kinds[] = {
+	[SYNTH_TVAR] = { "dwarf_tvar", false },
+	[SYNTH_TRACE] = { "tracepoint_tvar", true },
+	[SYNTH_CAST] = { "dwarf_cast", true },
+};
 
 /* Whether `n` is one of stap's functions. Numbering counts those of a branch pass 2 left
  * unresolved as dead (`if (0)`), which stap resolves and then drops: `resolved` false. */
@@ -51,6 +67,8 @@ static enum synth_kind synth_kind(const struct derived_probe *p, const struct no
 		return n->text ? SYNTH_CAST : SYNTH_NONE;
 	if (n->kind == N_ATVAR)
 		return SYNTH_TVAR;
+	if (n->kind == N_TARGET && n->comps && !n->suffix && on_tracepoints(p))
+		return SYNTH_TRACE;
 	if (n->kind == N_TARGET && (n->sym || (!n->suffix && strncmp(n->text, "$$", 2))) &&
 	    (target_probe_on_functions(p) || on_uprobes(p)))
 		return SYNTH_TVAR;
@@ -180,6 +198,7 @@ static void number_node(struct node *n, bool written, void *data)
 	(void)written;
 	switch (synth_kind(c->probe, n, false)) {
 	case SYNTH_TVAR:
+	case SYNTH_TRACE:
 		n->synth_seq = ++c->tvars;
 		break;
 	case SYNTH_CAST:
@@ -190,7 +209,57 @@ static void number_node(struct node *n, bool written, void *data)
 	}
 }
 
-void synth_functions_number(struct program *program)
+/* The names of the $targets a body has, dropped ones too. */
+struct named_targets {
+	struct walk_data walk;
+	const char **names;
+	int len;
+};
+
+static void note_target(struct node *n, bool written, void *data)
+{
+	struct named_targets *t = data;
+
+	(void)written;
+	if (n->kind != N_TARGET || !n->text || n->text[0] != '$' || n->text[1] == '$')
+		return;
+	t->names = xrealloc(t->names, sizeof(*t->names) * (size_t)(t->len + 1));
+	t->names[t->len++] = n->text + 1;
+}
+
+static bool named(const struct named_targets *t, const char *name)
+{
+	for (int i = 0; i < t->len; i++)
+		if (!strcmp(t->names[i], name))
+			return true;
+	return false;
+}
+
+/* stap's probe on a tracepoint has a local __tracepoint_arg_NAME for each argument its body
+ * names (before the optimizer), in the tracepoint's order. */
+static void list_tracepoint_args(struct derived_probe *p, const struct provider_env *env)
+{
+	struct named_targets t = { .walk.dropped_too = true };
+
+	walk(p->body, false, note_target, &t);
+	for (struct derived_point *d = p->points; d && t.len; d = d->next) {
+		const struct tracepoint *tp = point_tracepoint(env, d);
+		int len = 0;
+
+		for (int i = 0; tp && i < tp->nargs; i++) {
+			if (!named(&t, tp->arg_names[i]))
+				continue;
+			d->synth_locals = xrealloc(d->synth_locals,
+						   sizeof(char *) * (size_t)(len + 2));
+			d->synth_locals[len++] = xasprintf("__tracepoint_arg_%s",
+							   tp->arg_names[i]);
+			d->synth_locals[len] = NULL;
+		}
+	}
+	free(t.names);
+}
+
+void synth_functions_number(struct program *program, const struct provider_env *env)
 {
 	int tvars = 0, casts = 0, frame_bases = 0;
 
@@ -198,6 +267,8 @@ void synth_functions_number(struct program *program)
 		struct numbering c = { .walk.dropped_too = true, .probe = p };
 		int points = point_count(p);
 
+		if (on_tracepoints(p))
+			list_tracepoint_args(p, env);
 		walk(p->body, false, number_node, &c);
 		p->synth_tvar_base = tvars;
 		p->synth_tvars = c.tvars;
@@ -237,11 +308,11 @@ struct listing {
 /* What the function of access `a` does, as a text equal for equal bodies: a parameter in
  * its register by the calling convention and a DWARF location that is that register are
  * one body (stap reads both as the register). */
-static void add_access_key(struct strbuf *sb, const struct target_access *a)
+static void add_access_key(struct strbuf *sb, const struct target_access *a, bool pointer)
 {
 	static const char *const arg_registers[] = { "di", "si", "dx", "cx", "r8", "r9" };
 
-	switch (a->base) {
+	switch (pointer ? BASE_VALUE : a->base) {
 	case BASE_PARAM:
 		if (a->param < 6)
 			sb_addf(sb, "reg %s", arg_registers[a->param]);
@@ -287,14 +358,14 @@ static void add_file_part(struct strbuf *sb, const struct source *source)
 		sb_addc(sb, isalnum((unsigned char)*c) ? *c : '_');
 }
 
-static char *signature(const struct node *n, bool is_cast, bool written)
+static char *signature(const struct node *n, bool pointer, bool written)
 {
 	struct strbuf sb = { 0 };
 	const char *sep = "";
 	int position = 0;
 
 	sb_add(&sb, "(");
-	if (is_cast) {
+	if (pointer) {
 		sb_add(&sb, "pointer:long");
 		sep = ", ";
 	}
@@ -330,13 +401,12 @@ static void list_node(struct node *n, bool written, void *data)
 	    (n->loc.source && n->loc.source->is_tapset))
 		return;
 	const struct target_access *a = access_at(n, l->point);
-	number = kind == SYNTH_TVAR ?
+	number = kind != SYNTH_CAST ?
 		 p->synth_tvar_base + l->point * p->synth_tvars + n->synth_seq - 1 :
 		 p->synth_cast_base + l->point * p->synth_casts + n->synth_seq - 1;
 	sb_add(&name, "__private_");
 	add_file_part(&name, n->loc.source);
-	sb_addf(&name, "__dwarf_%s_%s_", kind == SYNTH_CAST ? "cast" : "tvar",
-		written ? "set" : "get");
+	sb_addf(&name, "__%s_%s_", kinds[kind].prefix, written ? "set" : "get");
 	if (kind == SYNTH_CAST)
 		sb_add(&name, "cast");
 	else
@@ -350,12 +420,13 @@ static void list_node(struct node *n, bool written, void *data)
 	struct synth_function *f = &l->all[l->len++];
 
 	f->name = sb_steal(&name);
-	f->signature = signature(n, kind == SYNTH_CAST, written);
+	f->signature = signature(n, kinds[kind].pointer, written);
 	f->frame_base = kind == SYNTH_TVAR && p->synth_frame_bases ?
 			p->synth_frame_bases[l->point * p->synth_tvars + n->synth_seq - 1] : -1;
-	sb_addf(&body, "%s %s %s %d ", kind == SYNTH_CAST ? "cast" : "tvar", f->signature,
+	/* A tracepoint argument's function and an @cast's are the same from the pointer. */
+	sb_addf(&body, "%s %s %s %d ", kinds[kind].pointer ? "cast" : "tvar", f->signature,
 		written ? "set" : "get", on_uprobes(p));
-	add_access_key(&body, a);
+	add_access_key(&body, a, kind == SYNTH_TRACE);
 	if (f->frame_base >= 0)
 		sb_addf(&body, " _fb_%d", f->frame_base);
 	f->body = sb_steal(&body);

@@ -185,6 +185,10 @@ bool on_tracepoints(const struct derived_probe *p);
 bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet);
 bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n);
+/* The tracepoint of the kernel.trace point `d`, NULL when it is not known. */
+struct tracepoint;
+const struct tracepoint *point_tracepoint(const struct provider_env *env,
+					  const struct derived_point *d);
 /* In the task finder's probes (target_process.c): whether a point of `p` is a process
  * lifetime or system-call point; $syscall, $argN, $return there. */
 bool on_process_events(const struct derived_probe *p);
