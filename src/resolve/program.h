@@ -158,6 +158,10 @@ struct derived_point {
 	struct derived_point *next;
 };
 
+/* What stap counts apart as it makes functions of target reads (synth_functions.c):
+ * $x/@var/tracepoint members, @cast, pretty-printed values, the values these read. */
+enum synth_counter { SYNTH_TVARS, SYNTH_CASTS, SYNTH_PRETTIES, SYNTH_DEREFS, SYNTH_COUNTS };
+
 /* A probe body with every point it is attached to. */
 struct derived_probe {
 	int index;			/* probe_N in the generated module */
@@ -182,12 +186,12 @@ struct derived_probe {
 	int nperf_reads;
 	bool perf_refused;		/* a counter it reads is not there: said once */
 	/* The numbers stap gives the functions of its body's target reads and writes
-	 * ($x, @var: tvars; @cast: casts), in order, point after point: the first, and
-	 * how many one point's body has (synth_functions.c). */
-	int synth_tvar_base, synth_tvars;
-	int synth_cast_base, synth_casts;
-	int *synth_frame_bases;		/* for tvar j of point i, [i * synth_tvars + j]:
-					 * the number of its frame base local (_fb_N), or -1 */
+	 * (each counter's), in order, point after point: the first, and how many one
+	 * point's body has (synth_functions.c). */
+	int synth_base[SYNTH_COUNTS], synth_count[SYNTH_COUNTS];
+	/* For read j of point i of a counter (tvars, derefs), [i * synth_count[counter] + j]:
+	 * the number of its frame base local (_fb_N), or -1; NULL for none. */
+	int *synth_frame_bases[SYNTH_COUNTS];
 	struct derived_probe *next;
 };
 
