@@ -432,6 +432,7 @@ static int run_passes(struct session *s)
 	struct provider_env env = target_for_providers(s);
 	env.monitor = s->monitor_interval > 0 && !s->list_pattern;	/* -l: the script's points */
 	env.listing = s->list_pattern != NULL;
+	env.printing_pass2 = s->last_pass == 2;
 
 	if (s->list_pattern)
 		return list_probe_points(user, library, &env, s->list_vars);

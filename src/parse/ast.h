@@ -171,9 +171,12 @@ struct node {
 	int entry_slot;		/* N_ENTRY: index of the saved value in the return probe */
 	/* N_TARGET, N_CAST, N_ATVAR: 1 + its place among the probe body's target reads and
 	 * writes of its kind, which stap makes functions of and -p2 lists
-	 * (synth_functions.c); 0 before they are counted, -1 for a field of a pretty-printed
-	 * value (stap's own kind, not listed). */
+	 * (synth_functions.c); 0 before they are counted, -1 for one -p2 does not list (a
+	 * value of $$vars$, a copy of a pretty-printed @cast's operand). */
 	int synth_seq;
+	/* 1: the sprintf a pretty-printed $x$ became; 2: a value it reads (then synth_seq
+	 * counts it as such); 0 otherwise. */
+	signed char synth_pretty;
 	/* What pass 2 resolved here and then dropped, which stap numbers all the same, in
 	 * its order: @defined's operand when it is defined (the node is then its 1), the
 	 * folded conditions that held such a @defined. Shared by copies of the node: never

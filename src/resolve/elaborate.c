@@ -1271,8 +1271,8 @@ int elaborate(struct file *user, struct file *tapsets, const struct provider_env
 	for (struct embed *em = user->embeds; em; em = em->next)
 		program->nembeds++;
 	program->embeds = user->embeds;
-	if (diag_error_count() == before)
-		synth_functions_number(program);
+	if (diag_error_count() == before && env->printing_pass2)
+		synth_functions_number(program, env);
 	if (diag_error_count() == before && program->probes)
 		optimize(program, optimize_program);
 	if (diag_error_count() == before)

@@ -31,10 +31,17 @@ static void print_body(FILE *out, const struct node *body)
 	fputs(" }\n", out);
 }
 
-static void print_scope_locals(FILE *out, const struct scope *scope)
+/* The locals of `scope`, after `first` (NULL-terminated names of long locals, or NULL). */
+static void print_scope_locals(FILE *out, const struct scope *scope, char *const *first)
 {
 	bool any = false;
 
+	for (; first && *first; first++) {
+		if (!any)
+			fputs("  # locals\n", out);
+		any = true;
+		fprintf(out, "  %s:long\n", *first);
+	}
 	for (const struct var *v = scope->vars; v; v = v->next) {
 		if (v->is_param)
 			continue;
@@ -71,7 +78,7 @@ static void print_function(FILE *out, const struct used_function *f, bool verbos
 	for (bool first = true; p && p->is_param; p = p->next, first = false)
 		fprintf(out, "%s%s:%s", first ? "" : ", ", p->name, type_name(p->type));
 	fputs(")\n", out);
-	print_scope_locals(out, &f->scope);
+	print_scope_locals(out, &f->scope, NULL);
 	if (!verbose)
 		return;
 	if (f->function->body)
@@ -116,7 +123,7 @@ static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 		if (!p->via_alias)
 			print_condition(out, p->cond);
 		fputs(" */\n", out);
-		print_scope_locals(out, &p->scope);
+		print_scope_locals(out, &p->scope, d->synth_locals);
 		if (verbose)
 			print_body(out, p->body);
 	}

@@ -151,8 +151,16 @@ struct derived_point {
 	 * stap's _caller_match() conditions; NULL and 0 for any other point. */
 	uint64_t *callers;
 	int ncallers;
+	/* -p2: the locals stap's probe of this point has before the body's (kernel.trace:
+	 * __tracepoint_arg_NAME of each argument the body names, in the tracepoint's order),
+	 * NULL-terminated; NULL for none (synth_functions.c). */
+	char **synth_locals;
 	struct derived_point *next;
 };
+
+/* What stap counts apart as it makes functions of target reads (synth_functions.c):
+ * $x/@var/tracepoint members, @cast, pretty-printed values, the values these read. */
+enum synth_counter { SYNTH_TVARS, SYNTH_CASTS, SYNTH_PRETTIES, SYNTH_DEREFS, SYNTH_COUNTS };
 
 /* A probe body with every point it is attached to. */
 struct derived_probe {
@@ -178,12 +186,12 @@ struct derived_probe {
 	int nperf_reads;
 	bool perf_refused;		/* a counter it reads is not there: said once */
 	/* The numbers stap gives the functions of its body's target reads and writes
-	 * ($x, @var: tvars; @cast: casts), in order, point after point: the first, and
-	 * how many one point's body has (synth_functions.c). */
-	int synth_tvar_base, synth_tvars;
-	int synth_cast_base, synth_casts;
-	int *synth_frame_bases;		/* for tvar j of point i, [i * synth_tvars + j]:
-					 * the number of its frame base local (_fb_N), or -1 */
+	 * (each counter's), in order, point after point: the first, and how many one
+	 * point's body has (synth_functions.c). */
+	int synth_base[SYNTH_COUNTS], synth_count[SYNTH_COUNTS];
+	/* For read j of point i of a counter (tvars, derefs), [i * synth_count[counter] + j]:
+	 * the number of its frame base local (_fb_N), or -1; NULL for none. */
+	int *synth_frame_bases[SYNTH_COUNTS];
 	struct derived_probe *next;
 };
 
@@ -270,6 +278,9 @@ struct provider_env {
 	/* The probes run in the bundled VM (--vm, pass 5), whose kernel sees only the
 	 * guest's processes: process(PID) names none of them. */
 	bool vm_guest;
+	/* -p2: the program is printed after this pass, with the functions stap makes of its
+	 * target reads numbered (synth_functions.c); no other pass needs them. */
+	bool printing_pass2;
 	struct loc probe_loc;	/* the `probe` keyword of the probe being derived */
 };
 
@@ -282,7 +293,7 @@ void print_program(FILE *out, const struct program *program, bool verbose);
 /* stap's functions for target reads and writes (synth_functions.c): numbered before the
  * optimizer drops dead code, as stap numbers them; listed by -p2 after the program's
  * functions, as "__private_FILE__dwarf_tvar_get_NAME_N:long ()" ... */
-void synth_functions_number(struct program *program);
+void synth_functions_number(struct program *program, const struct provider_env *env);
 bool synth_functions_print(FILE *out, const struct program *program, bool header);
 
 /* " if (cond)" as -p2 prints a probe's condition (stap's pp() shows it too), or "". */

@@ -16,12 +16,22 @@
  *   in the order of the derived probes, each point's copy of the body in turn, in the
  *   body's order (an assignment's target before its value), before the optimizer drops
  *   dead code (whose numbers are then missing); @defined(x) numbers x when it is defined.
- * - A read whose DWARF location is relative to the frame base (-O0 code) has a local
- *   "_fb_N" (N counted apart, in the same order), listed under it as stap lists locals.
+ * - A read whose DWARF location is relative to the frame base (-O0 code; a parameter
+ *   tapster reads by the calling convention too) has a local "_fb_N" (N counted apart, in
+ *   the same order), listed under it as stap lists locals.
  * - Functions whose bodies are the same are one: the one whose name sorts first is kept.
- *   (Those with a frame base local never are: the locals' names differ.)
+ *   (Those with a frame base local never are: the locals' names differ.) A body is each
+ *   point's own read, by size (and sign below 8 bytes), where tapster reads a $return or
+ *   parameter of different widths as the whole register.
  * - They are listed sorted by name after the program's functions.
- * Pretty printing ($x$, $$parms$) is stap's own kind of function, not listed here; nor are
+ * - On tracepoints, $arg->f or $arg[i] (a plain $arg is none) is
+ *   "..._tracepoint_tvar_get_arg_N:long (pointer:long)", counted with the tvars, given the
+ *   argument: the same body as an @cast's from that pointer. The probe has a local
+ *   "__tracepoint_arg_NAME" for each argument its body names, in the tracepoint's order.
+ * - A pretty-printed $x$ is "..._dwarf_pretty_print_N:string ()" and each value it reads
+ *   "..._dwarf_pretty_print_deref_M:long ()" (an @cast(p)$'s given the pointer), counted
+ *   apart; a deref is one with a tvar of the same body.
+ * $$parms$ is stap's own kind of function, not listed here; nor are
  * the functions of the library's aliases (counted, but named after stap's tapset files,
  * whose bodies are not ours).
  */
@@ -31,22 +41,47 @@
 #include <ctype.h>
 
 #include "resolve/program.h"
+#include "resolve/target_scope.h"
 #include "resolve/target_vars.h"
+#include "target/tracepoints.h"
 #include "util.h"
 
-enum synth_kind { SYNTH_NONE, SYNTH_TVAR, SYNTH_CAST };
+/* A $x or @var (dwarf_tvar), a tracepoint argument's member or element (tracepoint_tvar),
+ * an @cast (dwarf_cast), a pretty-printed $x$ (dwarf_pretty_print: a string) and each value
+ * it reads (dwarf_pretty_print_deref). Those of a tracepoint and @cast are given the pointer
+ * they start from; the pretty ones' names have no verb nor variable. */
+enum synth_kind { SYNTH_NONE, SYNTH_TVAR, SYNTH_TRACE, SYNTH_CAST, SYNTH_PRETTY, SYNTH_DEREF };
+
+static const struct {
+	const char *prefix;
+	bool pointer, named;
+	enum synth_counter counter;
+	const char *type;
+} kinds[] = {
+	[SYNTH_TVAR] = { "dwarf_tvar", false, true, SYNTH_TVARS, "long" },
+	[SYNTH_TRACE] = { "tracepoint_tvar", true, true, SYNTH_TVARS, "long" },
+	[SYNTH_CAST] = { "dwarf_cast", true, true, SYNTH_CASTS, "long" },
+	[SYNTH_PRETTY] = { "dwarf_pretty_print", false, false, SYNTH_PRETTIES, "string" },
+	[SYNTH_DEREF] = { "dwarf_pretty_print_deref", false, false, SYNTH_DEREFS, "long" },
+};
 
 /* Whether `n` is one of stap's functions. Numbering counts those of a branch pass 2 left
  * unresolved as dead (`if (0)`), which stap resolves and then drops: `resolved` false. */
 static enum synth_kind synth_kind(const struct derived_probe *p, const struct node *n,
 				  bool resolved)
 {
+	if (n->synth_pretty == 1)
+		return n->synth_seq < 0 ? SYNTH_NONE : SYNTH_PRETTY;
 	if ((resolved && !n->sym) || n->synth_seq < 0)
 		return SYNTH_NONE;
+	if (n->synth_pretty == 2)
+		return SYNTH_DEREF;
 	if (n->kind == N_CAST)
 		return n->text ? SYNTH_CAST : SYNTH_NONE;
 	if (n->kind == N_ATVAR)
 		return SYNTH_TVAR;
+	if (n->kind == N_TARGET && n->comps && !n->suffix && on_tracepoints(p))
+		return SYNTH_TRACE;
 	if (n->kind == N_TARGET && (n->sym || (!n->suffix && strncmp(n->text, "$$", 2))) &&
 	    (target_probe_on_functions(p) || on_uprobes(p)))
 		return SYNTH_TVAR;
@@ -110,7 +145,7 @@ static int point_count(const struct derived_probe *p)
 struct numbering {
 	struct walk_data walk;
 	struct derived_probe *probe;
-	int tvars, casts;
+	int counts[SYNTH_COUNTS];
 	/* Numbering the frame base locals of point `point`, from `*frame_bases`. */
 	int point;
 	int *frame_bases;
@@ -123,7 +158,35 @@ static const struct target_access *access_at(const struct node *n, int point)
 
 	if (a->base == BASE_PER_POINT)
 		a = a->per_point[point < a->npoints ? point : 0];
+	else if (a->narrow)
+		a = a->narrow[point];
 	return a;
+}
+
+static const struct derived_point *point_at(const struct derived_probe *p, int point)
+{
+	const struct derived_point *d = p->points;
+
+	while (point-- > 0 && d->next)
+		d = d->next;
+	return d;
+}
+
+/* Whether stap reads the resolved `n` at point `point` relative to the frame base: its
+ * DWARF location there is (a parameter tapster reads by the calling convention at the
+ * entry too: stap reads its DWARF location). */
+static bool read_by_frame_base(const struct derived_probe *p, const struct node *n, int point)
+{
+	const struct target_access *a = access_at(n, point);
+	char *name;
+	bool uses;
+
+	if (a->frame_base || a->base != BASE_PARAM || n->kind != N_TARGET)
+		return a->frame_base;
+	name = xstrndup(n->text + 1, strcspn(n->text + 1, "@"));
+	uses = target_param_uses_frame_base(a->types, point_at(p, point)->function, name);
+	free(name);
+	return uses;
 }
 
 /* stap's function of a read relative to the frame base has a local _fb_N, N counted over
@@ -133,51 +196,108 @@ static void number_frame_base(struct node *n, bool written, void *data)
 	struct numbering *c = data;
 	struct derived_probe *p = c->probe;
 
+	enum synth_kind kind = synth_kind(p, n, true);
+	enum synth_counter counter = kinds[kind].counter;
+
 	(void)written;
-	if (synth_kind(p, n, true) != SYNTH_TVAR || n->synth_seq <= 0)
+	if ((kind != SYNTH_TVAR && kind != SYNTH_DEREF) || n->synth_seq <= 0)
 		return;
-	if (access_at(n, c->point)->frame_base)
-		p->synth_frame_bases[c->point * p->synth_tvars + n->synth_seq - 1] =
-			(*c->frame_bases)++;
+	if (read_by_frame_base(p, n, c->point))
+		p->synth_frame_bases[counter][c->point * p->synth_count[counter] +
+					      n->synth_seq - 1] = (*c->frame_bases)++;
 }
 
 static void number_node(struct node *n, bool written, void *data)
 {
 	struct numbering *c = data;
 
+	enum synth_kind kind = synth_kind(c->probe, n, false);
+
 	(void)written;
-	switch (synth_kind(c->probe, n, false)) {
-	case SYNTH_TVAR:
-		n->synth_seq = ++c->tvars;
-		break;
-	case SYNTH_CAST:
-		n->synth_seq = ++c->casts;
-		break;
-	case SYNTH_NONE:
-		break;
-	}
+	if (kind != SYNTH_NONE)
+		n->synth_seq = ++c->counts[kinds[kind].counter];
 }
 
-void synth_functions_number(struct program *program)
+/* The names of the $targets a body has, dropped ones too. */
+struct named_targets {
+	struct walk_data walk;
+	const char **names;
+	int len;
+};
+
+static void note_target(struct node *n, bool written, void *data)
 {
-	int tvars = 0, casts = 0, frame_bases = 0;
+	struct named_targets *t = data;
+
+	(void)written;
+	if (n->kind != N_TARGET || !n->text || n->text[0] != '$' || n->text[1] == '$')
+		return;
+	t->names = xrealloc(t->names, sizeof(*t->names) * (size_t)(t->len + 1));
+	t->names[t->len++] = n->text + 1;
+}
+
+static bool named(const struct named_targets *t, const char *name)
+{
+	for (int i = 0; i < t->len; i++)
+		if (!strcmp(t->names[i], name))
+			return true;
+	return false;
+}
+
+/* stap's probe on a tracepoint has a local __tracepoint_arg_NAME for each argument its body
+ * names (before the optimizer), in the tracepoint's order. */
+static void list_tracepoint_args(struct derived_probe *p, const struct provider_env *env)
+{
+	struct named_targets t = { .walk.dropped_too = true };
+
+	walk(p->body, false, note_target, &t);
+	for (struct derived_point *d = p->points; d && t.len; d = d->next) {
+		const struct tracepoint *tp = point_tracepoint(env, d);
+		int len = 0;
+
+		for (int i = 0; tp && i < tp->nargs; i++) {
+			if (!named(&t, tp->arg_names[i]))
+				continue;
+			d->synth_locals = xrealloc(d->synth_locals,
+						   sizeof(char *) * (size_t)(len + 2));
+			d->synth_locals[len++] = xasprintf("__tracepoint_arg_%s",
+							   tp->arg_names[i]);
+			d->synth_locals[len] = NULL;
+		}
+	}
+	free(t.names);
+}
+
+void synth_functions_number(struct program *program, const struct provider_env *env)
+{
+	int counts[SYNTH_COUNTS] = { 0 }, frame_bases = 0;
 
 	for (struct derived_probe *p = program->probes; p; p = p->next) {
 		struct numbering c = { .walk.dropped_too = true, .probe = p };
 		int points = point_count(p);
+		bool reads = false;
 
+		if (on_tracepoints(p))
+			list_tracepoint_args(p, env);
 		walk(p->body, false, number_node, &c);
-		p->synth_tvar_base = tvars;
-		p->synth_tvars = c.tvars;
-		p->synth_cast_base = casts;
-		p->synth_casts = c.casts;
-		tvars += c.tvars * points;
-		casts += c.casts * points;
-		if (!c.tvars)
+		for (int i = 0; i < SYNTH_COUNTS; i++) {
+			p->synth_base[i] = counts[i];
+			p->synth_count[i] = c.counts[i];
+			counts[i] += c.counts[i] * points;
+		}
+		/* The counters of reads that may be relative to the frame base. */
+		for (enum synth_counter i = SYNTH_TVARS; i < SYNTH_COUNTS; i++) {
+			int n = c.counts[i] * points;
+
+			if (i != SYNTH_TVARS && i != SYNTH_DEREFS)
+				continue;
+			reads |= n > 0;
+			p->synth_frame_bases[i] = n ? xmalloc(sizeof(int) * (size_t)n) : NULL;
+			for (int j = 0; j < n; j++)
+				p->synth_frame_bases[i][j] = -1;
+		}
+		if (!reads)
 			continue;
-		p->synth_frame_bases = xmalloc(sizeof(int) * (size_t)(c.tvars * points));
-		for (int i = 0; i < c.tvars * points; i++)
-			p->synth_frame_bases[i] = -1;
 		c.walk.dropped_too = false;
 		c.frame_bases = &frame_bases;
 		for (c.point = 0; c.point < points; c.point++)
@@ -188,6 +308,7 @@ void synth_functions_number(struct program *program)
 /* ---- The listing ---- */
 
 struct synth_function {
+	const char *type;	/* what it returns */
 	char *name;
 	char *signature;	/* "(pointer:long, index3:long, rvalue:long)" */
 	int frame_base;		/* its local _fb_N, or -1 */
@@ -205,11 +326,11 @@ struct listing {
 /* What the function of access `a` does, as a text equal for equal bodies: a parameter in
  * its register by the calling convention and a DWARF location that is that register are
  * one body (stap reads both as the register). */
-static void add_access_key(struct strbuf *sb, const struct target_access *a)
+static void add_access_key(struct strbuf *sb, const struct target_access *a, bool pointer)
 {
 	static const char *const arg_registers[] = { "di", "si", "dx", "cx", "r8", "r9" };
 
-	switch (a->base) {
+	switch (pointer ? BASE_VALUE : a->base) {
 	case BASE_PARAM:
 		if (a->param < 6)
 			sb_addf(sb, "reg %s", arg_registers[a->param]);
@@ -243,8 +364,9 @@ static void add_access_key(struct strbuf *sb, const struct target_access *a)
 		else
 			sb_addf(sb, " +index*%u", s->scale);
 	}
-	sb_addf(sb, " %d %u %d %u %u %d %d", a->lvalue, a->size, a->is_signed, a->bit_offset,
-		a->bit_size, a->address_of, a->user);
+	/* A value of 8 bytes is read the same signed or not. */
+	sb_addf(sb, " %d %u %d %u %u %d %d", a->lvalue, a->size, a->is_signed && a->size < 8,
+		a->bit_offset, a->bit_size, a->address_of, a->user);
 }
 
 /* stap's name of a source in its private names: "<input>" is "_input_". */
@@ -254,14 +376,14 @@ static void add_file_part(struct strbuf *sb, const struct source *source)
 		sb_addc(sb, isalnum((unsigned char)*c) ? *c : '_');
 }
 
-static char *signature(const struct node *n, bool is_cast, bool written)
+static char *signature(const struct node *n, bool pointer, bool written)
 {
 	struct strbuf sb = { 0 };
 	const char *sep = "";
 	int position = 0;
 
 	sb_add(&sb, "(");
-	if (is_cast) {
+	if (pointer) {
 		sb_add(&sb, "pointer:long");
 		sep = ", ";
 	}
@@ -285,6 +407,44 @@ static void add_var_name(struct strbuf *sb, const struct node *n)
 	sb_addn(sb, name, strcspn(name, "@"));
 }
 
+/* A value a pretty-printed $x$ reads (within its string's call, if any). */
+static const struct node *pretty_value(const struct node *pretty, int i)
+{
+	const struct node *value = pretty->args.items[i];
+
+	return value->kind == N_CALL ? value->args.items[0] : value;
+}
+
+/* Whether the function of `n` is given a pointer: a tracepoint's, an @cast's, and those
+ * of a pretty-printed @cast(...)$ and of what it reads. */
+static bool given_pointer(const struct node *n, enum synth_kind kind)
+{
+	if (kind == SYNTH_PRETTY)
+		return pretty_value(n, 1)->kind == N_CAST;
+	return kinds[kind].pointer || n->kind == N_CAST;
+}
+
+/* The key of a read's function: the body stap gives it, as a text equal for equal bodies.
+ * A tracepoint argument's function and an @cast's are the same from the pointer; a
+ * pretty-printed value's, the same reads under the same format. */
+static void add_read_key(struct strbuf *body, const struct derived_probe *p,
+			 const struct node *n, enum synth_kind kind, int point, bool written,
+			 const char *signature)
+{
+	if (kind == SYNTH_PRETTY) {
+		sb_addf(body, "pretty %s", n->args.items[0]->text);
+		for (int i = 1; i < n->args.len; i++) {
+			sb_add(body, n->args.items[i]->kind == N_CALL ? " string(" : " (");
+			add_access_key(body, access_at(pretty_value(n, i), point), false);
+			sb_add(body, ")");
+		}
+		return;
+	}
+	sb_addf(body, "%s %s %s %d ", given_pointer(n, kind) ? "cast" : "tvar", signature,
+		written ? "set" : "get", on_uprobes(p));
+	add_access_key(body, access_at(n, point), kind == SYNTH_TRACE);
+}
+
 static void list_node(struct node *n, bool written, void *data)
 {
 	struct listing *l = data;
@@ -296,17 +456,17 @@ static void list_node(struct node *n, bool written, void *data)
 	if (kind == SYNTH_NONE || n->synth_seq <= 0 ||
 	    (n->loc.source && n->loc.source->is_tapset))
 		return;
-	const struct target_access *a = access_at(n, l->point);
-	number = kind == SYNTH_TVAR ?
-		 p->synth_tvar_base + l->point * p->synth_tvars + n->synth_seq - 1 :
-		 p->synth_cast_base + l->point * p->synth_casts + n->synth_seq - 1;
+	enum synth_counter counter = kinds[kind].counter;
+
+	number = p->synth_base[counter] + l->point * p->synth_count[counter] + n->synth_seq - 1;
 	sb_add(&name, "__private_");
 	add_file_part(&name, n->loc.source);
-	sb_addf(&name, "__dwarf_%s_%s_", kind == SYNTH_CAST ? "cast" : "tvar",
-		written ? "set" : "get");
+	sb_addf(&name, "__%s", kinds[kind].prefix);
+	if (kinds[kind].named)
+		sb_addf(&name, "_%s_", written ? "set" : "get");
 	if (kind == SYNTH_CAST)
 		sb_add(&name, "cast");
-	else
+	else if (kinds[kind].named)
 		add_var_name(&name, n);
 	sb_addf(&name, "_%d", number);
 
@@ -316,13 +476,14 @@ static void list_node(struct node *n, bool written, void *data)
 	}
 	struct synth_function *f = &l->all[l->len++];
 
+	f->type = kinds[kind].type;
 	f->name = sb_steal(&name);
-	f->signature = signature(n, kind == SYNTH_CAST, written);
-	f->frame_base = kind == SYNTH_TVAR && p->synth_frame_bases ?
-			p->synth_frame_bases[l->point * p->synth_tvars + n->synth_seq - 1] : -1;
-	sb_addf(&body, "%s %s %s %d ", kind == SYNTH_CAST ? "cast" : "tvar", f->signature,
-		written ? "set" : "get", on_uprobes(p));
-	add_access_key(&body, a);
+	f->signature = kind == SYNTH_PRETTY ? xstrdup(given_pointer(n, kind) ? "(pointer:long)" : "()") :
+		       signature(n, given_pointer(n, kind), written);
+	f->frame_base = p->synth_frame_bases[counter] ?
+			p->synth_frame_bases[counter][l->point * p->synth_count[counter] +
+						      n->synth_seq - 1] : -1;
+	add_read_key(&body, p, n, kind, l->point, written, f->signature);
 	if (f->frame_base >= 0)
 		sb_addf(&body, " _fb_%d", f->frame_base);
 	f->body = sb_steal(&body);
@@ -352,7 +513,11 @@ static int list_functions(const struct program *program, struct listing *l)
 		int points = point_count(p);
 
 		l->probe = p;
-		for (l->point = 0; l->point < points && p->synth_tvars + p->synth_casts; l->point++)
+		bool any = false;
+
+		for (int i = 0; i < SYNTH_COUNTS; i++)
+			any |= p->synth_count[i] > 0;
+		for (l->point = 0; l->point < points && any; l->point++)
 			walk(p->body, false, list_node, l);
 	}
 	if (!l->len)
@@ -379,7 +544,7 @@ bool synth_functions_print(FILE *out, const struct program *program, bool header
 	if (n && header)
 		fputs("# functions\n", out);
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "%s:long %s\n", l.all[i].name, l.all[i].signature);
+		fprintf(out, "%s:%s %s\n", l.all[i].name, l.all[i].type, l.all[i].signature);
 		if (l.all[i].frame_base >= 0)
 			fprintf(out, "  # locals\n  _fb_%d:long\n", l.all[i].frame_base);
 		free(l.all[i].name);

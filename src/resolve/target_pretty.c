@@ -62,8 +62,8 @@ static struct node *field_node(const struct node *base, const char *field)
 	return copy;
 }
 
-/* `n` as the base of a pretty-printed value: stap reads those with functions of its own
- * kind, which -p2 does not list as target reads (synth_functions.c); its copies too. */
+/* `n` as the base of a pretty-printed value: not a target read of its own for -p2
+ * (synth_functions.c), its copies neither; $x$'s values are marked as its reads after. */
 static struct node *pretty_field(struct node *n)
 {
 	n->synth_seq = -1;
@@ -205,6 +205,36 @@ static void become_sprintf(struct node *n, struct pretty *pp)
 	free(pp->format.buf);
 }
 
+/* The target reads of `n`, not listed by -p2 (synth_functions.c). */
+static void unlisted(struct node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == N_TARGET || n->kind == N_ATVAR || n->kind == N_CAST)
+		n->synth_seq = -1;
+	unlisted(n->lhs);
+	unlisted(n->rhs);
+	for (int i = 0; i < n->args.len; i++)
+		unlisted(n->args.items[i]);
+}
+
+/* stap makes a function of a pretty-printed $x$ and one of each value it reads
+ * (synth_functions.c): `n`, the sprintf, and its values are marked so. An @cast(p)$
+ * evaluates p once: the copies of p in its values but the first are not listed. */
+static void mark_pretty_reads(struct node *n, bool *operand_seen)
+{
+	if (n->kind == N_TARGET || n->kind == N_CAST) {
+		n->synth_pretty = 2;
+		n->synth_seq = 0;
+		if (n->kind == N_CAST && *operand_seen)
+			unlisted(n->lhs);
+		*operand_seen = true;
+		return;
+	}
+	for (int i = 0; i < n->args.len; i++)
+		mark_pretty_reads(n->args.items[i], operand_seen);
+}
+
 bool target_expand_pretty(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n)
 {
@@ -228,6 +258,13 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 	pretty_value(&pp, pretty_field(field_node(n, NULL)), type, !strcmp(n->suffix, "$$") ? 32 : 1,
 		     true);
 	become_sprintf(n, &pp);
+	if (n->kind == N_PRINT) {
+		bool operand_seen = false;
+
+		for (int i = 1; i < n->args.len; i++)
+			mark_pretty_reads(n->args.items[i], &operand_seen);
+		n->synth_pretty = 1;
+	}
 	return true;
 }
 

@@ -8,6 +8,7 @@
 
 #include <dwarf.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The probed function's DIE, its probe pc and the variables visible there. */
 size_t target_dwarf_scope(const struct ktypes *kt, ktype_id proto, Dwarf_Die *fn,
@@ -20,6 +21,24 @@ size_t target_dwarf_scope(const struct ktypes *kt, ktype_id proto, Dwarf_Die *fn
 		return 0;
 	*pc = dwtypes_probe_pc(dt, fn);
 	return dwtypes_scope_vars(dt, fn, *pc, vars);
+}
+
+bool target_param_uses_frame_base(const struct ktypes *kt, const char *function,
+				  const char *name)
+{
+	ktype_id proto = kt && ktypes_dwarf(kt) ? ktypes_function(kt, function) : 0;
+	Dwarf_Die fn;
+	Dwarf_Addr pc = 0;
+	struct dwvar *vars;
+	size_t count = proto ? target_dwarf_scope(kt, proto, &fn, &pc, &vars) : 0;
+	bool uses = false;
+
+	for (size_t i = 0; i < count; i++)
+		if (vars[i].is_param && !strcmp(vars[i].name, name))
+			uses = dwtypes_var_uses_frame_base(&vars[i].die, pc);
+	if (proto)
+		free(vars);
+	return uses;
 }
 
 /* Whether `d` is a DWARF point inside a function (a statement, an inlined instance): its

@@ -14,6 +14,11 @@
  * (malloc'd, their count returned; 0 without DWARF). */
 size_t target_dwarf_scope(const struct ktypes *kt, ktype_id proto, Dwarf_Die *fn,
 			 Dwarf_Addr *pc, struct dwvar **vars);
+/* Whether the DWARF location of the parameter `name` of the function `function` (of `kt`) at
+ * its probe pc is relative to the frame base (-O0 code), where tapster reads the parameter
+ * by the calling convention: stap's read of it has a frame base local (-p2's _fb_N). */
+bool target_param_uses_frame_base(const struct ktypes *kt, const char *function,
+				  const char *name);
 /* Whether `d` is a DWARF point inside a function (a statement, an inlined instance): its
  * variables, parameters too, come from their locations at its pc. */
 bool target_in_function_body(const struct ktypes *kt, const struct derived_point *d);

@@ -23,8 +23,8 @@ bool on_tracepoints(const struct derived_probe *p)
 	return true;
 }
 
-static const struct tracepoint *point_tracepoint(const struct provider_env *env,
-						 const struct derived_point *d)
+const struct tracepoint *point_tracepoint(const struct provider_env *env,
+					  const struct derived_point *d)
 {
 	const struct tracepoints *t = env && env->tracepoints ? env->tracepoints(env->ctx) : NULL;
 

@@ -905,7 +905,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return target_unresolved(n, quiet);
 	struct target_access **all = NULL;
 	int nall = 0;
-	bool differ = false;
+	bool differ = false, widened = false;
 
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		struct target_access *a;
@@ -939,6 +939,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 			/* A plain $return or $param of different widths: the whole register. */
 			first->base_size = 8;
 			first->base_signed = false;
+			widened = true;
 		} else if (!same_access(first, a)) {
 			struct token_desc tok = { "identifier", n->text };
 
@@ -954,7 +955,10 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	if (differ) {
 		first = target_accesses_per_point(all, nall, n);
 	} else {
-		target_free_accesses(all, nall, 0);
+		if (widened)
+			first->narrow = all;	/* all[0] is first */
+		else
+			target_free_accesses(all, nall, 0);
 		first->location = location_literal(n);
 	}
 	n->sym = first;

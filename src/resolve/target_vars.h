@@ -54,6 +54,10 @@ struct target_access {
 	 * whose locations differ from point to point); chosen by the point that fired. */
 	struct target_access **per_point;
 	int npoints;
+	/* A plain $return or parameter read as the whole register because its width differs
+	 * from point to point: each point's own access, of which stap makes a function per
+	 * width (-p2's listing, synth_functions.c); NULL when it does not differ. */
+	struct target_access **narrow;
 };
 
 /* Frees the accesses in `all` but the one at `keep` (-1: none), and the array. */
@@ -181,6 +185,10 @@ bool on_tracepoints(const struct derived_probe *p);
 bool trace_target_resolve(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n, bool quiet);
 bool trace_expand_vars(const struct provider_env *env, struct derived_probe *p, struct node *n);
+/* The tracepoint of the kernel.trace point `d`, NULL when it is not known. */
+struct tracepoint;
+const struct tracepoint *point_tracepoint(const struct provider_env *env,
+					  const struct derived_point *d);
 /* In the task finder's probes (target_process.c): whether a point of `p` is a process
  * lifetime or system-call point; $syscall, $argN, $return there. */
 bool on_process_events(const struct derived_probe *p);
