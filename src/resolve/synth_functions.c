@@ -158,8 +158,6 @@ static const struct target_access *access_at(const struct node *n, int point)
 
 	if (a->base == BASE_PER_POINT)
 		a = a->per_point[point < a->npoints ? point : 0];
-	else if (a->narrow)
-		a = a->narrow[point];
 	return a;
 }
 

@@ -905,7 +905,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		return target_unresolved(n, quiet);
 	struct target_access **all = NULL;
 	int nall = 0;
-	bool differ = false, widened = false;
+	bool differ = false;
 
 	for (const struct derived_point *d = p->points; d; d = d->next) {
 		struct target_access *a;
@@ -936,10 +936,9 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 		}
 		if (!same_access(first, a) && first->base == a->base && first->param == a->param &&
 		    !first->nsteps && !a->nsteps) {
-			/* A plain $return or $param of different widths: the whole register. */
-			first->base_size = 8;
-			first->base_signed = false;
-			widened = true;
+			/* A plain $return or $param of different widths: each point's own (an int
+			 * function's -22 is -22, as stap's function per point reads it). */
+			differ = true;
 		} else if (!same_access(first, a)) {
 			struct token_desc tok = { "identifier", n->text };
 
@@ -955,10 +954,7 @@ bool target_resolve(const struct provider_env *env, struct derived_probe *p, str
 	if (differ) {
 		first = target_accesses_per_point(all, nall, n);
 	} else {
-		if (widened)
-			first->narrow = all;	/* all[0] is first */
-		else
-			target_free_accesses(all, nall, 0);
+		target_free_accesses(all, nall, 0);
 		first->location = location_literal(n);
 	}
 	n->sym = first;

@@ -54,10 +54,6 @@ struct target_access {
 	 * whose locations differ from point to point); chosen by the point that fired. */
 	struct target_access **per_point;
 	int npoints;
-	/* A plain $return or parameter read as the whole register because its width differs
-	 * from point to point: each point's own access, of which stap makes a function per
-	 * width (-p2's listing, synth_functions.c); NULL when it does not differ. */
-	struct target_access **narrow;
 };
 
 /* Frees the accesses in `all` but the one at `keep` (-1: none), and the array. */
