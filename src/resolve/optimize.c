@@ -17,7 +17,7 @@
  * names (`if (0) x = "s"` makes x a string): an if, while or for on a constant is reduced
  * to what runs, `0 && x`, `1 || x` and a ternary on a constant are folded, and a probe left
  * with an empty body goes ("Probe 'begin' has been elided"). With -u only these folds are
- * made.
+ * made, and the reduction of an expression statement to its parts (discard()).
  *
  * As in stap, the elisions of the first round before types are reported, the ones they
  * make possible later are not; a local read and never assigned is reported in that round.
