@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perf.type(T).config(C).sample(N): a kernel perf counter of the event on every online CPU
- * (perf_event_create_kernel_counter()), whose overflow, every N events, runs the probe
+ * (perf_event_create_kernel_counter()), a CPU that comes online during the session
+ * included (tap_perf_renew(), below), whose overflow, every N events, runs the probe
  * body with the registers of what it interrupted. The handler may run in NMI context (a
  * hardware event), in interrupt context (cpu_clock's hrtimer) or with preemption off in a
  * task (page faults, context switches): it only takes this CPU's context, as every probe
@@ -29,8 +30,9 @@
  * timer alone): an hrtimer per CPU, pinned, in hard interrupt context, every N ns (10 us at
  * the least, as the event's), whose callback is the point's generated handler
  * (tap_perf_clock_PP(), `clock`): it runs the probe with the registers of what it
- * interrupted and gives the timer its next period with tap_perf_clock_forward(). Its
- * timers are cancelled at the stop, as the events are released.
+ * interrupted and gives the timer its next period with tap_perf_clock_forward(). A CPU
+ * that comes online starts its timer, one that goes offline cancels it (a hotplug state:
+ * cpu_timers.h); the timers are cancelled at the stop, as the events are released.
  *
  * The generated module defines tap_perfs[TAP_NUM_PERF].
  */
@@ -52,17 +54,10 @@
 #include <asm/irq_regs.h>
 
 #include "context.h"
+#include "cpu_timers.h"
 #include "kprobes.h"
 #include "tracepoint_lookup.h"
 #include "user_inode.h"
-
-/* A CPU clock point's timer on one CPU. */
-struct tap_perf_clock {
-	struct hrtimer timer;
-	ktime_t period;
-	int cpu;		/* the CPU it was started on */
-	bool started;
-};
 
 struct tap_perf {
 	u32 type;
@@ -75,7 +70,7 @@ struct tap_perf {
 	const char *path;	/* .process("PATH"): counted in the tasks running it; NULL: every CPU */
 	const char *counter;	/* .counter("NAME"), or NULL */
 	struct perf_event **events;	/* every CPU: one per possible CPU, NULL where none */
-	struct tap_perf_clock __percpu *clocks;	/* a CPU clock point's timers, or NULL */
+	struct tap_cpu_timer __percpu *clocks;	/* a CPU clock point's timers, or NULL */
 	struct inode *inode;	/* PATH's, held while the session runs */
 	bool refused;		/* the kernel refused a task's event: warned */
 };
@@ -108,65 +103,133 @@ static struct perf_event *tap_perf_event(struct tap_perf *p, int cpu, struct tas
 						p->sample ? tap_perf_overflow : NULL, p);
 }
 
-/* The end of a CPU clock point's handler: the timer set a period on, unless its CPU went
- * offline and handed it to another CPU (the event's would have stopped with the CPU). */
+/* The end of a CPU clock point's handler: the timer set a period on. */
 static __always_inline enum hrtimer_restart tap_perf_clock_forward(struct hrtimer *timer)
 {
-	struct tap_perf_clock *pc = container_of(timer, struct tap_perf_clock, timer);
+	return tap_cpu_timer_forward(timer);
+}
 
-	if (unlikely(pc->cpu != smp_processor_id()))
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, pc->period);
-	return HRTIMER_RESTART;
+static ktime_t tap_perf_clock_period(const struct tap_perf *p)
+{
+	return ns_to_ktime(max_t(u64, 10000, p->sample));
 }
 
 /* Runs on each CPU, interrupts off: starts p's timer there. */
 static void tap_perf_clock_start_cpu(void *info)
 {
 	struct tap_perf *p = info;
-	struct tap_perf_clock *pc = this_cpu_ptr(p->clocks);
 
-	hrtimer_init(&pc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	pc->timer.function = p->clock;
-	pc->period = ns_to_ktime(max_t(u64, 10000, p->sample));
-	pc->cpu = smp_processor_id();
-	hrtimer_start(&pc->timer, pc->period, HRTIMER_MODE_REL_PINNED_HARD);
-	pc->started = true;
+	tap_cpu_timer_start(this_cpu_ptr(p->clocks), p->clock, tap_perf_clock_period(p));
 }
 
+/* Under cpus_read_lock(). */
 static int tap_perf_clock_create(struct tap_perf *p)
 {
-	p->clocks = alloc_percpu(struct tap_perf_clock);
+	p->clocks = alloc_percpu(struct tap_cpu_timer);
 	if (!p->clocks)
 		return -ENOMEM;
-	cpus_read_lock();
 	on_each_cpu(tap_perf_clock_start_cpu, p, 1);
-	cpus_read_unlock();
 	return 0;
 }
 
-/* Cancels p's timers and waits for running callbacks; may sleep. */
-static void tap_perf_clock_release(struct tap_perf *p)
+/* Under cpus_read_lock(), the hotplug state removed: cancels p's timers and waits for
+ * running callbacks; may sleep. */
+static void tap_perf_clock_cancel(struct tap_perf *p)
 {
 	int cpu;
 
 	if (!p->clocks)
 		return;
-	for_each_possible_cpu(cpu) {
-		struct tap_perf_clock *pc = per_cpu_ptr(p->clocks, cpu);
-
-		if (pc->started)
-			hrtimer_cancel(&pc->timer);
-	}
-	free_percpu(p->clocks);
-	p->clocks = NULL;
+	for_each_possible_cpu(cpu)
+		tap_cpu_timer_cancel(per_cpu_ptr(p->clocks, cpu));
 }
 
+/*
+ * A CPU-wide event is made on each CPU online at the start, and on a CPU that comes online
+ * later by tap_perf_renew_work (its hotplug callback cannot: making or releasing a software
+ * event takes cpus_read_lock(), which the hotplug operation holds for writing). An event
+ * whose CPU went offline is turned off by the kernel and stays so when the CPU comes back:
+ * the work releases it and makes a new one. tap_perf_cpus_lock orders the work and the
+ * start; the stop cancels the work once the hotplug state is gone.
+ */
+static DEFINE_MUTEX(tap_perf_cpus_lock);
+static struct cpumask tap_perf_renew_cpus;	/* online again: their events to make anew */
+static int tap_perf_hotplug;			/* the hotplug state, 0 when none */
+
+/* Makes p's event on cpu (again); under tap_perf_cpus_lock. A CPU gone offline meanwhile
+ * (-ENODEV) gets its event when it comes back. */
+static int tap_perf_event_renew(struct tap_perf *p, int cpu)
+{
+	struct perf_event *event;
+
+	if (p->events[cpu]) {
+		perf_event_release_kernel(p->events[cpu]);
+		p->events[cpu] = NULL;
+	}
+	event = tap_perf_event(p, cpu, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event) == -ENODEV ? 0 : PTR_ERR(event);
+	p->events[cpu] = event;
+	return 0;
+}
+
+/* The events of the CPUs that came online since the start; one the kernel refuses leaves
+ * its CPU uncounted (the session runs on). */
+static void tap_perf_renew(struct work_struct *work)
+{
+	int cpu, i;
+
+	mutex_lock(&tap_perf_cpus_lock);
+	for_each_possible_cpu(cpu) {
+		if (!cpumask_test_and_clear_cpu(cpu, &tap_perf_renew_cpus))
+			continue;
+		for (i = 0; i < TAP_NUM_PERF; i++)
+			if (tap_perfs[i].events)
+				tap_perf_event_renew(&tap_perfs[i], cpu);
+	}
+	mutex_unlock(&tap_perf_cpus_lock);
+}
+static DECLARE_WORK(tap_perf_renew_work, tap_perf_renew);
+
+/* The hotplug callbacks, on the CPU itself (cpu_timers.h). */
+static int tap_perf_cpu_online(unsigned int cpu)
+{
+	bool events = false;
+	int i;
+
+	for (i = 0; i < TAP_NUM_PERF; i++) {
+		struct tap_perf *p = &tap_perfs[i];
+
+		if (p->clocks)
+			tap_cpu_timer_start(per_cpu_ptr(p->clocks, cpu), p->clock,
+					    tap_perf_clock_period(p));
+		if (p->events)
+			events = true;
+	}
+	if (events) {
+		cpumask_set_cpu(cpu, &tap_perf_renew_cpus);
+		schedule_work(&tap_perf_renew_work);
+	}
+	return 0;
+}
+
+static int tap_perf_cpu_offline(unsigned int cpu)
+{
+	int i;
+
+	for (i = 0; i < TAP_NUM_PERF; i++)
+		if (tap_perfs[i].clocks)
+			tap_cpu_timer_cancel(per_cpu_ptr(tap_perfs[i].clocks, cpu));
+	return 0;
+}
+
+/* Releases p's events and frees its timers (cancelled). */
 static void tap_perf_release(struct tap_perf *p)
 {
 	int cpu;
 
-	tap_perf_clock_release(p);
+	free_percpu(p->clocks);
+	p->clocks = NULL;
 	if (!p->events)
 		return;
 	for_each_possible_cpu(cpu)
@@ -176,26 +239,44 @@ static void tap_perf_release(struct tap_perf *p)
 	p->events = NULL;
 }
 
+static bool tap_perf_cpu_wide(void)
+{
+	int i;
+
+	for (i = 0; i < TAP_NUM_PERF; i++)
+		if (tap_perfs[i].clocks || tap_perfs[i].events)
+			return true;
+	return false;
+}
+
+/* A CPU-wide point's array of events, or its timers started on the CPUs online (under
+ * cpus_read_lock()). */
 static int tap_perf_create(struct tap_perf *p)
 {
-	int cpu, rc = 0;
-
 	if (p->clock)
 		return tap_perf_clock_create(p);
 	p->events = kcalloc(nr_cpu_ids, sizeof(*p->events), GFP_KERNEL);
-	if (!p->events)
-		return -ENOMEM;
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		struct perf_event *event = tap_perf_event(p, cpu, NULL);
+	return p->events ? 0 : -ENOMEM;
+}
 
-		if (IS_ERR(event)) {
-			rc = PTR_ERR(event);
-			break;
+/* Makes the events of the CPUs online; the first the kernel refuses is the error. */
+static int tap_perf_create_events(struct tap_perf **refused)
+{
+	int cpu, i, rc = 0;
+
+	mutex_lock(&tap_perf_cpus_lock);
+	for (i = 0; i < TAP_NUM_PERF && !rc; i++) {
+		if (!tap_perfs[i].events)
+			continue;
+		for_each_online_cpu(cpu) {
+			rc = tap_perf_event_renew(&tap_perfs[i], cpu);
+			if (rc) {
+				*refused = &tap_perfs[i];
+				break;
+			}
 		}
-		p->events[cpu] = event;
 	}
-	cpus_read_unlock();
+	mutex_unlock(&tap_perf_cpus_lock);
 	return rc;
 }
 
@@ -443,26 +524,48 @@ static void tap_perf_stop(void)
 	int i;
 
 	tap_perf_find_stop();
+	cpus_read_lock();
+	tap_hotplug_remove(&tap_perf_hotplug);
+	for (i = 0; i < TAP_NUM_PERF; i++)
+		tap_perf_clock_cancel(&tap_perfs[i]);
+	cpus_read_unlock();
+	cancel_work_sync(&tap_perf_renew_work);
 	for (i = 0; i < TAP_NUM_PERF; i++)
 		tap_perf_release(&tap_perfs[i]);
 #endif
 }
 
 /* A counter the kernel refuses on any CPU is the registration error of its point; the
- * caller stops what was started. */
+ * caller stops what was started. The CPU-wide points' timers are started and the hotplug
+ * state added under one cpus_read_lock(); their events are made after it (making one may
+ * take that lock), the state added: a CPU that comes online meanwhile is in
+ * tap_perf_renew_cpus. */
 static int tap_perf_start(void)
 {
 #if TAP_NUM_PERF > 0
-	int i, rc;
+	struct tap_perf *refused = NULL;
+	int i, rc = 0;
 
-	for (i = 0; i < TAP_NUM_PERF; i++) {
+	cpus_read_lock();
+	for (i = 0; i < TAP_NUM_PERF && !rc; i++) {
 		if (tap_perfs[i].path || tap_perfs[i].counter)
 			continue;
 		rc = tap_perf_create(&tap_perfs[i]);
-		if (rc) {
-			tap_report_registration_error(tap_perfs[i].pp, rc);
-			return rc;
-		}
+		if (rc)
+			refused = &tap_perfs[i];
+	}
+	if (!rc && tap_perf_cpu_wide() && !tap_perf_hotplug) {
+		rc = tap_hotplug_add(&tap_perf_hotplug, "tapster/perf:online",
+				     tap_perf_cpu_online, tap_perf_cpu_offline);
+		if (rc)
+			refused = &tap_perfs[0];
+	}
+	cpus_read_unlock();
+	if (!rc)
+		rc = tap_perf_create_events(&refused);
+	if (rc) {
+		tap_report_registration_error(refused->pp, rc);
+		return rc;
 	}
 	return tap_perf_find_start();
 #else

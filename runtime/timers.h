@@ -7,9 +7,11 @@
  *
  * The generated module defines tap_timers[TAP_NUM_TIMERS].
  *
- * timer.profile: one hrtimer per CPU, pinned to it, firing every tick (TICK_NSEC); each
- * expiry runs every profile probe in turn, with the registers of what it interrupted. The
- * generated module defines tap_profile_probes[TAP_NUM_PROFILE].
+ * timer.profile.tick: one hrtimer per online CPU, pinned to it, in hard interrupt context,
+ * firing every tick (TICK_NSEC); each expiry runs every profile probe in turn, with the
+ * registers of what it interrupted. A CPU that comes online during the session starts its
+ * timer, one that goes offline cancels its own (a hotplug state: cpu_timers.h), so no CPU
+ * fires for another. The generated module defines tap_profile_probes[TAP_NUM_PROFILE].
  */
 #ifndef TAP_TIMERS_H
 #define TAP_TIMERS_H
@@ -21,6 +23,8 @@
 #include <asm/irq_regs.h>
 
 #include "context.h"
+#include "cpu_timers.h"
+#include "kprobes.h"
 
 struct tap_timer {
 	struct hrtimer timer;
@@ -97,12 +101,8 @@ static __maybe_unused void tap_stop_timers(struct tap_timer *timers, int count)
 }
 
 #if TAP_NUM_PROFILE > 0
-struct tap_profile_cpu {
-	struct hrtimer timer;
-	bool started;
-};
-
-static DEFINE_PER_CPU(struct tap_profile_cpu, tap_profile_cpus);
+static DEFINE_PER_CPU(struct tap_cpu_timer, tap_profile_cpus);
+static int tap_profile_hotplug;		/* the hotplug state, 0 when none */
 /* Defined (constant) by the generated module after its probe bodies: the compiler sees its
  * entries, so the loop below calls each body directly, without an indirect call. */
 static const struct tap_been_probe tap_profile_probes[TAP_NUM_PROFILE];
@@ -123,24 +123,43 @@ static enum hrtimer_restart tap_profile_fn(struct hrtimer *timer)
 	}
 	if (tap_session_state() >= TAP_STOPPING)
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, ns_to_ktime(TICK_NSEC));
-	return HRTIMER_RESTART;
+	return tap_cpu_timer_forward(timer);
 }
 
 /* Runs on each CPU, interrupts off: starts its timer there. */
 static void tap_profile_start_cpu(void *unused)
 {
-	struct tap_profile_cpu *pc = this_cpu_ptr(&tap_profile_cpus);
-
-	hrtimer_init(&pc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-	pc->timer.function = tap_profile_fn;
-	hrtimer_start(&pc->timer, ns_to_ktime(TICK_NSEC), HRTIMER_MODE_REL_PINNED);
-	pc->started = true;
+	tap_cpu_timer_start(this_cpu_ptr(&tap_profile_cpus), tap_profile_fn,
+			    ns_to_ktime(TICK_NSEC));
 }
 
-static __maybe_unused void tap_start_profile_timers(void)
+/* The hotplug callbacks, on the CPU itself. */
+static int tap_profile_cpu_online(unsigned int cpu)
 {
+	tap_cpu_timer_start(per_cpu_ptr(&tap_profile_cpus, cpu), tap_profile_fn,
+			    ns_to_ktime(TICK_NSEC));
+	return 0;
+}
+
+static int tap_profile_cpu_offline(unsigned int cpu)
+{
+	tap_cpu_timer_cancel(per_cpu_ptr(&tap_profile_cpus, cpu));
+	return 0;
+}
+
+static __maybe_unused int tap_start_profile_timers(void)
+{
+	int rc = 0;
+
+	cpus_read_lock();
 	on_each_cpu(tap_profile_start_cpu, NULL, 1);
+	if (!tap_profile_hotplug)
+		rc = tap_hotplug_add(&tap_profile_hotplug, "tapster/profile:online",
+				     tap_profile_cpu_online, tap_profile_cpu_offline);
+	cpus_read_unlock();
+	if (rc)
+		tap_report_registration_error(tap_profile_probes[0].pp, rc);
+	return rc;
 }
 
 /* Cancels the timers and waits for running callbacks; may sleep. */
@@ -148,14 +167,11 @@ static __maybe_unused void tap_stop_profile_timers(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct tap_profile_cpu *pc = per_cpu_ptr(&tap_profile_cpus, cpu);
-
-		if (!pc->started)
-			continue;
-		hrtimer_cancel(&pc->timer);
-		pc->started = false;
-	}
+	cpus_read_lock();
+	tap_hotplug_remove(&tap_profile_hotplug);
+	for_each_possible_cpu(cpu)
+		tap_cpu_timer_cancel(per_cpu_ptr(&tap_profile_cpus, cpu));
+	cpus_read_unlock();
 }
 #endif
 
@@ -178,9 +194,10 @@ static void tap_timers_stop(void)
 static int tap_profile_start(void)
 {
 #if TAP_NUM_PROFILE > 0
-	tap_start_profile_timers();
-#endif
+	return tap_start_profile_timers();
+#else
 	return 0;
+#endif
 }
 
 static void tap_profile_stop(void)
