@@ -280,6 +280,37 @@ static __always_inline void tap_context_exit_quiet_irqrestore(struct tap_context
 	raw_local_irq_restore(flags);
 }
 
+/*
+ * The same, out of line: the handlers of a module of many probe points call these rather
+ * than hold a copy each (the translator's emit_outlined(): the loader's work on a module
+ * grows with its text). Each is compiled in only where a handler calls it.
+ */
+static noinline __maybe_unused struct tap_context *
+tap_context_enter_irqsave_outlined(const struct tap_probe_point *pp, struct pt_regs *regs,
+				   int state, unsigned long *flags)
+{
+	return tap_context_enter_irqsave(pp, regs, state, flags);
+}
+
+static noinline __maybe_unused struct tap_context *
+tap_context_enter_quiet_irqsave_outlined(const struct tap_probe_point *pp,
+					 struct pt_regs *regs, int state, unsigned long *flags)
+{
+	return tap_context_enter_quiet_irqsave(pp, regs, state, flags);
+}
+
+static noinline __maybe_unused void tap_context_exit_irqrestore_outlined(struct tap_context *c,
+									 unsigned long flags)
+{
+	tap_context_exit_irqrestore(c, flags);
+}
+
+static noinline __maybe_unused void
+tap_context_exit_quiet_irqrestore_outlined(struct tap_context *c, unsigned long flags)
+{
+	tap_context_exit_quiet_irqrestore(c, flags);
+}
+
 /* For begin/end probes and the runtime's own messages, from process context. */
 static struct tap_context *tap_context_enter_process(const struct tap_probe_point *pp, int state)
 {

@@ -26,7 +26,8 @@ const struct point_emitter *point_emitter_of(enum provider_kind kind)
 	return NULL;
 }
 
-bool emit_irqs_off(const struct program *program)
+/* The program's points that are not begin/end/error probes. */
+static int count_points(const struct program *program)
 {
 	int points = 0;
 
@@ -34,7 +35,17 @@ bool emit_irqs_off(const struct program *program)
 		for (const struct derived_point *d = p->points; d; d = d->next)
 			if (!provider_is_session(d->kind))
 				points++;
-	return points > 1;
+	return points;
+}
+
+bool emit_irqs_off(const struct program *program)
+{
+	return count_points(program) > 1;
+}
+
+bool emit_outlined(const struct program *program)
+{
+	return count_points(program) >= EMIT_OUTLINE_MIN;
 }
 
 void emit_enter(struct emit_ctx *ctx, const char *pp, const char *regs, bool preempt)
@@ -43,8 +54,8 @@ void emit_enter(struct emit_ctx *ctx, const char *pp, const char *regs, bool pre
 
 	if (ctx->irqs_off)
 		sb_addf(ctx->points, "\tunsigned long flags;\n\tstruct tap_context *c =\n"
-			"\t\ttap_context_enter%s_irqsave(%s, %s, TAP_RUNNING, &flags);\n", quiet, pp,
-			regs);
+			"\t\ttap_context_enter%s_irqsave%s(%s, %s, TAP_RUNNING, &flags);\n", quiet,
+			ctx->outlined ? "_outlined" : "", pp, regs);
 	else if (preempt)
 		sb_addf(ctx->points, "\tstruct tap_context *c;\n\n\tpreempt_disable_notrace();\n"
 			"\tc = tap_context_enter%s(%s, %s, TAP_RUNNING);\n", quiet, pp, regs);
@@ -57,7 +68,8 @@ void emit_run(struct emit_ctx *ctx, int probe, bool entry, bool preempt, const c
 	      const char *after)
 {
 	char *exit = xasprintf("tap_context_exit%s%s", ctx->quiet ? "_quiet" : "",
-			       ctx->irqs_off ? "_irqrestore(c, flags)" : "(c)");
+			       !ctx->irqs_off ? "(c)" : ctx->outlined ?
+			       "_irqrestore_outlined(c, flags)" : "_irqrestore(c, flags)");
 
 	if (entry && !preempt)
 		sb_addf(ctx->points, "\tif (!c)\n\t\treturn 1;\t/* no return probe for this call */\n"

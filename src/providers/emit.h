@@ -33,6 +33,9 @@ struct emit_ctx {
 	char *(*c_string)(const char *s);	/* a C string literal of s */
 	/* The module's handlers take the context with interrupts off (emit_irqs_off()). */
 	bool irqs_off;
+	/* The module has so many handlers that they call the context's taking and giving back
+	 * rather than hold a copy each (emit_outlined()). */
+	bool outlined;
 	/* The probe's body is quiet: its handlers take the context alone, and leave it without
 	 * looking for output or an error (runtime/context.h's tap_context_enter_quiet()). */
 	bool quiet;
@@ -115,6 +118,19 @@ const struct point_emitter *point_emitter_of(enum provider_kind kind);
  * too, and such a hit is skipped as stap skips it.
  */
 bool emit_irqs_off(const struct program *program);
+
+/*
+ * Whether the handlers of a program of EMIT_OUTLINE_MIN or more probe points call
+ * runtime/context.h's out-of-line tap_context_enter_*_irqsave_outlined() and
+ * tap_context_exit_*_irqrestore_outlined() rather than inline them. Inline, a handler is
+ * about 500 bytes of text even when its body is one increment, and the kernel's module
+ * loader works on every byte of it: it sorts the ORC unwind entries, applies the
+ * alternatives and return thunks of each. `syscall.*, syscall.*.return` (some 1,600
+ * points) spent most of its start loading such a module. Out of line, a hit costs two
+ * calls more, a few ns; the hot-path benches have one point each.
+ */
+#define EMIT_OUTLINE_MIN 64
+bool emit_outlined(const struct program *program);
 
 /*
  * The context entered for `pp` (C text, with registers `regs`) as `c`: with interrupts

@@ -502,7 +502,8 @@ static void emit_start(struct module *m)
 	m->emit = (struct emit_ctx){ .program = m->program, .session = m->session,
 				     .points = &m->points,
 				     .descriptor = emit_descriptor, .c_string = c_string_literal,
-				     .irqs_off = emit_irqs_off(m->program), .translate = m };
+				     .irqs_off = emit_irqs_off(m->program),
+				     .outlined = emit_outlined(m->program), .translate = m };
 	m->emit_states = xcalloc(n, sizeof(*m->emit_states));
 	for (size_t i = 0; i < n; i++)
 		m->emit_states[i] = xcalloc(1, point_emitters[i]->state_size);
