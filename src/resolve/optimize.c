@@ -258,9 +258,13 @@ static bool effect_test(const struct node *n, void *ctx)
 	case N_NEXT:
 		/* In a function, `next` runs its next definition: nothing changes. */
 		return !o->in_function;
+	case N_TRY:
+		/* Judging a function: its catch variable is one of its locals, and what the try
+		 * block and the catch block do is judged with them (stap's user_string_n_quoted(),
+		 * say, has no effect). */
+		return !o->in_function;
 	case N_DELETE:
 	case N_EMBEDDED_STMT:
-	case N_TRY:
 		return true;
 	default:
 		return false;
