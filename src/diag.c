@@ -259,6 +259,11 @@ void diag_set_suppression(bool enabled)
 	suppression = enabled;
 }
 
+bool diag_suppressing(void)
+{
+	return suppression;
+}
+
 /* A head waiting for its continuation (diag_error_head_at): its text, and where the last
  * file name stood before it. */
 static char *pending_head;

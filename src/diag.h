@@ -117,6 +117,8 @@ void diag_continue(void);
 void diag_error_head_at(const char *kind, const struct token_desc *tok, struct loc loc,
 			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_set_suppression(bool enabled);
+/* Whether similar errors are suppressed (not -v). */
+bool diag_suppressing(void);
 
 /* Between these, semantic errors are neither printed nor counted: an optional probe point
  * (`?`) that does not resolve is dropped without a word. The end returns how many there

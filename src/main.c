@@ -333,33 +333,66 @@ static int dump_library(struct session *s, const struct parse_target *target)
 	return dump_functions(library, &env);
 }
 
-/*
- * -q: the library's pieces this script compiled, added to $TAPSTER_DIR/coverage (stap keeps
- * its tapset coverage in a database there): a line each, "function<TAB>NAME<TAB>FILE:LINE"
- * or "alias<TAB>NAME".
- */
-static void record_tapset_coverage(const struct program *program)
+/* Whether `text` holds `line` (with its newline) as one of its lines. */
+static bool has_line(const char *text, const char *line)
 {
-	char *dir = tapster_dir();
-	char *path = xasprintf("%s/coverage", dir);
-	FILE *f = fopen(path, "a");
+	for (const char *at = text; at && (at = strstr(at, line)); at++)
+		if (at == text || at[-1] == '\n')
+			return true;
+	return false;
+}
 
-	if (!f) {
-		fprintf(stderr, "WARNING: cannot record tapset coverage in %s: %s\n", path,
-			strerror(errno));
-	}
-	for (const struct used_function *u = program->functions; f && u; u = u->next) {
+/* Adds `line` to `added` unless `recorded` or `added` holds it already. */
+static void add_coverage_line(struct strbuf *added, const char *recorded, char *line)
+{
+	if (!has_line(recorded, line) && !has_line(added->buf, line))
+		sb_add(added, line);
+	free(line);
+}
+
+/* The lines of `program`'s library pieces that `recorded` does not hold yet. */
+static char *new_coverage_lines(const struct program *program, const char *recorded)
+{
+	struct strbuf added = { 0 };
+
+	for (const struct used_function *u = program->functions; u; u = u->next) {
 		const struct loc *loc = &u->function->loc;
 
 		if (loc->source && loc->source->is_tapset)
-			fprintf(f, "function\t%s\t%s:%d\n", u->function->name, loc->source->name,
-				loc->line);
+			add_coverage_line(&added, recorded,
+					  xasprintf("function\t%s\t%s:%d\n", u->function->name,
+						    loc->source->name, loc->line));
 	}
-	for (const struct derived_probe *p = program->probes; f && p; p = p->next)
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
 		if (p->via_alias && p->listed_name)
-			fprintf(f, "alias\t%s\n", p->listed_name);
-	if (f)
+			add_coverage_line(&added, recorded, xasprintf("alias\t%s\n", p->listed_name));
+	return sb_steal(&added);
+}
+
+/*
+ * -q: the library's pieces this script compiled, recorded in $TAPSTER_DIR/KVER.coverage for
+ * the target kernel (stap keeps its tapset coverage in a database, ~/.systemtap/KVER.db, a
+ * row for each piece): a line each, "function<TAB>NAME<TAB>FILE:LINE" or "alias<TAB>NAME",
+ * each once, however many points or runs compiled it.
+ */
+static void record_tapset_coverage(const struct session *s, const struct program *program)
+{
+	char *dir = tapster_dir();
+	char *path = xasprintf("%s/%s.coverage", dir,
+			       s->kernel_release ? s->kernel_release : "unknown");
+	char *recorded = read_text_file(path, NULL);
+	char *added = new_coverage_lines(program, recorded);
+	FILE *f = NULL;
+
+	if (*added && (make_dirs(dir) || !(f = fopen(path, "a"))))
+		fprintf(stderr, "WARNING: cannot record tapset coverage in %s: %s\n", path,
+			strerror(errno));
+	if (f) {
+		fputs(added, f);
 		fclose(f);
+	}
+	free(added);
+	free(recorded);
 	free(path);
 	free(dir);
 }
@@ -442,7 +475,7 @@ static int run_passes(struct session *s)
 	}
 	add_kernel_lines(&env, &program);
 	if (s->tapset_coverage)
-		record_tapset_coverage(&program);
+		record_tapset_coverage(s, &program);
 	s->probed_modules = probed_modules(&program);
 	s->probed_files = probed_files(&program);
 	s->reads_stdin = reads_stdin(&program);

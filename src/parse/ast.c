@@ -260,24 +260,39 @@ const struct node *node_changed_var(const struct node *n)
 	return target && target->kind == N_IDENT ? target : NULL;
 }
 
+/* The operand an expression's first token belongs to, or NULL when that token is its own. */
+static const struct node *first_operand(const struct node *n)
+{
+	switch (n->kind) {
+	case N_BINARY:
+	case N_ASSIGN:
+	case N_POSTINC:
+	case N_INDEX:
+		return n->lhs;
+	case N_TERNARY:
+		return n->cond;
+	default:
+		return NULL;
+	}
+}
+
 const struct node *node_first_leaf(const struct node *n)
 {
-	while (n) {
-		switch (n->kind) {
-		case N_BINARY:
-		case N_ASSIGN:
-		case N_POSTINC:
-		case N_INDEX:
-			n = n->lhs;
-			break;
-		case N_TERNARY:
-			n = n->cond;
-			break;
-		default:
-			return n;
-		}
-	}
+	while (n && first_operand(n))
+		n = first_operand(n);
 	return n;
+}
+
+struct token_desc node_first_token(const struct node *n, struct loc *loc)
+{
+	for (const struct node *part = n; part; part = first_operand(part))
+		if (part->open_paren.line) {
+			*loc = part->open_paren;
+			return (struct token_desc){ "operator", "(" };
+		}
+	n = node_first_leaf(n);
+	*loc = n->loc;
+	return node_token(n);
 }
 
 struct token_desc node_token(const struct node *n)

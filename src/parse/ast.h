@@ -105,6 +105,9 @@ struct token_desc node_token(const struct node *n);
 /* The node of an expression's first token (a binary expression's left operand's, ...):
  * where stap locates a statement made of it. */
 const struct node *node_first_leaf(const struct node *n);
+/* An expression's first token as written: its first leaf's, or the '(' that opens it (as
+ * `(a) + 1`), and where it is. */
+struct token_desc node_first_token(const struct node *n, struct loc *loc);
 /* The variable an assignment (<<< too), ++, -- or delete changes, itself or the array of an
  * element: its N_IDENT; NULL for any other node. */
 const struct node *node_changed_var(const struct node *n);
@@ -160,6 +163,8 @@ struct node {
 				 * type or name as written */
 	struct foreach *foreach; /* N_FOREACH */
 
+	struct loc open_paren;	/* where the outermost '(' written around it is; line 0 when
+				 * it has none */
 	int depth;		/* N_BINARY: levels of binary operators it holds (pass 1 bounds
 				 * it, so that nothing recursing over a tree runs out of stack) */
 

@@ -820,7 +820,7 @@ primary:
 			$$ = number_node(p, $1, false);
 		}
 	| string_list
-	| '(' expr ')'			{ $$ = $2; }
+	| '(' expr ')'			{ $$ = $2; $$->open_paren = $1->loc; }
 	| IDENT
 		{
 			$$ = new_node(p, N_IDENT, $1->loc);

@@ -21,6 +21,9 @@ struct elab {
 	struct var **globals_tail;
 	bool changed;			/* inference made progress in this round */
 	bool report;			/* the last round: type errors are reported */
+	int mismatch_level;		/* the most complex type mismatch of this round */
+	int shown_level;		/* the least complex one the last round reports */
+	bool origin_said;		/* a mismatch has said where a type was first inferred */
 	bool in_entry;			/* resolving an @entry expression */
 	bool printing_globals;		/* deriving the end probes that print globals */
 	const struct function *resolving_function;	/* whose body is being resolved */

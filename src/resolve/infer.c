@@ -2,8 +2,9 @@
 /*
  * Pass 2: type inference. Long, string and statistics types flow through assignments,
  * operators, calls, returns, array keys and values, in stap's order (probes first), until
- * nothing changes; a last round reports the mismatches in stap's words, then the variables
- * and calls left without a type.
+ * nothing changes; a last round reports the mismatches in stap's words (the functions'
+ * first, and without -v only the most complex kind, as stap: report_mismatch()), then the
+ * variables and calls left without a type.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,67 +19,111 @@
 static enum type infer(struct elab *e, struct node *n);
 
 
+/*
+ * The kinds of type mismatch, by how much stap says of them: an operand of another type than
+ * its place asks ("type mismatch: expected long but found string"), and a use of a variable,
+ * parameter, array index or function value against the type it was first given ("type
+ * mismatch (string)", then where that type was "first inferred"). Without -v, stap's
+ * reporting round shows only the mismatches as complex as the most complex one of the round
+ * before: `f("s")` of a function whose parameter is a long says the parameter's, not the
+ * literal's; with -v every one.
+ */
+enum mismatch_level { MISMATCH_OPERAND = 1, MISMATCH_DECLARED = 2 };
+
+/* Notes a mismatch of `level`; whether to report it. */
+static bool report_mismatch(struct elab *e, enum mismatch_level level)
+{
+	if ((int)level > e->mismatch_level)
+		e->mismatch_level = (int)level;
+	return e->report && (!diag_suppressing() || (int)level >= e->shown_level);
+}
+
 static void type_error(struct elab *e, struct node *n, enum type expected, enum type found)
 {
 	struct token_desc tok = node_token(n);
 
-	if (!e->report)
+	if (!report_mismatch(e, MISMATCH_OPERAND))
 		return;
 	diag_error_at("semantic error", &tok, n->loc, "type mismatch: expected %s but found %s",
 		      type_name(expected), type_name(found));
 }
 
-/* A variable used as `wanted` whose type was inferred otherwise, in stap's two parts:
- * "type mismatch (string): identifier 'x' at ..." and "type was first inferred here (long)". */
+/* Where a type was first given: the token, its place and the type. */
+struct first_type {
+	struct token_desc tok;
+	struct loc loc;
+	enum type type;
+};
+
+/* stap's "[index N ]type mismatch (FOUND)" at `at`, then, for the first such mismatch only
+ * (as stap, -v shows), "type [of index N ]was first inferred here (TYPE)" at `first` (index
+ * -1: none). One format for every kind: stap counts them as one ("similar"). */
+static void declared_type_error(struct elab *e, const struct token_desc *tok, struct loc at,
+				int index, enum type found, const struct first_type *first)
+{
+	char *of_index = index < 0 ? xstrdup("") : xasprintf("index %d ", index);
+	char *of_index_of = index < 0 ? xstrdup("") : xasprintf("of index %d ", index);
+
+	diag_error_at("semantic error", tok, at, "%stype mismatch (%s)", of_index,
+		      type_name(found));
+	if (!e->origin_said) {
+		e->origin_said = true;
+		diag_continue();
+		diag_error_at("semantic error", &first->tok, first->loc,
+			      "type %swas first inferred here (%s)", of_index_of,
+			      type_name(first->type));
+	}
+	free(of_index);
+	free(of_index_of);
+}
+
+/* A node's token, where it is and its type, as the place a type was first given. */
+static struct first_type first_at(const struct node *n, enum type type)
+{
+	return (struct first_type){ node_token(n), n->loc, type };
+}
+
 static bool first_report(struct elab *e, const struct node *n);
 
+/* A variable used as `wanted` whose type was inferred otherwise. */
 static void var_type_error(struct elab *e, struct node *n, enum type wanted)
 {
 	struct node *name = n->kind == N_INDEX ? n->lhs : n;
 	struct var *v = name->sym;
 	struct token_desc tok = { "identifier", name->text };
 
-	if (!e->report)
-		return;
 	if (v->global && v->global->init && !v->type_loc.source) {
 		/* Typed by its initializer: stap's plain form. */
-		diag_error_at("semantic error", &tok, name->loc,
-			      "type mismatch: expected %s but found %s", type_name(wanted),
-			      type_name(v->type));
+		if (report_mismatch(e, MISMATCH_OPERAND))
+			diag_error_at("semantic error", &tok, name->loc,
+				      "type mismatch: expected %s but found %s",
+				      type_name(wanted), type_name(v->type));
 		return;
 	}
+	if (!report_mismatch(e, MISMATCH_DECLARED))
+		return;
 	if (v->type_arg) {
-		if (!first_report(e, name))
-			return;
 		/* stap words a parameter like an array's index. */
-		struct token_desc arg = node_token(v->type_arg);
+		struct first_type first = first_at(v->type_arg, v->type);
 
-		diag_error_at("semantic error", &tok, name->loc, "index %d type mismatch (%s)",
-			      v->param_index, type_name(wanted));
-		diag_continue();
-		diag_error_at("semantic error", &arg, v->type_arg->loc,
-			      "type of index %d was first inferred here (%s)", v->param_index,
-			      type_name(v->type));
+		if (first_report(e, name))
+			declared_type_error(e, &tok, name->loc, v->param_index, wanted, &first);
 		return;
 	}
-	diag_error_at("semantic error", &tok, name->loc, "type mismatch (%s)", type_name(wanted));
-	diag_continue();
-	diag_error_at("semantic error", &tok, v->type_loc.source ? v->type_loc : v->loc,
-		      "type was first inferred here (%s)", type_name(v->type));
+	struct first_type first = { tok, v->type_loc.source ? v->type_loc : v->loc, v->type };
+
+	declared_type_error(e, &tok, name->loc, -1, wanted, &first);
 }
 
-/* A return value of another type than the first one: stap's two-part message. */
+/* A return value of another type than the first one. */
 static void return_type_error(struct elab *e, const struct node *n, enum type found,
 			      const struct used_function *f)
 {
-	struct token_desc tok = node_token(n), first = node_token(f->ret_first);
+	struct token_desc tok = node_token(n);
+	struct first_type first = first_at(f->ret_first, f->ret);
 
-	if (!e->report)
-		return;
-	diag_error_at("semantic error", &tok, n->loc, "type mismatch (%s)", type_name(found));
-	diag_continue();
-	diag_error_at("semantic error", &first, f->ret_first->loc,
-		      "type was first inferred here (%s)", type_name(f->ret));
+	if (report_mismatch(e, MISMATCH_DECLARED))
+		declared_type_error(e, &tok, n->loc, -1, found, &first);
 }
 
 /* The variable a node stands for: x, or the array of a[k] (whose value it is). */
@@ -202,6 +247,8 @@ static bool is_target(const struct node *n)
 	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR;
 }
 
+static void infer_keys(struct elab *e, struct var *v, struct node_list *keys);
+
 static enum type infer_assign(struct elab *e, struct node *n)
 {
 	if (n->op == OP_STATS_ADD) {
@@ -219,6 +266,14 @@ static enum type infer_assign(struct elab *e, struct node *n)
 		else if (have == TYPE_UNKNOWN)
 			expect(e, n->rhs, TYPE_LONG);
 		return TYPE_LONG;
+	}
+	if (n->op == '=' && n->lhs->kind == N_INDEX && is_var(n->lhs)) {
+		/* An element: stap meets its value with the array's before its keys. */
+		enum type t = unify(e, n->lhs->lhs, n->rhs);
+
+		infer_keys(e, var_of(n->lhs), &n->lhs->args);
+		n->lhs->type = t;
+		return t;
 	}
 	if (n->op == '=')
 		return unify(e, n->lhs, n->rhs);
@@ -257,17 +312,15 @@ static void infer_keys(struct elab *e, struct var *v, struct node_list *keys)
 			e->changed = true;
 		} else if (t == TYPE_UNKNOWN && key->kind != N_STAR) {
 			expect(e, key, v->key_types[i]);
-		} else if (t != v->key_types[i] && key->kind != N_STAR && e->report &&
-			   first_report(e, key)) {
+		} else if (t != v->key_types[i] && key->kind != N_STAR &&
+			   report_mismatch(e, MISMATCH_DECLARED) && first_report(e, key)) {
 			struct token_desc tok = node_token(key);
-			struct token_desc first = node_token(v->key_first[i]);
+			/* stap names the array's value type there, not the index's. */
+			struct first_type first = first_at(v->key_first[i], v->type);
 
-			diag_error_at("semantic error", &tok, key->loc,
-				      "index %d type mismatch (%s)", i, type_name(t));
-			diag_continue();
-			diag_error_at("semantic error", &first, v->key_first[i]->loc,
-				      "type of index %d was first inferred here (%s)", i,
-				      type_name(v->key_types[i]));
+			/* As an operand first (with -v only), then against the first index. */
+			type_error(e, key, v->key_types[i], t);
+			declared_type_error(e, &tok, key->loc, i, t, &first);
 		}
 	}
 }
@@ -343,6 +396,23 @@ static void infer_overloads(struct elab *e, struct used_function *f)
 	}
 }
 
+/* An argument (no variable) for a parameter typed by an earlier call's: stap says that it is
+ * not of the type expected, then that the parameter, as an index, was first typed there. */
+static void expect_param(struct elab *e, struct node *arg, const struct var *param, int index)
+{
+	enum type t = infer(e, arg);
+	struct token_desc tok = node_token(arg);
+	struct first_type first = first_at(param->type_arg, param->type);
+
+	if (t == TYPE_UNKNOWN || t == param->type) {
+		expect(e, arg, param->type);
+		return;
+	}
+	type_error(e, arg, param->type, t);
+	if (report_mismatch(e, MISMATCH_DECLARED))
+		declared_type_error(e, &tok, arg->loc, index, t, &first);
+}
+
 static enum type infer_call(struct elab *e, struct node *n)
 {
 	struct used_function *f = n->sym;
@@ -373,6 +443,8 @@ static enum type infer_call(struct elab *e, struct node *n)
 				type_error(e, arg, t, declared->type);
 			else if (t == TYPE_UNKNOWN)
 				expect(e, arg, declared->type);
+		} else if (param && param->type_arg && !is_var(arg)) {
+			expect_param(e, arg, param, i);
 		} else {
 			expect(e, arg, param ? param->type : TYPE_UNKNOWN);
 		}
@@ -566,6 +638,8 @@ static enum type infer(struct elab *e, struct node *n)
 				type_error(e, n->lhs, t, f->ret);
 			} else if (t != TYPE_UNKNOWN && f->ret != TYPE_UNKNOWN && t != f->ret &&
 				   f->ret_first && !is_var(n->lhs)) {
+				/* As an operand first, then against the first return. */
+				type_error(e, n->lhs, f->ret, t);
 				return_type_error(e, n->lhs, t, f);
 			} else {
 				expect(e, n->lhs, f->ret);
@@ -629,15 +703,17 @@ static enum type infer(struct elab *e, struct node *n)
 	return n->type;
 }
 
-/* One sweep of inference over every function and probe body. */
-/* Probes first, as stap: a parameter takes its type from a call before its uses. */
-static void infer_bodies(struct elab *e)
+static void infer_probes(struct elab *e)
 {
 	for (struct derived_probe *p = e->program->probes; p; p = p->next) {
 		infer(e, p->body);
 		if (p->cond)
 			infer(e, p->cond);
 	}
+}
+
+static void infer_functions(struct elab *e)
+{
 	for (struct used_function *f = e->program->functions; f; f = f->next) {
 		e->function = f;
 		infer(e, f->function->body);
@@ -645,15 +721,29 @@ static void infer_bodies(struct elab *e)
 	e->function = NULL;
 }
 
+/* One sweep of inference over every function and probe body. Probes first, as stap: a
+ * parameter takes its type from a call before its uses. stap reports the mismatches of the
+ * functions first. */
+static void infer_bodies(struct elab *e)
+{
+	if (e->report)
+		infer_functions(e);
+	infer_probes(e);
+	if (!e->report)
+		infer_functions(e);
+}
+
 /* Sweeps until no type changes, then once more to report the mismatches left. */
 void infer_program(struct elab *e)
 {
 	for (int round = 0; round < 50; round++) {
 		e->changed = false;
+		e->mismatch_level = 0;
 		infer_bodies(e);
 		if (!e->changed)
 			break;
 	}
+	e->shown_level = e->mismatch_level;
 	e->report = true;
 	infer_bodies(e);
 }

@@ -718,13 +718,36 @@ static void name_first_token(struct optimizer *o, struct node **slot);
  * typed as statements of their own: `0 && (x = "s")` makes x a string, and `(x = "s") + 1`
  * is no type mismatch. Unless -u, the parts without effect go, quietly. NULL when nothing
  * is left.
+ *
+ * It ends by construction: each statement made holds a proper part of `e` (or the `!` of
+ * one, for `||`, which is still smaller than `e`), and a statement is reduced only while
+ * its expression is_divisible(), so no round undoes or repeats another's work. `&x` is no
+ * operator to take apart (its operand is no value of its own): it stays whole.
  */
+static bool is_divisible(const struct node *e)
+{
+	switch (e->kind) {
+	case N_BINARY:
+	case N_TERNARY:
+		return true;
+	case N_UNARY:
+		return e->op != '&';
+	default:
+		return false;
+	}
+}
+
 static struct node *discard(struct optimizer *o, struct node *e)
 {
 	struct node *reduced, *then, *els;
 
 	if (o->elide && !has_effects(o, e))
 		return NULL;
+	if (!is_divisible(e)) {
+		reduced = expr_stmt(e);
+		name_first_token(o, &reduced);
+		return reduced;
+	}
 	switch (e->kind) {
 	case N_BINARY:
 		if (e->op == OP_ANDAND || e->op == OP_OROR) {
@@ -750,8 +773,8 @@ static struct node *discard(struct optimizer *o, struct node *e)
 		node_list_push(&reduced->body, els);
 		return reduced;
 	case N_UNARY:
-		return e->op == '&' ? expr_stmt(e) : discard(o, e->lhs);
-	case N_TERNARY:
+		return discard(o, e->lhs);
+	default:	/* N_TERNARY */
 		then = discard(o, e->then);
 		els = discard(o, e->els);
 		if (!then && !els)
@@ -761,10 +784,6 @@ static struct node *discard(struct optimizer *o, struct node *e)
 		reduced->then = then ? then : null_stmt(e);
 		reduced->els = els;
 		return reduced;
-	default:
-		reduced = expr_stmt(e);
-		name_first_token(o, &reduced);
-		return reduced;
 	}
 }
 
@@ -772,17 +791,7 @@ static void discard_statement(struct optimizer *o, struct node **slot)
 {
 	struct node *n = *slot, *reduced;
 
-	if (n->kind != N_EXPR_STMT || !n->lhs)
-		return;
-	switch (n->lhs->kind) {
-	case N_BINARY:
-	case N_UNARY:
-	case N_TERNARY:
-		break;
-	default:
-		return;
-	}
-	if (n->lhs->kind == N_UNARY && n->lhs->op == '&')
+	if (n->kind != N_EXPR_STMT || !n->lhs || !is_divisible(n->lhs))
 		return;
 	reduced = discard(o, n->lhs);
 	*slot = reduced ? reduced : null_stmt(n);
@@ -819,15 +828,12 @@ static void elide_and_reduce(struct optimizer *o, struct node **slot)
 static void name_first_token(struct optimizer *o, struct node **slot)
 {
 	struct node *n = *slot;
-	const struct node *leaf;
 	struct token_desc tok;
 
 	(void)o;
 	if (n->kind != N_EXPR_STMT || n->raw)
 		return;
-	leaf = node_first_leaf(n->lhs);
-	tok = node_token(leaf);
-	n->loc = leaf->loc;
+	tok = node_first_token(n->lhs, &n->loc);
 	free(n->text);
 	n->raw = xstrdup(tok.what);
 	n->text = xstrdup(tok.text);
