@@ -6,7 +6,8 @@
  * mode), rt_sigqueueinfo 178 and rt_tgsigqueueinfo 335 (compat_siginfo), setrlimit 75
  * (compat_rlimit), sigaltstack 186 (compat_stack_t), sysinfo 116 (compat_sysinfo), times 43
  * (compat_tms), preadv 333, pwritev 334, preadv2 378 and pwritev2 379 (the offset in
- * pos_l and pos_h), then exit (1). Fixed arguments, bad descriptors, names and ids: the
+ * pos_l and pos_h), stat 106, lstat 107, fstat 108 and uname 122 (their tp_syscall aliases
+ * take a 32-bit task's calls of the new layout by these numbers), then exit (1). Fixed arguments, bad descriptors, names and ids: the
  * same argstr and results on every kernel (but times's clock, which the script hides). */
 #include "ia32_call.h"
 
@@ -19,6 +20,7 @@ static const unsigned int rlim[2] = { 0xffffffff, 8 };	/* cur above max: EINVAL 
 static const unsigned int stack[3] = { 0x1000, 0, 16 };	/* too small: ENOMEM */
 static unsigned int sysinfo_buf[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 static int tms_buf[4] = { 1, 2, 3, 4 };
+static char buf[512];					/* a stat or a new_utsname */
 
 void _start(void)
 {
@@ -39,6 +41,10 @@ void _start(void)
 	call(334, 0x7fff, 0x10, 1, 6, 2);
 	call(378, 0x7fff, 0x10, 1, 7, 3, 1);			/* RWF_HIPRI */
 	call(379, 0x7fff, 0x10, 1, 8, 4, 4);			/* RWF_SYNC */
+	call(106, (long)path, (long)buf);
+	call(107, (long)path, (long)buf);
+	call(108, 0x7fff, (long)buf);
+	call(122, (long)buf);
 	call(1, 0);
 	for (;;)
 		;
