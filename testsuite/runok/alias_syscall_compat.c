@@ -7,16 +7,7 @@
  * (268), then exit (1). Fixed arguments, bad descriptors and ids: the same argstr and results on every
  * kernel. */
 
-static long call(long nr, long a, long b, long c, long d, long e, long f)
-{
-	long ret;
-
-	__asm__ volatile("push %%ebp\n\tmov %7, %%ebp\n\tint $0x80\n\tpop %%ebp"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e), "g"(f)
-			 : "memory");
-	return ret;
-}
+#include "ia32_call.h"
 
 static const char path[] = "/nonexistent";
 static const int req[2] = { 0, 1000 };			/* old_timespec32: 1 us */

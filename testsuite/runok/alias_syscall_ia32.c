@@ -7,16 +7,7 @@
  * 221), and mmap2 (192) at __ia32_sys_mmap_pgoff, its offset in pages. Fixed arguments,
  * bad descriptors and paths: the same argstr and results on every kernel. */
 
-static long call(long nr, long a, long b, long c, long d, long e, long f)
-{
-	long ret;
-
-	__asm__ volatile("push %%ebp\n\tmov %7, %%ebp\n\tint $0x80\n\tpop %%ebp"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e), "g"(f)
-			 : "memory");
-	return ret;
-}
+#include "ia32_call.h"
 
 static const char path[] = "/nonexistent";
 static const char subdir[] = "/nonexistent/d";

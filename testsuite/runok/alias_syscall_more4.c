@@ -5,16 +5,7 @@
  * with a struct compat_sigaction, execve (11) and execveat (358) of a file that is not
  * there, then exit (1). Fixed arguments: the same argstr and results on every kernel. */
 
-static long call(long nr, long a, long b, long c, long d, long e)
-{
-	long ret;
-
-	__asm__ volatile("push %%ebp\n\tmov %7, %%ebp\n\tint $0x80\n\tpop %%ebp"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e), "g"(0L)
-			 : "memory");
-	return ret;
-}
+#include "ia32_call.h"
 
 static const char path[] = "/nonexistent";
 static const char arg0[] = "a";

@@ -13,14 +13,7 @@ enum { NR_READ = 3, NR_WRITE = 4, NR_CLOSE = 6, NR_GETPID = 20, NR_KILL = 37, NR
        NR_GETPPID = 64, NR_UNAME = 122, NR_EXIT_GROUP = 252, NR_OPENAT = 295,
        NR_EXECVEAT = 358 };
 
-static long call(long nr, long a, long b, long c, long d, long e)
-{
-	long ret;
-
-	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
-			 : "memory");
-	return ret;
-}
+#include "ia32_call.h"
 
 /* A call of one argument through the vDSO's __kernel_vsyscall (at `vsyscall`): sysenter or
  * syscall, the kernel's fast path for 32-bit tasks. */

@@ -9,13 +9,7 @@
 enum { NR_READ = 3, NR_CLOSE = 6, NR_ACCESS = 33, NR_KILL = 37, NR_UMASK = 60,
        NR_GETPPID = 64, NR_EXIT_GROUP = 252, NR_OPENAT = 295 };
 
-static long call(long nr, long a, long b, long c)
-{
-	long ret;
-
-	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
-	return ret;
-}
+#include "ia32_call.h"
 #else
 enum { NR_READ = 0, NR_CLOSE = 3, NR_ACCESS = 21, NR_KILL = 62, NR_UMASK = 95,
        NR_GETPPID = 110, NR_EXIT_GROUP = 231, NR_OPENAT = 257 };
