@@ -230,8 +230,7 @@ static void note_target(struct node *n, bool written, void *data)
 	(void)written;
 	if (n->kind != N_TARGET || !n->text || n->text[0] != '$' || n->text[1] == '$')
 		return;
-	t->names = xrealloc(t->names, sizeof(*t->names) * (size_t)(t->len + 1));
-	t->names[t->len++] = n->text + 1;
+	ARRAY_PUSH(t->names, t->len, n->text + 1);
 }
 
 static bool named(const struct named_targets *t, const char *name)
@@ -253,18 +252,19 @@ static void list_tracepoint_args(struct derived_probe *p, const struct provider_
 		const struct tracepoint *tp = point_tracepoint(env, d);
 		int len = 0;
 
-		for (int i = 0; tp && i < tp->nargs; i++) {
-			if (!named(&t, tp->arg_names[i]))
-				continue;
-			d->synth_locals = xrealloc(d->synth_locals,
-						   sizeof(char *) * (size_t)(len + 2));
-			d->synth_locals[len++] = xasprintf("__tracepoint_arg_%s",
-							   tp->arg_names[i]);
-			d->synth_locals[len] = NULL;
-		}
+		for (int i = 0; tp && i < tp->nargs; i++)
+			if (named(&t, tp->arg_names[i]))
+				ARRAY_PUSH(d->synth_locals, len,
+					   xasprintf("__tracepoint_arg_%s", tp->arg_names[i]));
+		if (len)	/* the list ends in NULL */
+			ARRAY_PUSH(d->synth_locals, len, (char *)NULL);
 	}
 	free(t.names);
 }
+
+/* The counters of the reads that may be relative to the frame base: $x and @var, and the
+ * values a pretty-printed $x$ reads. */
+static const enum synth_counter frame_base_counters[] = { SYNTH_TVARS, SYNTH_DEREFS };
 
 void synth_functions_number(struct program *program, const struct provider_env *env)
 {
@@ -283,12 +283,11 @@ void synth_functions_number(struct program *program, const struct provider_env *
 			p->synth_count[i] = c.counts[i];
 			counts[i] += c.counts[i] * points;
 		}
-		/* The counters of reads that may be relative to the frame base. */
-		for (enum synth_counter i = SYNTH_TVARS; i < SYNTH_COUNTS; i++) {
+		for (size_t k = 0; k < sizeof(frame_base_counters) / sizeof(*frame_base_counters);
+		     k++) {
+			enum synth_counter i = frame_base_counters[k];
 			int n = c.counts[i] * points;
 
-			if (i != SYNTH_TVARS && i != SYNTH_DEREFS)
-				continue;
 			reads |= n > 0;
 			p->synth_frame_bases[i] = n ? xmalloc(sizeof(int) * (size_t)n) : NULL;
 			for (int j = 0; j < n; j++)
