@@ -30,10 +30,11 @@
  *   "__tracepoint_arg_NAME" for each argument its body names, in the tracepoint's order.
  * - A pretty-printed $x$ is "..._dwarf_pretty_print_N:string ()" and each value it reads
  *   "..._dwarf_pretty_print_deref_M:long ()" (an @cast(p)$'s given the pointer), counted
- *   apart; a deref is one with a tvar of the same body.
- * $$parms$ is stap's own kind of function, not listed here; nor are
- * the functions of the library's aliases (counted, but named after stap's tapset files,
- * whose bodies are not ours).
+ *   apart; a deref is one with a tvar of the same body. $$parms$, $$locals$, $$vars$ and
+ *   $$return$ (or with $$) are a $x$ of each variable, in their order, one not available
+ *   ("?") a pretty function too, of its own.
+ * Not listed: the functions of the library's aliases (counted, but named after stap's
+ * tapset files, whose bodies are not ours).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -417,7 +418,7 @@ static const struct node *pretty_value(const struct node *pretty, int i)
 static bool given_pointer(const struct node *n, enum synth_kind kind)
 {
 	if (kind == SYNTH_PRETTY)
-		return pretty_value(n, 1)->kind == N_CAST;
+		return n->kind == N_PRINT && pretty_value(n, 1)->kind == N_CAST;
 	return kinds[kind].pointer || n->kind == N_CAST;
 }
 
@@ -428,6 +429,11 @@ static void add_read_key(struct strbuf *body, const struct derived_probe *p,
 			 const struct node *n, enum synth_kind kind, int point, bool written,
 			 const char *signature)
 {
+	if (kind == SYNTH_PRETTY && n->kind == N_STRING) {
+		/* A variable of $$vars$ not available: its own (stap's names it). */
+		sb_addf(body, "pretty missing %d", n->synth_seq);
+		return;
+	}
 	if (kind == SYNTH_PRETTY) {
 		sb_addf(body, "pretty %s", n->args.items[0]->text);
 		for (int i = 1; i < n->args.len; i++) {
