@@ -972,8 +972,13 @@ struct condition_check {
 static bool condition_node(const struct node *n, void *ctx)
 {
 	struct condition_check *c = ctx;
+	int known = c->e->program->nglobals;
+	struct var *v = n->kind == N_IDENT ? find_global(c->e, n->text, n->loc.source) : NULL;
 
-	if (n->kind == N_IDENT && !find_global(c->e, n->text, n->loc.source)) {
+	/* First named by the probe about to be derived, after its @entry's globals (-p2). */
+	if (v && c->e->program->nglobals > known)
+		v->probes_before++;
+	if (n->kind == N_IDENT && !v) {
 		struct token_desc tok = { "identifier", n->text };
 
 		diag_error_at("semantic error", &tok, n->loc,

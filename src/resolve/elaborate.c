@@ -98,6 +98,7 @@ struct var *find_global(struct elab *e, const char *name, const struct source *f
 	v->c_name = g->is_private ? private_name(g->loc.source, g->name) : xstrdup(g->name);
 	v->global = g;
 	v->loc = g->loc;
+	v->probes_before = e->program->nprobes;
 	if (g->init)
 		v->type = g->init->kind == N_STRING ? TYPE_STRING : TYPE_LONG;
 	*e->globals_tail = v;
@@ -660,9 +661,14 @@ static void resolve_as_entry(struct elab *e, struct node *n)
 
 	*inner = *n;
 	n->kind = N_ENTRY;
+	n->synth_seq = -1;	/* stap saves it apart from @entry's: not one of those (-p2) */
+	n->synth_pretty = 0;
 	n->text = NULL;
 	n->comps = NULL;
 	n->suffix = NULL;
+	/* The inner has what an expanded $x$ or $$parms became (one sprintf of its values). */
+	n->args = (struct node_list){ 0 };
+	n->synth_dropped = (struct node_list){ 0 };
 	n->lhs = inner;
 	resolve_entry(e, n);
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* -p2: the elaborated program in stap's layout. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "parse/parse.h"
 #include "resolve/program.h"
 #include "util.h"
@@ -31,18 +34,21 @@ static void print_body(FILE *out, const struct node *body)
 	fputs(" }\n", out);
 }
 
-/* The locals of `scope`, after `first` (NULL-terminated names of long locals, or NULL). */
-static void print_scope_locals(FILE *out, const struct scope *scope, char *const *first)
+/* The locals of `scope`, after those of `first` and `second` (each "name:type",
+ * NULL-terminated, or NULL). */
+static void print_scope_locals(FILE *out, const struct scope *scope, char *const *first,
+			       char *const *second)
 {
 	bool any = false;
 
-	for (; first && *first; first++) {
-		if (!any)
-			fputs("  # locals\n", out);
-		any = true;
-		fprintf(out, "  %s:long\n", *first);
-	}
-	for (const struct var *v = scope->vars; v; v = v->next) {
+	for (int i = 0; i < 2; i++)
+		for (char *const *l = i ? second : first; l && *l; l++) {
+			if (!any)
+				fputs("  # locals\n", out);
+			any = true;
+			fprintf(out, "  %s\n", *l);
+		}
+	for (const struct var *v = scope ? scope->vars : NULL; v; v = v->next) {
 		if (v->is_param)
 			continue;
 		if (!any)
@@ -78,7 +84,7 @@ static void print_function(FILE *out, const struct used_function *f, bool verbos
 	for (bool first = true; p && p->is_param; p = p->next, first = false)
 		fprintf(out, "%s%s:%s", first ? "" : ", ", p->name, type_name(p->type));
 	fputs(")\n", out);
-	print_scope_locals(out, &f->scope, NULL);
+	print_scope_locals(out, &f->scope, NULL, NULL);
 	if (!verbose)
 		return;
 	if (f->function->body)
@@ -112,35 +118,92 @@ char *probe_condition_text(const struct node *cond)
 	return text;
 }
 
+static void print_point(FILE *out, const struct derived_probe *p, const struct derived_point *d,
+			const char *pp)
+{
+	fputs(pp, out);
+	print_condition(out, p->cond);
+	fprintf(out, "%s /* <- %s", d->comment, d->origin);
+	/* A condition written on the point itself: shown again after it. */
+	if (!p->via_alias)
+		print_condition(out, p->cond);
+	fputs(" */\n", out);
+}
+
+static void free_strings(char **list)
+{
+	for (char **l = list; l && *l; l++)
+		free(*l);
+	free(list);
+}
+
 static void print_probe(FILE *out, const struct derived_probe *p, bool verbose)
 {
-	/* stap derives one probe per point, each with its own copy of the body. */
-	for (const struct derived_point *d = p->points; d; d = d->next) {
-		fputs(d->pp, out);
-		print_condition(out, p->cond);
-		fprintf(out, "%s /* <- %s", d->comment, d->origin);
-		/* A condition written on the point itself: shown again after it. */
-		if (!p->via_alias)
-			print_condition(out, p->cond);
-		fputs(" */\n", out);
-		print_scope_locals(out, &p->scope, d->synth_locals);
+	int point = 0;
+
+	/* stap derives one probe per point, each with its own copy of the body; a return
+	 * point that saves values at the entry has its ".call" point first. */
+	for (const struct derived_point *d = p->points; d; d = d->next, point++) {
+		char *call = synth_entry_call_point(p, d);
+		char **locals;
+
+		if (call) {
+			print_point(out, p, d, call);
+			locals = synth_entry_locals(p, point, true);
+			print_scope_locals(out, NULL, locals, NULL);
+			free_strings(locals);
+			free(call);
+		}
+		print_point(out, p, d, d->pp);
+		locals = synth_entry_locals(p, point, false);
+		print_scope_locals(out, &p->scope, locals, d->synth_locals);
+		free_strings(locals);
 		if (verbose)
 			print_body(out, p->body);
 	}
 }
 
+/* The order of the function listed as `line` ("name:type (params)") and function `name`. */
+static int compare_listed_name(const char *line, const char *name)
+{
+	size_t len = strcspn(line, ":");
+	int order = strncmp(line, name, len);
+
+	return order ? order : -(int)(unsigned char)name[len];
+}
+
 void print_program(FILE *out, const struct program *program, bool verbose)
 {
+	const struct derived_probe *saving = program->probes;
+	const char *saved[SYNTH_ENTRY_FUNCTIONS];
+	int nsaved = synth_entry_functions(program, saved), i = 0;
+	bool entries = false;
+
+	for (const struct derived_probe *p = program->probes; p; p = p->next)
+		entries |= p->synth_count[SYNTH_ENTRIES] > 0;
 	print_set_namer(generated_name);
-	if (program->globals)
+	if (program->globals || entries)
 		fputs("# globals\n", out);
-	for (const struct var *v = program->globals; v; v = v->next)
+	/* stap's globals of a probe's @entry(...) come before those it names first. */
+	for (const struct var *v = program->globals; v; v = v->next) {
+		for (; saving && saving->index < v->probes_before; saving = saving->next)
+			synth_entry_globals_print(out, saving);
 		print_global(out, v, verbose);
-	if (program->functions)
+	}
+	for (; saving; saving = saving->next)
+		synth_entry_globals_print(out, saving);
+	if (program->functions || nsaved)
 		fputs("# functions\n", out);
-	for (const struct used_function *f = program->functions; f; f = f->next)
+	/* The library functions of stap's saving at the entry, where the program has none. */
+	for (const struct used_function *f = program->functions; f; f = f->next) {
+		for (; i < nsaved && compare_listed_name(saved[i], f->function->name) <= 0; i++)
+			if (compare_listed_name(saved[i], f->function->name))
+				fprintf(out, "%s\n", saved[i]);
 		print_function(out, f, verbose);
-	synth_functions_print(out, program, !program->functions);
+	}
+	for (; i < nsaved; i++)
+		fprintf(out, "%s\n", saved[i]);
+	synth_functions_print(out, program, !program->functions && !nsaved);
 	if (program->probes)
 		fputs("# probes\n", out);
 	for (const struct derived_probe *p = program->probes; p; p = p->next)

@@ -34,6 +34,9 @@ struct var {
 	enum type key_types[MAX_ARRAY_KEYS];
 	const struct node *key_first[MAX_ARRAY_KEYS];	/* where each was first inferred */
 	int nreads, nwrites;	/* the optimizer's count of the places that name it */
+	/* A global's: how many probes were derived when it was first named (the probe
+	 * deriving then is the last of them): where -p2 lists stap's globals of @entry. */
+	int probes_before;
 	/* A statistics global's extras, as its uses declare them (pass 2, stats.c): the
 	 * histogram of its @hist_log / @hist_linear uses, and the bit shift of @variance. */
 	enum hist_kind { HIST_NONE, HIST_LOG, HIST_LINEAR } hist;
@@ -160,7 +163,11 @@ struct derived_point {
 
 /* What stap counts apart as it makes functions of target reads (synth_functions.c):
  * $x/@var/tracepoint members, @cast, pretty-printed values, the values these read. */
-enum synth_counter { SYNTH_TVARS, SYNTH_CASTS, SYNTH_PRETTIES, SYNTH_DEREFS, SYNTH_COUNTS };
+enum synth_counter {
+	SYNTH_TVARS, SYNTH_CASTS, SYNTH_PRETTIES, SYNTH_DEREFS,
+	SYNTH_ENTRIES,		/* @entry(...): stap's globals, not functions */
+	SYNTH_COUNTS
+};
 
 /* A probe body with every point it is attached to. */
 struct derived_probe {
@@ -295,6 +302,17 @@ void print_program(FILE *out, const struct program *program, bool verbose);
  * functions, as "__private_FILE__dwarf_tvar_get_NAME_N:long ()" ... */
 void synth_functions_number(struct program *program, const struct provider_env *env);
 bool synth_functions_print(FILE *out, const struct program *program, bool header);
+/* What stap adds for the values a return probe saves at the entry (synth_functions.c): the
+ * globals of probe `p`'s @entry(...); the library functions it uses, as -p2 lists them
+ * ("name:type (params)", sorted by name: the program may have them too); the
+ * ".call" point it has before return point `d` (NULL: none); the locals of point number
+ * `point` (its ".call" with `call`) before the body's, "name:type", NULL-terminated or NULL. */
+void synth_entry_globals_print(FILE *out, const struct derived_probe *p);
+#define SYNTH_ENTRY_FUNCTIONS 5
+int synth_entry_functions(const struct program *program,
+			  const char *lines[SYNTH_ENTRY_FUNCTIONS]);
+char *synth_entry_call_point(const struct derived_probe *p, const struct derived_point *d);
+char **synth_entry_locals(const struct derived_probe *p, int point, bool call);
 
 /* " if (cond)" as -p2 prints a probe's condition (stap's pp() shows it too), or "". */
 char *probe_condition_text(const struct node *cond);

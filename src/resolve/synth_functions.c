@@ -30,10 +30,11 @@
  *   "__tracepoint_arg_NAME" for each argument its body names, in the tracepoint's order.
  * - A pretty-printed $x$ is "..._dwarf_pretty_print_N:string ()" and each value it reads
  *   "..._dwarf_pretty_print_deref_M:long ()" (an @cast(p)$'s given the pointer), counted
- *   apart; a deref is one with a tvar of the same body.
- * $$parms$ is stap's own kind of function, not listed here; nor are
- * the functions of the library's aliases (counted, but named after stap's tapset files,
- * whose bodies are not ours).
+ *   apart; a deref is one with a tvar of the same body. $$parms$, $$locals$, $$vars$ and
+ *   $$return$ (or with $$) are a $x$ of each variable, in their order, one not available
+ *   ("?") a pretty function too, of its own.
+ * Not listed: the functions of the library's aliases (counted, but named after stap's
+ * tapset files, whose bodies are not ours).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,12 @@ static void number_frame_base(struct node *n, bool written, void *data)
 					      n->synth_seq - 1] = (*c->frame_bases)++;
 }
 
+/* Whether `n` is the library's: stap's tapsets are not ours, nor what they save at the entry. */
+static bool in_tapset(const struct node *n)
+{
+	return n->loc.source && n->loc.source->is_tapset;
+}
+
 static void number_node(struct node *n, bool written, void *data)
 {
 	struct numbering *c = data;
@@ -214,6 +221,8 @@ static void number_node(struct node *n, bool written, void *data)
 	(void)written;
 	if (kind != SYNTH_NONE)
 		n->synth_seq = ++c->counts[kinds[kind].counter];
+	else if (n->kind == N_ENTRY && n->synth_seq == 0 && !in_tapset(n))
+		n->synth_seq = ++c->counts[SYNTH_ENTRIES];
 }
 
 /* The names of the $targets a body has, dropped ones too. */
@@ -230,8 +239,7 @@ static void note_target(struct node *n, bool written, void *data)
 	(void)written;
 	if (n->kind != N_TARGET || !n->text || n->text[0] != '$' || n->text[1] == '$')
 		return;
-	t->names = xrealloc(t->names, sizeof(*t->names) * (size_t)(t->len + 1));
-	t->names[t->len++] = n->text + 1;
+	ARRAY_PUSH(t->names, t->len, n->text + 1);
 }
 
 static bool named(const struct named_targets *t, const char *name)
@@ -253,18 +261,19 @@ static void list_tracepoint_args(struct derived_probe *p, const struct provider_
 		const struct tracepoint *tp = point_tracepoint(env, d);
 		int len = 0;
 
-		for (int i = 0; tp && i < tp->nargs; i++) {
-			if (!named(&t, tp->arg_names[i]))
-				continue;
-			d->synth_locals = xrealloc(d->synth_locals,
-						   sizeof(char *) * (size_t)(len + 2));
-			d->synth_locals[len++] = xasprintf("__tracepoint_arg_%s",
-							   tp->arg_names[i]);
-			d->synth_locals[len] = NULL;
-		}
+		for (int i = 0; tp && i < tp->nargs; i++)
+			if (named(&t, tp->arg_names[i]))
+				ARRAY_PUSH(d->synth_locals, len,
+					   xasprintf("__tracepoint_arg_%s:long", tp->arg_names[i]));
+		if (len)	/* the list ends in NULL */
+			ARRAY_PUSH(d->synth_locals, len, (char *)NULL);
 	}
 	free(t.names);
 }
+
+/* The counters of the reads that may be relative to the frame base: $x and @var, and the
+ * values a pretty-printed $x$ reads. */
+static const enum synth_counter frame_base_counters[] = { SYNTH_TVARS, SYNTH_DEREFS };
 
 void synth_functions_number(struct program *program, const struct provider_env *env)
 {
@@ -283,12 +292,11 @@ void synth_functions_number(struct program *program, const struct provider_env *
 			p->synth_count[i] = c.counts[i];
 			counts[i] += c.counts[i] * points;
 		}
-		/* The counters of reads that may be relative to the frame base. */
-		for (enum synth_counter i = SYNTH_TVARS; i < SYNTH_COUNTS; i++) {
+		for (size_t k = 0; k < sizeof(frame_base_counters) / sizeof(*frame_base_counters);
+		     k++) {
+			enum synth_counter i = frame_base_counters[k];
 			int n = c.counts[i] * points;
 
-			if (i != SYNTH_TVARS && i != SYNTH_DEREFS)
-				continue;
 			reads |= n > 0;
 			p->synth_frame_bases[i] = n ? xmalloc(sizeof(int) * (size_t)n) : NULL;
 			for (int j = 0; j < n; j++)
@@ -418,7 +426,7 @@ static const struct node *pretty_value(const struct node *pretty, int i)
 static bool given_pointer(const struct node *n, enum synth_kind kind)
 {
 	if (kind == SYNTH_PRETTY)
-		return pretty_value(n, 1)->kind == N_CAST;
+		return n->kind == N_PRINT && pretty_value(n, 1)->kind == N_CAST;
 	return kinds[kind].pointer || n->kind == N_CAST;
 }
 
@@ -429,6 +437,11 @@ static void add_read_key(struct strbuf *body, const struct derived_probe *p,
 			 const struct node *n, enum synth_kind kind, int point, bool written,
 			 const char *signature)
 {
+	if (kind == SYNTH_PRETTY && n->kind == N_STRING) {
+		/* A variable of $$vars$ not available: its own (stap's names it). */
+		sb_addf(body, "pretty missing %d", n->synth_seq);
+		return;
+	}
 	if (kind == SYNTH_PRETTY) {
 		sb_addf(body, "pretty %s", n->args.items[0]->text);
 		for (int i = 1; i < n->args.len; i++) {
@@ -451,8 +464,7 @@ static void list_node(struct node *n, bool written, void *data)
 	struct strbuf name = { 0 }, body = { 0 };
 	int number;
 
-	if (kind == SYNTH_NONE || n->synth_seq <= 0 ||
-	    (n->loc.source && n->loc.source->is_tapset))
+	if (kind == SYNTH_NONE || n->synth_seq <= 0 || in_tapset(n))
 		return;
 	enum synth_counter counter = kinds[kind].counter;
 
@@ -551,4 +563,131 @@ bool synth_functions_print(FILE *out, const struct program *program, bool header
 	}
 	free(l.all);
 	return n > 0;
+}
+
+/* ---- The values a return probe saves at the entry ----
+ *
+ * stap saves each @entry(expr) of a return point in two globals of its own,
+ * "__global_entry_tvar_entry_N:TYPE [long, long]" (by thread and depth) and
+ * "..._entry_N_ctr:long [long]", N counted over the program as the functions are (each
+ * point's copy in turn, dead code too), and listed before the globals the probe names
+ * first. The point has a ".call" point before it, both with the local
+ * "_entry_tvar_tid:long" (of tid(), listed among the functions), the return point also
+ * "__global_entry_tvar_entry_N_tmp:TYPE" of each. A $x a return probe reads (its value at
+ * the entry, an @entry of ours too) stap saves in the kretprobe's data instead: a ".call"
+ * point, the library's _get_kretprobe_TYPE and _set_kretprobe_TYPE, and embedded C of its
+ * own (not listed: stap's code). Those of the library's aliases are not listed, nor counted
+ * (stap's tapsets are not ours).
+ */
+
+/* The @entry(...) of a body that are still there, by number within the body. */
+struct entries {
+	struct walk_data walk;
+	const struct node **all;	/* [synth_seq - 1]: NULL where dropped */
+	int len;
+};
+
+static void note_entry(struct node *n, bool written, void *data)
+{
+	struct entries *t = data;
+
+	(void)written;
+	if (n->kind == N_ENTRY && n->synth_seq > 0 && n->synth_seq <= t->len)
+		t->all[n->synth_seq - 1] = n;
+}
+
+static struct entries find_entries(const struct derived_probe *p)
+{
+	struct entries t = { .len = p->synth_count[SYNTH_ENTRIES] };
+
+	t.all = xcalloc((size_t)t.len + 1, sizeof(*t.all));
+	walk(p->body, false, note_entry, &t);
+	return t;
+}
+
+void synth_entry_globals_print(FILE *out, const struct derived_probe *p)
+{
+	struct entries t = find_entries(p);
+	int points = point_count(p);
+
+	for (int point = 0; point < points; point++)
+		for (int i = 0; i < t.len; i++) {
+			int number = p->synth_base[SYNTH_ENTRIES] + point * t.len + i;
+
+			if (!t.all[i])
+				continue;
+			fprintf(out, "__global_entry_tvar_entry_%d:%s [long, long]\n", number,
+				type_name(t.all[i]->type));
+			fprintf(out, "__global_entry_tvar_entry_%d_ctr:long [long]\n", number);
+		}
+	free(t.all);
+}
+
+int synth_entry_functions(const struct program *program,
+			  const char *lines[SYNTH_ENTRY_FUNCTIONS])
+{
+	/* Sorted by name, as the program's; the first four by [string]. */
+	static const char *const library[SYNTH_ENTRY_FUNCTIONS] = {
+		"_get_kretprobe_long:long (i:long)",
+		"_get_kretprobe_string:string (i:long)",
+		"_set_kretprobe_long:unknown (i:long, value:long)",
+		"_set_kretprobe_string:unknown (i:long, value:string)",
+		"tid:long ()",
+	};
+	bool saved[2] = { false, false }, entries = false;
+	int n = 0;
+
+	for (const struct derived_probe *p = program->probes; p; p = p->next) {
+		entries |= p->synth_count[SYNTH_ENTRIES] > 0;
+		for (int i = 0; i < p->entries.len; i++)
+			if (p->entries.items[i]->synth_seq < 0 &&	/* a $x read at the entry */
+			    !in_tapset(p->entries.items[i]))
+				saved[p->entries.items[i]->type == TYPE_STRING] = true;
+	}
+	for (int i = 0; i < 4; i++)
+		if (saved[i % 2])
+			lines[n++] = library[i];
+	if (entries)
+		lines[n++] = library[4];
+	return n;
+}
+
+char *synth_entry_call_point(const struct derived_probe *p, const struct derived_point *d)
+{
+	static const char suffix[] = ".return";
+	size_t len = strlen(d->pp), at;
+	bool saves = false;
+
+	/* After the point, its optional (?) or sufficient (!) mark, kept. */
+	while (len && (d->pp[len - 1] == '?' || d->pp[len - 1] == '!'))
+		len--;
+	for (int i = 0; i < p->entries.len; i++)
+		saves |= !in_tapset(p->entries.items[i]);
+	if (!p->is_return || !saves || len < sizeof(suffix) - 1)
+		return NULL;
+	at = len - (sizeof(suffix) - 1);
+	if (strncmp(d->pp + at, suffix, sizeof(suffix) - 1))
+		return NULL;
+	return xasprintf("%.*s.call%s", (int)at, d->pp, d->pp + len);
+}
+
+char **synth_entry_locals(const struct derived_probe *p, int point, bool call)
+{
+	struct entries t;
+	char **locals = NULL;
+	int len = 0;
+
+	if (!p->is_return || p->synth_count[SYNTH_ENTRIES] <= 0)
+		return NULL;
+	ARRAY_PUSH(locals, len, xstrdup("_entry_tvar_tid:long"));
+	t = find_entries(p);
+	for (int i = 0; !call && i < t.len; i++)
+		if (t.all[i])
+			ARRAY_PUSH(locals, len,
+				   xasprintf("__global_entry_tvar_entry_%d_tmp:%s",
+					     p->synth_base[SYNTH_ENTRIES] + point * t.len + i,
+					     type_name(t.all[i]->type)));
+	ARRAY_PUSH(locals, len, (char *)NULL);
+	free(t.all);
+	return locals;
 }

@@ -235,11 +235,30 @@ static void mark_pretty_reads(struct node *n, bool *operand_seen)
 		mark_pretty_reads(n->args.items[i], operand_seen);
 }
 
+/* `n` becomes the sprintf of the pretty-printed `value` (of `type`, taken), or the string
+ * when it reads nothing. stap makes a function of it and of each value it reads
+ * (synth_functions.c): marked so. */
+static void become_pretty(struct node *n, const struct ktypes *kt, struct node *value,
+			  ktype_id type, int depth)
+{
+	struct pretty pp = { .kt = kt, .loc = n->loc };
+
+	sb_add(&pp.format, "");
+	pretty_value(&pp, pretty_field(value), type, depth, true);
+	become_sprintf(n, &pp);
+	if (n->kind == N_PRINT) {
+		bool operand_seen = false;
+
+		for (int i = 1; i < n->args.len; i++)
+			mark_pretty_reads(n->args.items[i], &operand_seen);
+		n->synth_pretty = 1;
+	}
+}
+
 bool target_expand_pretty(const struct provider_env *env, struct derived_probe *p,
 			  struct node *n)
 {
 	const struct ktypes *kt;
-	struct pretty pp = { 0 };
 	ktype_id type;
 
 	if (n->kind == N_TARGET && (!target_probe_on_functions(p) || !env || !env->types))
@@ -252,20 +271,21 @@ bool target_expand_pretty(const struct provider_env *env, struct derived_probe *
 	}
 	if (!type)
 		return false;
-	pp.kt = kt;
-	pp.loc = n->loc;
-	sb_add(&pp.format, "");
-	pretty_value(&pp, pretty_field(field_node(n, NULL)), type, !strcmp(n->suffix, "$$") ? 32 : 1,
-		     true);
-	become_sprintf(n, &pp);
-	if (n->kind == N_PRINT) {
-		bool operand_seen = false;
-
-		for (int i = 1; i < n->args.len; i++)
-			mark_pretty_reads(n->args.items[i], &operand_seen);
-		n->synth_pretty = 1;
-	}
+	become_pretty(n, kt, field_node(n, NULL), type, !strcmp(n->suffix, "$$") ? 32 : 1);
 	return true;
+}
+
+/* A pretty-printed variable of $$parms$, $$locals$, $$vars$ or $$return$ (`sub`, a string:
+ * "?" where it is not available) in `pp`: stap makes a function of each as of a $x$, so it
+ * is a sprintf of its own (and "?" a function too). */
+static void pretty_sub(struct pretty *pp, struct node *sub)
+{
+	if (sub->kind == N_STRING && !sub->synth_pretty) {
+		sb_add(&pp->format, sub->text);
+		node_free(sub);
+	} else {
+		pretty_arg(pp, "%s", sub);
+	}
 }
 
 /* The value of $NAME (of `type`) in $$parms/$$locals/$$vars: with `depth` ($$vars$) the value
@@ -275,9 +295,12 @@ static void pretty_named(struct pretty *pp, const char *name, ktype_id type, str
 {
 	enum ktype_kind kind = ktypes_kind(pp->kt, ktypes_strip(pp->kt, type));
 
-	if (depth)
-		pretty_value(pp, pretty_field(target_node(name, loc)), type, depth, true);
-	else if (kind == KT_STRUCT || kind == KT_UNION)
+	if (depth) {
+		struct node *sub = node_new(N_STRING, loc);
+
+		become_pretty(sub, pp->kt, target_node(name, loc), type, depth);
+		pretty_sub(pp, sub);
+	} else if (kind == KT_STRUCT || kind == KT_UNION)
 		sb_add(&pp->format, "{...}");
 	else if (kind == KT_ARRAY)
 		sb_add(&pp->format, "[...]");
@@ -294,7 +317,12 @@ static void pretty_dwarf_var(struct pretty *pp, Dwarf_Die *fn, struct dwvar *v, 
 	ktype_id type = dwtypes_var_type(&v->die);
 
 	sb_addf(&pp->format, "%s%s=", after ? " " : "", v->name);
-	if (!target_local_readable(pp->kt, fn, v, pc))
+	if (!target_local_readable(pp->kt, fn, v, pc) && depth) {
+		struct node *sub = node_string("?", n->loc);
+
+		sub->synth_pretty = 1;
+		pretty_sub(pp, sub);
+	} else if (!target_local_readable(pp->kt, fn, v, pc))
 		sb_add(&pp->format, "?");
 	else
 		pretty_named(pp, v->name, type, n->loc, depth);
