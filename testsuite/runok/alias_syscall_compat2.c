@@ -12,7 +12,8 @@
  * old_timeval32, old_itimerspec32, a 32-bit iovec; sockaddr alike), each failing at once:
  * nanosleep 162, clock_nanosleep 267, utimes 271, _newselect 142, pselect6 308, ppoll 309
  * (times out of range: EINVAL; a missing file), futex 240 (FUTEX_WAIT on a word of another
- * value: EAGAIN), clock_gettime 265 (a bad address), clock_settime 264 (of CLOCK_MONOTONIC),
+ * value: EAGAIN; and futex_time64 422, whose __kernel_timespec is that of x86_64, at
+ * syscall.futex's __ia32_sys_futex), clock_gettime 265 (a bad address), clock_settime 264 (of CLOCK_MONOTONIC),
  * io_getevents 247, rt_sigtimedwait 177, timer_settime 260, timerfd_settime 325, readv 145,
  * writev 146, bind 361, connect 362, accept4 364, sendto 369 and recvfrom 371 (bad
  * contexts, timers and descriptors); then exit (1). Fixed arguments, bad descriptors, names
@@ -41,6 +42,7 @@ static const unsigned int iov[2] = { 0x10, 1 };
 static const unsigned char sin[16] = { 2, 0, 0, 80, 127, 0, 0, 1 };
 static const char msg[] = "abc";
 static const int futex_word = 1;
+static const int ts64[4] = { 5, 0, 6, 0 };		/* __kernel_timespec 5.000000006 */
 static const unsigned int sigset[2];
 
 void _start(void)
@@ -76,6 +78,7 @@ void _start(void)
 	(void)*(volatile const char *)msg;
 	(void)*(volatile const int *)&futex_word;
 	(void)*(volatile const unsigned int *)sigset;
+	(void)*(volatile const int *)ts64;
 	call(162, (long)ts_bad, 0);
 	call(267, 1, 0, (long)ts_bad, 0);			/* CLOCK_MONOTONIC */
 	call(271, (long)path, (long)tv_pair);
@@ -83,6 +86,7 @@ void _start(void)
 	call(308, 0, 0, 0, 0, (long)ts_neg, 0);
 	call(309, 0, 0, (long)ts_neg, 0, 8);
 	call(240, (long)&futex_word, 0, 0, (long)ts_ok);	/* FUTEX_WAIT, val 0 */
+	call(422, (long)&futex_word, 0, 0, (long)ts64);	/* futex_time64 */
 	call(265, 1, 0x10);
 	call(264, 1, (long)ts_ok);
 	call(247, 0, 1, 1, 0, (long)ts_ok);
